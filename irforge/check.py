@@ -1,0 +1,70 @@
+"""``irforge check``: validate a whole benchmark folder and report every problem at once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from irforge import beir
+from irforge.bench import Benchmark
+from irforge.errors import FormatError, Problem
+
+
+@dataclass
+class CheckReport:
+    """Problems found in a folder, plus the counts of what loaded."""
+
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_benchmark(root: Path) -> CheckReport:
+    """Read every file of a benchmark folder, collecting problems instead of stopping."""
+    bench = Benchmark(Path(root))
+    report = CheckReport(root=bench.root)
+    add = report.problems.append
+    if not bench.root.is_dir():
+        add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
+        return report
+
+    doc_ids = {doc.doc_id for doc in bench.corpus(add)}
+    query_ids = {query.query_id for query in bench.queries(add)}
+    report.counts.update(docs=len(doc_ids), queries=len(query_ids))
+
+    splits = bench.splits()
+    if not splits:
+        add(Problem(bench.root / "qrels", "no qrels split found",
+                    hint="write qrels/test.tsv (query-id, corpus-id, score)"))
+    for split in splits:
+        path = bench.qrels_path(split)
+        judged = 0
+        for number, qrel in beir.read_qrels_numbered(path, add):
+            judged += 1
+            if doc_ids and qrel.doc_id not in doc_ids:
+                add(Problem(path, f"unknown document {qrel.doc_id!r} (not in corpus.jsonl)",
+                            line=number, field="corpus-id",
+                            hint="add the document or drop the qrel"))
+            if query_ids and qrel.query_id not in query_ids:
+                add(Problem(path, f"unknown query {qrel.query_id!r} (not in queries.jsonl)",
+                            line=number, field="query-id",
+                            hint="add the query or drop the qrel"))
+        report.counts[f"qrels/{split}"] = judged
+        if judged == 0:
+            add(Problem(path, "no qrels in this split", hint="label some pairs or remove the file"))
+
+    for path, reader in ((bench.judgments_path, beir.read_judgments),
+                         (bench.failures_path, beir.read_failures)):
+        if path.exists():
+            report.counts[path.stem] = sum(1 for _ in reader(path, add))
+    try:
+        bench.manifest()
+    except FormatError as exc:
+        add(exc.problem)
+    return report
+

@@ -1,0 +1,107 @@
+"""The ``irforge`` command line: one typer app; each verb a thin wrapper over a library call.
+
+Verbs live next to the code they drive and are listed in :data:`COMMANDS`, a registry of
+``(group, name, "module:function")``. Modules named here must import heavy dependencies
+inside their functions so that ``irforge --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from irforge.errors import IrforgeError
+
+console = Console(stderr=True)
+
+GROUPS: dict[str, str] = {
+    "build": "Generate a benchmark with one of the papers' methods.",
+    "corpus": "Turn PDFs or text into a deduplicated, chunked BEIR corpus.",
+    "llm": "Try models through the LLM engine.",
+    "cache": "Inspect or clear the LLM response cache.",
+    "prompts": "List and render the prompt templates.",
+    "annotate": "Human-in-the-loop rounds in Label Studio.",
+    "audit": "Agreement and data audits.",
+}
+
+# (group or None for top level, verb, "module:function")
+COMMANDS: list[tuple[str | None, str, str]] = [
+    (None, "check", "irforge.cli:check"),
+    (None, "version", "irforge.cli:version"),
+    (None, "demo", "irforge.demo:demo_command"),
+]
+
+
+def check(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to validate.")],
+) -> None:
+    """Validate a benchmark folder and list every problem found, not only the first."""
+    from irforge.check import check_benchmark
+
+    report = check_benchmark(bench_dir)
+    counts = ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))
+    if report.ok:
+        typer.echo(f"OK {bench_dir}: {counts}")
+        return
+    for problem in report.problems:
+        typer.echo(f"ERROR {problem}")
+    typer.echo(f"{len(report.problems)} problem(s) in {bench_dir} ({counts})")
+    raise typer.Exit(1)
+
+
+def version() -> None:
+    """Print the irforge version."""
+    from irforge import __version__
+
+    typer.echo(__version__)
+
+
+def _resolve(target: str):
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def build_app() -> typer.Typer:
+    """Assemble the app from the registry."""
+    app = typer.Typer(no_args_is_help=True, add_completion=False,
+                      help="Build IR benchmarks with LLMs and humans in the loop.")
+    groups = {name: typer.Typer(no_args_is_help=True, help=text) for name, text in GROUPS.items()}
+    used: set[str] = set()
+    for group, name, target in COMMANDS:
+        function = _resolve(target)
+        if group is None:
+            app.command(name)(function)
+        else:
+            groups[group].command(name)(function)
+            used.add(group)
+    for name, sub in groups.items():
+        if name in used:
+            app.add_typer(sub, name=name)
+    return app
+
+
+def main() -> None:
+    """Console entry point: known errors are printed without a traceback."""
+    app = build_app()
+    try:
+        app(standalone_mode=False)
+    except IrforgeError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        console.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

@@ -1,0 +1,112 @@
+"""Line-numbered JSONL reading and atomic file writing shared by every file format."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from irforge.errors import FormatError, Problem
+
+OnProblem = Callable[[Problem], None] | None
+
+
+def report(problem: Problem, on_problem: OnProblem) -> None:
+    """Raise the problem, or hand it to ``on_problem`` when the caller collects them all."""
+    if on_problem is None:
+        raise FormatError(problem)
+    on_problem(problem)
+
+
+def iter_lines(path: Path, on_problem: OnProblem = None) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` of non-blank lines, checking UTF-8 line by line."""
+    path = Path(path)
+    if not path.is_file():
+        report(Problem(path, "file not found", hint="check the path or run the step that writes it"),
+               on_problem)
+        return
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report(Problem(path, f"not valid UTF-8 at byte {exc.start} of the line",
+                               line=number, hint="re-encode the file as UTF-8"), on_problem)
+                continue
+            if number == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            if text.strip():
+                yield number, text.rstrip("\r\n")
+
+
+def iter_jsonl(path: Path, on_problem: OnProblem = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each JSON object line of a JSONL file."""
+    for number, text in iter_lines(path, on_problem):
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            report(Problem(path, f"malformed JSON: {exc.msg} at column {exc.colno}", line=number,
+                           hint="each line must be one complete JSON object"), on_problem)
+            continue
+        if not isinstance(row, dict):
+            report(Problem(path, f"expected a JSON object, got {type(row).__name__}", line=number,
+                           hint="each line must be one JSON object"), on_problem)
+            continue
+        yield number, row
+
+
+@contextmanager
+def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """Write to a temporary file beside ``path`` and rename it into place only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    encoding = None if "b" in mode else "utf-8"
+    try:
+        with os.fdopen(fd, mode, encoding=encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dumps(row: dict[str, Any]) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Atomically write rows as JSONL; returns the number of rows written."""
+    count = 0
+    with atomic_open(path) as handle:
+        for row in rows:
+            handle.write(dumps(row) + "\n")
+            count += 1
+    return count
+
+
+def append_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Append rows to a JSONL log, flushed per call, so a killed run keeps what it wrote."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("a", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(dumps(row) + "\n")
+            count += 1
+        handle.flush()
+        os.fsync(handle.fileno())
+    return count
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomically write pretty JSON (for manifests and results)."""
+    with atomic_open(path) as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=2, sort_keys=True)
+        handle.write("\n")
