@@ -34,6 +34,14 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("corpus", "build", "irforge.corpus.cli:build_command"),
+    ("corpus", "collect", "irforge.corpus.cli:collect_command"),
+    ("corpus", "extract", "irforge.corpus.cli:extract_command"),
+    ("corpus", "dedup", "irforge.corpus.cli:dedup_command"),
+    ("corpus", "chunk", "irforge.corpus.cli:chunk_command"),
+    ("corpus", "dedup-passages", "irforge.corpus.cli:dedup_passages_command"),
+    ("corpus", "write", "irforge.corpus.cli:write_command"),
+    ("corpus", "pool", "irforge.corpus.cli:pool_command"),
 ]
 
 

@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from irforge.corpus.collect import url_of_files
-from irforge.corpus.layout import Block, Line, drop_lines, page_text, reading_order
+from irforge.corpus.layout import Block, Line, drop_lines, merge_paragraph_lines, page_text
+from irforge.corpus.layout import reading_order
 from irforge.corpus.layout import repeated_margin_keys
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
 
 SUFFIXES = (".pdf", ".txt")
 PAGE_SEPARATOR = "\n\n"
+PLACEHOLDER_TITLES = {"untitled", "(anonymous)", "anonymous", "(untitled)", "title", "document"}
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class ExtractSettings:
 
     remove_tables: bool = True
     remove_headers: bool = True
-    margin: float = 0.1
+    margin: float = 0.07
     header_min_share: float = 0.5
     min_chars: int = 20
 
@@ -105,7 +107,7 @@ def _extract_pages(path: Path, doc: Any, settings: ExtractSettings) -> dict[str,
         removed["tables"] += len(tables)
         kept, dropped = drop_lines(blocks, height, repeated, tables, settings.margin)
         removed.update(dropped)
-        text = page_text(reading_order(kept))
+        text = page_text(merge_paragraph_lines(reading_order(kept)))
         if not text and not blocks:
             reason = "image-only" if page.get_images() else "blank"
             skipped_pages.append({"page": number, "reason": reason})
@@ -131,9 +133,15 @@ def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: l
             return _skip(path, "image-only: no text layer on any page (OCR is not supported)")
         return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
     return {"file": path.name, "status": "ok", "doc_id": path.stem,
-            "title": str(metadata.get("title") or "").strip(), "text": full, "pages": spans,
+            "title": _title(metadata), "text": full, "pages": spans,
             "page_count": len(texts), "skipped_pages": skipped_pages,
             "removed": dict(sorted(removed.items()))}
+
+
+def _title(metadata: dict) -> str:
+    """The PDF's title field, unless it is a placeholder a writer put there."""
+    title = str(metadata.get("title") or "").strip()
+    return "" if title.lower() in PLACEHOLDER_TITLES else title
 
 
 def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:

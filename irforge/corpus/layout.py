@@ -51,14 +51,21 @@ def in_margin(bbox: Rect, page_height: float, margin: float) -> bool:
     return bbox[3] <= page_height * margin or bbox[1] >= page_height * (1 - margin)
 
 
+def edge_lines(blocks: Sequence[Block], height: float, margin: float, per_edge: int = 3
+               ) -> list[Line]:
+    """The few top-most and bottom-most lines of a page that lie in its margins."""
+    lines = sorted((line for block in blocks for line in block.lines if line.text.strip()),
+                   key=lambda line: line.bbox[1])
+    edges = lines[:per_edge] + lines[-per_edge:] if len(lines) > 2 * per_edge else lines
+    return [line for line in edges if in_margin(line.bbox, height, margin)]
+
+
 def repeated_margin_keys(pages: Sequence[Sequence[Block]], heights: Sequence[float],
                          margin: float = 0.1, min_share: float = 0.5) -> set[str]:
-    """Margin line keys that occur on at least ``min_share`` of the pages (and on two or more)."""
+    """Edge line keys that occur on at least ``min_share`` of the pages (and on two or more)."""
     counts: Counter[str] = Counter()
     for blocks, height in zip(pages, heights, strict=True):
-        keys = {margin_key(line.text) for block in blocks for line in block.lines
-                if in_margin(line.bbox, height, margin) and line.text.strip()}
-        counts.update(keys)
+        counts.update({margin_key(line.text) for line in edge_lines(blocks, height, margin)})
     needed = max(2, math.ceil(min_share * len(pages)))
     return {key for key, count in counts.items() if count >= needed}
 
@@ -123,6 +130,26 @@ def _columns(band: Sequence[Block]) -> list[Block]:
             columns.append([block])
             extent.append(block.bbox[2])
     return [block for column in columns for block in sorted(column, key=lambda b: b.bbox[1])]
+
+
+def merge_paragraph_lines(blocks: Sequence[Block], gap_share: float = 0.6) -> list[Block]:
+    """Join consecutive blocks of one column whose vertical gap is below ``gap_share`` of a line.
+
+    Some PDF writers emit every line as its own block; without this each line would become a
+    paragraph, and a paragraph break ends a sentence.
+    """
+    merged: list[Block] = []
+    for block in blocks:
+        if merged:
+            last = merged[-1]
+            line_height = max(1.0, (last.bbox[3] - last.bbox[1]) / max(1, len(last.lines)))
+            gap = block.bbox[1] - last.bbox[3]
+            same_column = abs(block.bbox[0] - last.bbox[0]) <= line_height
+            if same_column and -0.2 * line_height <= gap <= gap_share * line_height:
+                merged[-1] = Block(_union([last.bbox, block.bbox]), last.lines + block.lines)
+                continue
+        merged.append(block)
+    return merged
 
 
 def block_text(block: Block) -> str:
