@@ -173,3 +173,16 @@ def test_run_ranking_breaks_ties_by_doc_id() -> None:
                                     RunEntry("q", "c", 2.0)])
     assert [doc for doc, _ in run.ranked("q")] == ["c", "a", "b"]
     assert qrels_to_dict(QRELS)["q1"] == {"d1": 2, "d2": 0}
+
+
+def test_folder_loads_with_beirs_own_loader(tmp_path: Path) -> None:
+    from beir.datasets.data_loader import GenericDataLoader
+
+    bench = Benchmark(tmp_path)
+    bench.write_corpus(DOCS)
+    bench.write_queries(QUERIES)
+    bench.write_qrels(QRELS)
+    corpus, queries, qrels = GenericDataLoader(data_folder=str(tmp_path)).load(split="test")
+    assert corpus == {d.doc_id: {"text": d.text, "title": d.title} for d in DOCS}
+    assert queries == {q.query_id: q.text for q in QUERIES}
+    assert qrels == bench.qrels_dict()
