@@ -97,7 +97,7 @@ def main() -> None:
     """Console entry point: known errors are printed without a traceback."""
     app = build_app()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns Exit codes instead of raising here
     except IrforgeError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
@@ -113,3 +113,5 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    if isinstance(code, int) and code:
+        sys.exit(code)
