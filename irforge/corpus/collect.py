@@ -10,9 +10,9 @@ before any request, and by SHA-256 of the content after the download.
 from __future__ import annotations
 
 import os
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -90,30 +90,28 @@ def collect(work: CorpusWork, urls: Sequence[str] = (), queries: Sequence[str] =
 
 def _download_all(work: CorpusWork, urls: list[str], settings: DownloadSettings, workers: int,
                   writer: Any, rows: dict[str, dict[str, Any]], by_hash: dict[str, str]) -> None:
-    """Download with a bounded thread pool; outcomes are judged and logged in this thread."""
+    """Download with a bounded thread pool; outcomes are settled and logged in input order,
+    so which of two identical files is kept does not depend on which finished first."""
     files = work.files_dir
     files.mkdir(parents=True, exist_ok=True)
     for stale in files.glob("*.part"):  # left by a killed run; its URL has no row yet
         stale.unlink(missing_ok=True)
     pending_urls = iter(urls)
     with make_client(settings) as client, ThreadPoolExecutor(max(1, workers)) as pool:
-        running: dict[Future[Outcome], str] = {}
+        running: deque[Future[Outcome]] = deque()
 
         def submit_next() -> None:
             url = next(pending_urls, None)
             if url is not None:
-                running[pool.submit(download, client, url, settings, files)] = url
+                running.append(pool.submit(download, client, url, settings, files))
 
         for _ in range(max(1, workers)):
             submit_next()
         while running:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                running.pop(future)
-                row = _settle(future.result(), files, by_hash)
-                rows[row["url"]] = row
-                writer.write(row)
-                submit_next()
+            row = _settle(running.popleft().result(), files, by_hash)
+            rows[row["url"]] = row
+            writer.write(row)
+            submit_next()
 
 
 def _settle(outcome: Outcome, files: Path, by_hash: dict[str, str]) -> dict[str, Any]:
