@@ -119,9 +119,8 @@ def _sentence_units(counter: _Counter, max_tokens: int) -> list[Piece]:
         if sentence.tokens <= max_tokens:
             units.append(sentence)
             continue
-        words = counter.pieces([(sentence.start + m.start(), sentence.start + m.end())
-                                for m in _WORD_SPAN.finditer(counter.text,
-                                                             sentence.start, sentence.end)])
+        words = counter.pieces([m.span() for m in _WORD_SPAN.finditer(
+            counter.text, sentence.start, sentence.end)])
         fitting: list[Piece] = []
         for word in words:
             fitting += ([word] if word.tokens <= max_tokens
