@@ -58,14 +58,17 @@ class NearDuplicateIndex:
         self.kept: dict[str, np.ndarray] = {}
         self.order: dict[str, int] = {}
 
+    def _minhash(self, signature: np.ndarray):
+        return self._lean(seed=self.settings.seed, hashvalues=signature, scheme=SCHEME)
+
     def add(self, key: str, signature: np.ndarray) -> None:
-        self.lsh.insert(key, self._lean(seed=self.settings.seed, hashvalues=signature, scheme=SCHEME))
+        self.lsh.insert(key, self._minhash(signature))
         self.kept[key] = signature
         self.order[key] = len(self.order)
 
     def best_match(self, signature: np.ndarray) -> tuple[str, float] | None:
         """The most similar kept item at or above the threshold, or None."""
-        found = self.lsh.query(self._lean(seed=self.settings.seed, hashvalues=signature, scheme=SCHEME))
+        found = self.lsh.query(self._minhash(signature))
         scored = [(jaccard_estimate(self.kept[key], signature), key)
                   for key in found]
         scored = [(score, key) for score, key in scored if score >= self.settings.threshold]
@@ -143,7 +146,8 @@ def dedup_documents(work: CorpusWork, settings: DedupSettings | None = None,
             if doc["doc_id"] not in decided)
     new = 0
     with log.writer() as writer:
-        for keys, signatures in _signature_batches(hasher, todo, 64, workers or os.cpu_count() or 1):
+        batches = _signature_batches(hasher, todo, 64, workers or os.cpu_count() or 1)
+        for keys, signatures in batches:
             for key, signature in zip(keys, signatures, strict=True):
                 row = index.decide(key, signature)
                 if row["status"] == "kept":

@@ -123,12 +123,13 @@ def make_client(settings: DownloadSettings) -> httpx.Client:
     timeout = httpx.Timeout(settings.read_timeout_s, connect=settings.connect_timeout_s)
     return httpx.Client(timeout=timeout, follow_redirects=True,
                         max_redirects=settings.max_redirects,
-                        headers={"User-Agent": settings.user_agent, "Accept": "application/pdf,*/*"})
+                        headers={"User-Agent": settings.user_agent,
+                                 "Accept": "application/pdf,*/*"})
 
 
 def download(client: httpx.Client, url: str, settings: DownloadSettings, folder: Path,
              sleep: Callable[[float], None] = time.sleep) -> Outcome:
-    """Fetch ``url`` into a temp file in ``folder``, retrying timeouts, network errors and 5xx/429."""
+    """Fetch ``url`` into a temp file in ``folder``; retry timeouts, network errors, 5xx/429."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     last: Outcome | None = None
     for attempt in range(1, settings.retries + 2):

@@ -19,9 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from irforge.corpus.collect import url_of_files
-from irforge.corpus.layout import Block, Line, drop_lines, merge_paragraph_lines, page_text
-from irforge.corpus.layout import reading_order
-from irforge.corpus.layout import repeated_margin_keys
+from irforge.corpus.layout import (
+    Block,
+    Line,
+    drop_lines,
+    merge_paragraph_lines,
+    page_text,
+    reading_order,
+    repeated_margin_keys,
+)
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
 
@@ -187,7 +193,7 @@ def _results(paths: list[Path], settings: ExtractSettings, workers: int
 def extract(work: CorpusWork, input_dir: Path | None = None,
             settings: ExtractSettings | None = None, workers: int | None = None,
             fresh: bool = False) -> dict[str, Any]:
-    """Extract every file not yet in ``extract/documents.jsonl``; returns counts for the manifest."""
+    """Extract every file not yet in ``extract/documents.jsonl``; returns manifest counts."""
     settings = settings or ExtractSettings()
     folder = Path(input_dir) if input_dir else work.files_dir
     if not folder.is_dir():

@@ -69,7 +69,8 @@ def read_url_list(path: Path) -> list[str]:
     """URLs from a text file, one per line; blank lines and ``#`` comments are ignored."""
     path = Path(path)
     if not path.is_file():
-        raise FormatError(Problem(path, "URL list not found", hint="give a text file, one URL a line"))
+        raise FormatError(Problem(path, "URL list not found",
+                                  hint="give a text file, one URL a line"))
     urls = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         text = line.strip()

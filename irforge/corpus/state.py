@@ -64,7 +64,8 @@ class CorpusWork:
         if state_path.exists():
             saved = json.loads(state_path.read_text(encoding="utf-8"))
             if saved != wanted:
-                changed = sorted(k for k in set(saved) | set(wanted) if saved.get(k) != wanted.get(k))
+                changed = sorted(key for key in set(saved) | set(wanted)
+                                 if saved.get(key) != wanted.get(key))
                 raise StaleStageError(
                     f"{state_path}: stage '{stage}' was started with other settings "
                     f"(changed: {', '.join(changed)}); re-run with --fresh to start this stage "

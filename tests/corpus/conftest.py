@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pdfs  # noqa: E402
-from http_fixture import PdfServer  # noqa: E402
+import pdfs
+from http_fixture import PdfServer
 
 
 @pytest.fixture(scope="session")

@@ -56,7 +56,8 @@ def table_pdf(path: Path) -> Path:
             ["Riverside", "7", "2350"], ["Hillcrest", "2", "480"]]
     table = Table(rows)
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 1, colors.black)]))
-    story = [Paragraph("Shelter capacity was reviewed after the spring floods.", styles["BodyText"]),
+    body = styles["BodyText"]
+    story = [Paragraph("Shelter capacity was reviewed after the spring floods.", body),
              Spacer(1, 12), table, Spacer(1, 12),
              Paragraph("Riverside needs more beds before the autumn storms.", styles["BodyText"])]
     SimpleDocTemplate(str(path), pagesize=A4).build(story)

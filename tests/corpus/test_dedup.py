@@ -11,10 +11,14 @@ from irforge.corpus.dedup import DedupSettings, dedup_documents, near_duplicates
 from irforge.corpus.minhash import MinHasher, shingles
 from irforge.corpus.state import CorpusWork, StaleStageError
 
-VOCABULARY = ("flood levee river gauge rainfall warning shelter evacuation route siren school "
-              "hospital power outage generator fuel water pump bridge road closure storm wind "
-              "surge tide coast erosion wildfire smoke ember drought crop heat cooling centre "
-              "volunteer radio phone alert map zone district council budget report drill").split()
+VOCABULARY = (
+    "flood", "levee", "river", "gauge", "rainfall", "warning", "shelter", "evacuation",
+    "route", "siren", "school", "hospital", "power", "outage", "generator", "fuel", "water",
+    "pump", "bridge", "road", "closure", "storm", "wind", "surge", "tide", "coast", "erosion",
+    "wildfire", "smoke", "ember", "drought", "crop", "heat", "cooling", "centre", "volunteer",
+    "radio", "phone", "alert", "map", "zone", "district", "council", "budget", "report",
+    "drill"
+)
 
 
 def _text(rng: random.Random, words: int = 120) -> str:

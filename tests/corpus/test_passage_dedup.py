@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -77,10 +78,8 @@ def test_embedding_resumes_after_a_kill(embedder, tmp_path: Path) -> None:
         return embedder(texts)
 
     settings = PassageDedupSettings(batch_size=3)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         dedup_passages(work, settings, embed=counting)
-    except KeyboardInterrupt:
-        pass
     calls.clear()
     dedup_passages(work, settings, embed=lambda texts: calls.append(len(texts)) or
                    embedder(texts))
