@@ -78,6 +78,12 @@ def _table_areas(page: Any) -> list[tuple[float, float, float, float]]:
         return []
 
 
+def _page_join(before: str, after: str) -> str:
+    """A space when the page ends mid-sentence (no closing punctuation), else a paragraph break."""
+    runs_on = before[-1:].isalnum() or before[-1:] in ",;-–"
+    return " " if runs_on and after[:1].isalnum() else PAGE_SEPARATOR
+
+
 def extract_pdf(path: Path, settings: ExtractSettings) -> dict[str, Any]:
     """One PDF -> a document row, or a skip row with the reason."""
     fitz = require("pymupdf", "corpus")
@@ -124,16 +130,14 @@ def _extract_pages(path: Path, doc: Any, settings: ExtractSettings) -> dict[str,
 def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: list[dict],
                   removed: Counter[str], metadata: dict, settings: ExtractSettings
                   ) -> dict[str, Any]:
-    parts, spans, offset = [], [], 0
+    full, spans = "", []
     for number, text in texts:
         if not text:
             continue
-        if parts:
-            offset += len(PAGE_SEPARATOR)
-        spans.append([number, offset, offset + len(text)])
-        parts.append(text)
-        offset += len(text)
-    full = PAGE_SEPARATOR.join(parts)
+        if full:
+            full += _page_join(full, text)
+        spans.append([number, len(full), len(full) + len(text)])
+        full += text
     if len(full.strip()) < settings.min_chars:
         if skipped_pages and all(p["reason"] == "image-only" for p in skipped_pages):
             return _skip(path, "image-only: no text layer on any page (OCR is not supported)")

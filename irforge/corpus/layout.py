@@ -144,7 +144,8 @@ def merge_paragraph_lines(blocks: Sequence[Block], gap_share: float = 0.6) -> li
             last = merged[-1]
             line_height = max(1.0, (last.bbox[3] - last.bbox[1]) / max(1, len(last.lines)))
             gap = block.bbox[1] - last.bbox[3]
-            same_column = abs(block.bbox[0] - last.bbox[0]) <= line_height
+            overlap = min(block.bbox[2], last.bbox[2]) - max(block.bbox[0], last.bbox[0])
+            same_column = overlap > 0.5 * min(block.width, last.width)
             if same_column and -0.2 * line_height <= gap <= gap_share * line_height:
                 merged[-1] = Block(_union([last.bbox, block.bbox]), last.lines + block.lines)
                 continue
