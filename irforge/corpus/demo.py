@@ -55,7 +55,7 @@ def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
         render_pdf(title, paragraphs, target / f"{path.stem}.pdf", "irforge sample corpus")
         if index == 0:  # a planted near-duplicate: the same report with one line added
             render_pdf(title, [*paragraphs, "This copy was circulated to partner agencies."],
-                       target / f"{path.stem}-copy.pdf", "irforge sample corpus")
+                       target / f"{path.stem}_copy.pdf", "irforge sample corpus")
     return {"files": len(files) + 1, "pdfs": RENDERED + 1}
 
 

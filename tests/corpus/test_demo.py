@@ -14,7 +14,7 @@ def test_demo_stage_builds_the_corpus_from_sample_pdfs_and_text(tmp_path: Path, 
     docs = list(Benchmark(tmp_path).corpus())
     files = {doc.metadata["file"] for doc in docs}
     assert any(name.endswith(".pdf") for name in files)
-    assert not any(name.endswith("-copy.pdf") for name in files)  # the planted duplicate
+    assert not any(name.endswith("_copy.pdf") for name in files)  # the planted duplicate
     pdf_text = " ".join(doc.text for doc in docs if doc.metadata["file"].endswith(".pdf"))
     assert "irforge sample corpus" not in pdf_text  # running header removed
     assert "Page 1" not in pdf_text
