@@ -4,7 +4,9 @@ DisastIR (Appendix A step 4) cuts cleaned documents into semantically coherent c
 than 256 tokens. Here sentences are packed greedily into chunks; a sentence longer than the
 maximum is cut between words (and a word longer than the maximum between characters); every
 chunk's final text is counted again with the real tokenizer and split if it is over, so the
-maximum holds for any tokenizer. With ``semantic=True`` a chunk also ends where the embedding
+maximum holds for any tokenizer. A paragraph break ends a chunk that already holds
+``paragraph_tokens`` (default half the maximum), so paragraphs stay whole where they can. With
+``semantic=True`` a chunk also ends where the embedding
 distance between neighbouring sentences is in the top percentile of the document (a
 breakpoint), provided the chunk already has ``min_tokens``. Chunks shorter than ``min_tokens``
 are merged into a neighbour when the result fits, and dropped (and counted) otherwise.
@@ -23,6 +25,7 @@ from irforge.corpus.sentences import sentence_spans
 from irforge.corpus.tokenizers import Tokenizer
 
 _WORD_SPAN = re.compile(r"\S+")
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,12 @@ class ChunkSettings:
     semantic: bool = False
     breakpoint_percentile: float = 95.0
     embedder: str = "minilm"
+    paragraph_tokens: int | None = None
+
+    @property
+    def paragraph_break_at(self) -> int:
+        """A paragraph break ends a chunk that already has this many tokens (default: half max)."""
+        return self.max_tokens // 2 if self.paragraph_tokens is None else self.paragraph_tokens
 
     def __post_init__(self) -> None:
         if self.max_tokens < 8:
@@ -139,11 +148,19 @@ def breakpoints_from_embeddings(embeddings: np.ndarray, percentile: float) -> se
     return {i + 1 for i, d in enumerate(distances) if d > cut}
 
 
-def _pack(units: Sequence[Piece], settings: ChunkSettings, breaks: set[int]) -> list[list[Piece]]:
+def paragraph_starts(text: str, units: Sequence[Piece]) -> set[int]:
+    """Indices of units that begin a paragraph (a blank line before them)."""
+    return {index for index in range(1, len(units))
+            if _BLANK_LINE.search(text, units[index - 1].end, units[index].start)}
+
+
+def _pack(units: Sequence[Piece], settings: ChunkSettings, breaks: set[int],
+          paragraphs: set[int]) -> list[list[Piece]]:
     packs: list[list[Piece]] = []
     total = 0
     for index, unit in enumerate(units):
-        boundary = index in breaks and total >= settings.min_tokens
+        boundary = ((index in breaks and total >= settings.min_tokens)
+                    or (index in paragraphs and total >= settings.paragraph_break_at))
         if packs and (total + unit.tokens > settings.max_tokens or boundary):
             packs.append([])
             total = 0
@@ -191,7 +208,8 @@ def chunk_text(text: str, tokenizer: Tokenizer, settings: ChunkSettings,
     if settings.semantic and embed is not None:
         vectors = embed([normalized(text[u.start:u.end]) for u in units])
         breaks = breakpoints_from_embeddings(vectors, settings.breakpoint_percentile)
-    chunks = _verified(counter, _pack(units, settings, breaks), settings.max_tokens)
+    packs = _pack(units, settings, breaks, paragraph_starts(text, units))
+    chunks = _verified(counter, packs, settings.max_tokens)
     return _merge_short(counter, chunks, settings)
 
 

@@ -72,7 +72,11 @@ def _page_blocks(page: Any) -> list[Block]:
 
 
 def _table_areas(page: Any) -> list[tuple[float, float, float, float]]:
+    """Table areas found by ``page.find_tables`` (ruling lines), skipped on pages without any
+    vector drawing: the default line strategy cannot find a table there, and it is slow."""
     try:
+        if not page.get_cdrawings():
+            return []
         return [tuple(table.bbox) for table in page.find_tables().tables]
     except Exception:  # table detection is best effort; the text is still worth having
         return []

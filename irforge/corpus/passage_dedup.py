@@ -33,7 +33,7 @@ class PassageDedupSettings:
     embedder: str = "minilm"
     exact: bool = False
     batch_size: int = 256
-    seed: int = 0
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
@@ -163,7 +163,8 @@ def dedup_passages(work: CorpusWork, settings: PassageDedupSettings | None = Non
     if embed is None:
         from irforge.corpus.embed import Embedder
 
-        embedder = Embedder(settings.embedder, batch_size=min(settings.batch_size, 128))
+        embedder = Embedder(settings.embedder, device=settings.device,
+                            batch_size=min(settings.batch_size, 128))
         embed, dim = embedder, embedder.dimension
     else:
         dim = int(embed(["dimension probe"]).shape[1])

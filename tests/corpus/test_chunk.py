@@ -121,3 +121,15 @@ def test_page_of_maps_offsets() -> None:
     pages = [[1, 0, 100], [3, 102, 200]]
     assert page_of(pages, 0) == (1, 0)
     assert page_of(pages, 150) == (3, 48)
+
+
+def test_long_paragraphs_start_their_own_chunks_and_short_ones_are_packed() -> None:
+    tokenizer = get_tokenizer("words")
+    # 60 + 30 tokens would fit in one 100-token chunk, but the first is over half the maximum
+    long_paragraphs = ["Alpha beta gamma delta epsilon. " * 10, "Zeta eta theta iota kappa. " * 5]
+    text = "\n\n".join(p.strip() for p in long_paragraphs)
+    chunks, _ = chunk_text(text, tokenizer, ChunkSettings(max_tokens=100, min_tokens=2))
+    assert [text[c.start:c.end] for c in chunks] == [p.strip() for p in long_paragraphs]
+    short = "\n\n".join(f"Point {i} is short." for i in range(6))
+    chunks, _ = chunk_text(short, tokenizer, ChunkSettings(max_tokens=100, min_tokens=2))
+    assert len(chunks) == 1
