@@ -94,3 +94,20 @@ def test_reading_order_keeps_single_column_top_to_bottom() -> None:
     ordered = reading_order([indented, body, narrow_heading])
     assert [b.lines[0].text for b in ordered] == ["Heading", "Body paragraph",
                                                   "Indented list item"]
+
+
+def test_pages_join_mid_sentence_with_a_space_else_a_paragraph_break() -> None:
+    from irforge.corpus.extract import _page_join
+
+    assert _page_join("the sirens on Quay", "Street and Mill Lane") == " "
+    assert _page_join("the sirens sounded.", "Then the river rose.") == "\n\n"
+    assert _page_join("Contents", "1 Introduction") == " "  # a known trade-off: see docs
+
+
+def test_missing_input_folder_says_what_to_do(tmp_path: Path) -> None:
+    import pytest
+
+    from irforge.errors import IrforgeError
+
+    with pytest.raises(IrforgeError, match="irforge corpus collect"):
+        extract(CorpusWork(tmp_path / "w"), tmp_path / "nowhere")
