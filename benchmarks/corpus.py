@@ -55,14 +55,14 @@ def synthetic_corpus(size: int, seed: int, doc_dup_rate: float, passage_dup_rate
     rng = random.Random(seed)
     vocabulary = _vocabulary()
     docs: list[tuple[str, list[str]]] = []
-    planted_docs: set[str] = set()
+    planted_docs: dict[str, str] = {}  # near-copy -> its source document
     planted_passages: set[tuple[str, int]] = set()
     for number in range(max(2, size // PARAGRAPHS_PER_DOC)):
         doc_id = f"doc{number:06d}"
         if docs and rng.random() < doc_dup_rate:
-            _, source = rng.choice(docs)
+            source_id, source = rng.choice(docs)
             docs.append((doc_id, [_mutate(p, rng, vocabulary, 2) for p in source]))
-            planted_docs.add(doc_id)
+            planted_docs[doc_id] = source_id
             continue
         topic = rng.sample(vocabulary, 120)
         paragraphs = [_paragraph(rng, topic) for _ in range(PARAGRAPHS_PER_DOC)]
@@ -95,6 +95,23 @@ def _recall_precision(removed: set, planted: set) -> str:
     precision = hit / len(removed) if removed else float("nan")
     return (f"planted {len(planted)}, removed {len(removed)}, recall {recall:.3f}, "
             f"precision {precision:.3f}")
+
+
+def _recall_by_jaccard(docs, planted: dict[str, str], removed: set[str]) -> None:
+    """Recall of the document dedup per band of the plants' true Jaccard with their source."""
+    from irforge.corpus.minhash import shingles
+
+    text = {doc_id: " ".join(paragraphs) for doc_id, paragraphs in docs}
+    bands: dict[str, list[bool]] = {">=0.90": [], "0.85-0.90": [], "0.80-0.85": [],
+                                    "<0.80": []}
+    for copy, source in planted.items():
+        first, second = shingles(text[copy], 5), shingles(text[source], 5)
+        jaccard = len(first & second) / len(first | second)
+        band = (">=0.90" if jaccard >= 0.9 else "0.85-0.90" if jaccard >= 0.85
+                else "0.80-0.85" if jaccard >= 0.8 else "<0.80")
+        bands[band].append(copy in removed)
+    print("  recall by the plants' true 5-gram Jaccard with their source: " + ", ".join(
+        f"{band}: {sum(hits)}/{len(hits)}" for band, hits in bands.items() if hits))
 
 
 def bench_extract(folder: Path, docs, count: int, workers: int) -> None:
@@ -195,7 +212,8 @@ def run(args: argparse.Namespace) -> None:
     _timed("dedup documents (MinHash-LSH)", len(docs), "docs",
            lambda: dedup_documents(work, workers=args.workers))
     removed_docs = {doc_id for doc_id, _ in docs} - kept_documents(work)
-    print(f"  document dedup: {_recall_precision(removed_docs, planted_docs)}")
+    print(f"  document dedup: {_recall_precision(removed_docs, set(planted_docs))}")
+    _recall_by_jaccard(docs, planted_docs, removed_docs)
     chunk_settings = ChunkSettings(tokenizer=args.tokenizer)
     summary, _ = _timed(f"chunk ({args.tokenizer} tokens, max 256)",
                         len(docs) - len(removed_docs), "docs",
