@@ -142,7 +142,8 @@ def bench_minhash_peers(docs, peer_size: int, workers: int) -> None:
     settings = DedupSettings()
 
     def plain_loop(batch: bool):
-        lsh = datasketch.MinHashLSH(threshold=settings.threshold, num_perm=settings.num_perm)
+        lsh = datasketch.MinHashLSH(threshold=settings.threshold, num_perm=settings.num_perm,
+                                    weights=settings.lsh_weights)
         kept: dict[str, datasketch.MinHash] = {}
         removed = set()
         for key, text in items:

@@ -7,7 +7,6 @@ page span and the character offsets of the passage in its document's extracted t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ def _docs(work: CorpusWork, removed: set[str], tokens: list[int], sources: set[s
 
 def write_corpus(work: CorpusWork, bench: Benchmark) -> dict[str, Any]:
     """Write ``corpus.jsonl`` (atomically) and ``corpus_stats.json``; returns the stats."""
-    work.start("write", {"out": str(Path(bench.root).resolve())})
+    work.start("write", {})
     removed = set(removed_passages(work))
     tokens: list[int] = []
     sources: set[str] = set()

@@ -101,3 +101,21 @@ def test_dedup_stage_resumes_after_a_torn_log(tmp_path: Path) -> None:
         dedup_documents(work, DedupSettings(threshold=0.7), workers=1)
     fresh = dedup_documents(work, DedupSettings(threshold=0.7), workers=1, fresh=True)
     assert fresh["newly_decided"] == 14
+
+
+def test_default_lsh_weights_favour_recall_on_borderline_copies() -> None:
+    rng = random.Random(8)
+    originals = [(f"doc{i}", _text(rng, 300)) for i in range(60)]
+    copies = [(f"copy{i}", _near_copy(text, rng, edits=5)) for i, (_, text) in
+              enumerate(originals)]
+    truth = []
+    for (_, text), (_, copy) in zip(originals, copies, strict=True):
+        first, second = shingles(text, 5), shingles(copy, 5)
+        truth.append(len(first & second) / len(first | second))
+    assert 0.82 < min(truth) and max(truth) < 0.95  # borderline near-duplicates
+    found = {}
+    for weights in ((0.5, 0.5), (0.2, 0.8)):
+        rows = near_duplicates(originals + copies, DedupSettings(lsh_weights=weights))
+        found[weights] = sum(row["status"] == "duplicate" for row in rows)
+    assert found[(0.2, 0.8)] >= found[(0.5, 0.5)]
+    assert found[(0.2, 0.8)] >= 0.85 * len(copies)
