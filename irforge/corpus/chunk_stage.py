@@ -14,6 +14,7 @@ from typing import Any
 from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized, page_of
 from irforge.corpus.dedup import kept_documents
 from irforge.corpus.extract import documents
+from irforge.corpus.parallel import imap_bounded
 from irforge.corpus.state import CorpusWork
 from irforge.corpus.tokenizers import Tokenizer, get_tokenizer
 
@@ -64,7 +65,7 @@ def _rows(docs: Iterator[dict[str, Any]], settings: ChunkSettings, workers: int
 
     with multiprocessing.get_context("spawn").Pool(
             workers, initializer=_init_worker, initargs=(settings.tokenizer, settings)) as pool:
-        yield from pool.imap(_worker, docs, chunksize=4)
+        yield from imap_bounded(pool, _worker, docs, 16 * workers)
 
 
 def chunk_documents(work: CorpusWork, settings: ChunkSettings | None = None,

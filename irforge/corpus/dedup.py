@@ -21,6 +21,7 @@ import numpy as np
 
 from irforge.corpus.extract import documents
 from irforge.corpus.minhash import SCHEME, MinHasher, jaccard_estimate
+from irforge.corpus.parallel import imap_bounded
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
 
@@ -110,7 +111,7 @@ def _signature_batches(hasher: MinHasher, rows: Iterator[tuple[str, str]], batch
 
     with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker,
                                                    initargs=(hasher,)) as pool:
-        yield from pool.imap(_worker_signatures, batches())
+        yield from imap_bounded(pool, _worker_signatures, batches(), 4 * workers)
 
 
 _WORKER_HASHER: MinHasher | None = None

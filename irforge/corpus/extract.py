@@ -28,6 +28,7 @@ from irforge.corpus.layout import (
     reading_order,
     repeated_margin_keys,
 )
+from irforge.corpus.parallel import imap_bounded
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
 
@@ -195,7 +196,7 @@ def _results(paths: list[Path], settings: ExtractSettings, workers: int
     import multiprocessing
 
     with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=200) as pool:
-        yield from pool.imap(extract_file, jobs, chunksize=1)
+        yield from imap_bounded(pool, extract_file, jobs, 4 * workers)
 
 
 def extract(work: CorpusWork, input_dir: Path | None = None,
