@@ -229,6 +229,9 @@ def run(args: argparse.Namespace) -> None:
             doc_id, _, number = passage_id.rpartition("_")
             removed.add((doc_id, int(number)))
         planted = {(doc, slot) for doc, slot in planted_passages if doc not in removed_docs}
+        # near-copied documents the MinHash stage missed are near-duplicates passage by passage
+        planted |= {(doc, slot) for doc in set(planted_docs) - removed_docs
+                    for slot in range(PARAGRAPHS_PER_DOC)}
         print(f"  passage dedup: {_recall_precision(removed, planted)}")
         aligned = all(len(row["passages"]) == PARAGRAPHS_PER_DOC
                       for row in work.log("chunk", "chunks.jsonl").rows())
