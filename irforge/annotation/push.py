@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from irforge.annotation.connection import LabelStudio
+from irforge.annotation.errors import AnnotationError
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
 from irforge.annotation.projects import iter_tasks, read_registry, remember_project
@@ -15,6 +16,7 @@ from irforge.annotation.sampling import select
 from irforge.bench import Benchmark
 
 ENSEMBLE_VERSION = "ensemble"
+TITLE_LIMIT = 50
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,12 @@ def existing_keys(connection: LabelStudio, project_id: int) -> set[str]:
             if isinstance(task.get("data"), dict)}
 
 
+def default_title(bench: Benchmark, job: LabelingJob) -> str:
+    """``<bench folder> <job>``, shortened to Label Studio's 50-character limit."""
+    room = TITLE_LIMIT - len(job.name) - 1
+    return f"{bench.root.resolve().name[:room]} {job.name}"[:TITLE_LIMIT]
+
+
 def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
                    project_id: int | None, title: str | None) -> tuple[int, bool]:
     """Reuse the given or recorded project (checking it exists), else create one."""
@@ -65,7 +73,10 @@ def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
         remember_project(bench, job.name, project.id, connection.settings.base_url,
                          project.title or "")
         return int(project.id), False
-    name = title or f"irforge {bench.root.resolve().name} {job.name}"
+    name = title or default_title(bench, job)
+    if not 3 <= len(name) <= TITLE_LIMIT:
+        raise AnnotationError(f"project title {name!r} must have 3 to {TITLE_LIMIT} characters "
+                              f"(a Label Studio limit); pass a shorter --title")
     project = connection.call("creating a project", connection.client.projects.create,
                               title=name, label_config=job.config.xml,
                               description=f"irforge: {job.description}")
