@@ -51,7 +51,11 @@ def agreement(
     """LLM vs human Cohen's kappa per stratum, per prompt and for the ensemble; table + plot."""
     from irforge.bench import Benchmark
     from irforge.jsonl import write_json
-    from irforge.validators.llm_agreement import agreement_table, pair_judgments
+    from irforge.validators.llm_agreement import (
+        agreement_table,
+        human_reliability,
+        pair_judgments,
+    )
     from irforge.validators.plots import plot_agreement
 
     bench = Benchmark(bench_dir)
@@ -65,8 +69,10 @@ def agreement(
     kappa_weights = None if weights == "none" else weights
     rows = agreement_table(pairs, keys, None if graded else threshold, kappa_weights,  # type: ignore[arg-type]
                            resamples, seed)
+    people = human_reliability(bench.judgments(), task)
     folder = _audit_dir(bench_dir, out)
     write_json(folder / f"agreement_{task}.json", {
+        "human_reliability": people,
         "task": task, "pairs": len(pairs), "binarized": not graded, "threshold": threshold,
         "weights": weights, "resamples": resamples, "seed": seed,
         "rows": [row.as_dict() for row in rows]})
@@ -75,6 +81,9 @@ def agreement(
                  ["stratum", "value", "rater", "n", "kappa", "95% low", "95% high", "agree"],
                  [[r.stratum, r.value, r.rater, r.n, r.kappa, r.low, r.high, r.agreement]
                   for r in rows])
+    typer.echo("people among themselves: " + ", ".join(
+        f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
+        for key, value in people.items()))
     typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
 
 

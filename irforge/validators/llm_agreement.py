@@ -148,3 +148,31 @@ def agreement_table(pairs: Sequence[LabeledPair], strata: Sequence[str] = DEFAUL
                 rows.append(_row(stratum, value, rater, rated, threshold, weights,
                                  n_resamples, seed))
     return rows
+
+
+def human_reliability(judgments: Iterable[Judgment], task: str = "relevance") -> dict[str, Any]:
+    """Agreement among people: Krippendorff's alpha (nominal, ordinal, interval; missing
+    ratings allowed) and Fleiss' kappa over the items every annotator labeled."""
+    from irforge.validators.agreement import fleiss_kappa, krippendorff_alpha, ratings_to_counts
+
+    latest: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for judgment in judgments:
+        if judgment.source == "human" and judgment.task == task:
+            key = (judgment.query_id, judgment.doc_id)
+            latest[key][judgment.annotator or "unknown"] = float(judgment.label)
+    people = sorted({name for labels in latest.values() for name in labels})
+    items = sorted(key for key, labels in latest.items() if len(labels) >= 2)
+    out: dict[str, Any] = {"annotators": len(people), "items_with_two_or_more": len(items)}
+    if len(people) < 2 or not items:
+        return out
+    matrix = np.full((len(people), len(items)), np.nan)
+    for column, key in enumerate(items):
+        for row, name in enumerate(people):
+            matrix[row, column] = latest[key].get(name, np.nan)
+    for level in ("nominal", "ordinal", "interval"):
+        out[f"alpha_{level}"] = krippendorff_alpha(matrix, level)  # type: ignore[arg-type]
+    complete = matrix[:, ~np.isnan(matrix).any(axis=0)]
+    if complete.shape[1]:
+        out["fleiss_kappa"] = fleiss_kappa(ratings_to_counts(complete.T))
+        out["fleiss_items"] = int(complete.shape[1])
+    return out

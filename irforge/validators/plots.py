@@ -13,7 +13,7 @@ from irforge.validators.llm_agreement import AgreementRow
 
 def plot_agreement(rows: Sequence[AgreementRow], path: Path, title: str = "") -> Path:
     """Grouped bars of kappa per stratum value, one bar per LLM rater, with CI whiskers."""
-    matplotlib = require("matplotlib", "eval")
+    matplotlib = require("matplotlib", "annotation")
     matplotlib.use("Agg")
     from matplotlib import pyplot
 

@@ -202,3 +202,21 @@ def test_near_duplicates_overlap_and_pool() -> None:
     assert pool.unjudged_at_k["r"] == pytest.approx(1 / 4)
     assert pool.judged_depth["r"] == 1
     assert pool.pool_size_mean == 1.5
+
+
+def test_human_reliability_matches_krippendorff(tmp_path: Path) -> None:
+    import krippendorff
+
+    from irforge.validators.llm_agreement import human_reliability
+
+    labels = {"ann1": [0, 1, 2, 2, None], "ann2": [0, 1, 1, 2, 3], "ann3": [0, None, 2, 2, 3]}
+    judgments = [Judgment(f"q{i}", "d", value, "human", annotator=name)
+                 for name, values in labels.items() for i, value in enumerate(values)
+                 if value is not None]
+    judgments.append(Judgment("q0", "d", 1, "human", annotator="ann1", task="sts"))
+    report = human_reliability(judgments)
+    data = np.array([[np.nan if v is None else v for v in labels[name]] for name in sorted(labels)])
+    for level in ("nominal", "ordinal", "interval"):
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+        assert report[f"alpha_{level}"] == pytest.approx(expected)
+    assert report["fleiss_items"] == 3 and report["annotators"] == 3
