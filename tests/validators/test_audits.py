@@ -220,3 +220,18 @@ def test_human_reliability_matches_krippendorff(tmp_path: Path) -> None:
         expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
         assert report[f"alpha_{level}"] == pytest.approx(expected)
     assert report["fleiss_items"] == 3 and report["annotators"] == 3
+
+
+def test_demo_audit_stage_reports_on_generated_queries(tmp_path: Path) -> None:
+    from irforge.demo import DemoContext
+    from irforge.validators.demo_stage import stage_audit
+
+    ctx = DemoContext(out=tmp_path, model=None)
+    assert "nothing to audit" in stage_audit(ctx)
+    bench, _ = _bench_with_judgments(tmp_path, items=10)
+    bench.write_queries([Query("q0", "floods in Leeds"), Query("q1", "Floods in Leeds!"),
+                         Query("q2", "ash and engines")])
+    summary = stage_audit(ctx)
+    assert summary.startswith("3 queries, 1 near-duplicate pairs")
+    report = json.loads((tmp_path / "audits" / "demo_audit.json").read_text())
+    assert set(report["kappa"]) == {*PROMPTS, "ensemble"}
