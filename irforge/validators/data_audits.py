@@ -145,8 +145,8 @@ class PoolReport:
 
 def pool_audit(runs: Sequence[Run], qrels: Mapping[str, Mapping[str, int]], k: int = 10,
                max_depth: int = 1000) -> PoolReport:
-    """Per run: the share of top-k documents without a judgment (over judged queries) and the
-    depth down to which every judged query's ranking is fully judged (its minimum)."""
+    """Per run: the share of retrieved top-k documents without a judgment (over judged queries)
+    and the depth down to which every answered judged query is fully judged (the minimum)."""
     if k < 1:
         raise ValueError(f"k must be positive, got {k}")
     unjudged, depth = {}, {}
@@ -158,9 +158,9 @@ def pool_audit(runs: Sequence[Run], qrels: Mapping[str, Mapping[str, int]], k: i
             top = ranked[:k]
             missing += sum(doc not in judged for doc in top)
             total += len(top)
-            first_gap = next((rank for rank, doc in enumerate(ranked) if doc not in judged),
-                             len(ranked))
-            depths.append(first_gap)
+            if ranked:  # a query the run did not answer says nothing about pool depth
+                depths.append(next((rank for rank, doc in enumerate(ranked)
+                                    if doc not in judged), len(ranked)))
         unjudged[run.name] = missing / total if total else float("nan")
         depth[run.name] = int(min(depths)) if depths else 0
     sizes = [len(judged) for judged in qrels.values()]

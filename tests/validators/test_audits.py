@@ -235,3 +235,25 @@ def test_demo_audit_stage_reports_on_generated_queries(tmp_path: Path) -> None:
     assert summary.startswith("3 queries, 1 near-duplicate pairs")
     report = json.loads((tmp_path / "audits" / "demo_audit.json").read_text())
     assert set(report["kappa"]) == {*PROMPTS, "ensemble"}
+
+
+def test_data_audit_commands_write_their_reports(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path)
+    bench.write_corpus([Doc("d1", "Rivers flooded Leeds city in 2015."), Doc("d2", "Ash.")])
+    bench.write_queries([Query("a", "rivers flooded Leeds 2015"),
+                         Query("b", "Rivers flooded Leeds, 2015?"), Query("c", "volcanic ash")])
+    bench.write_qrels([Qrel("a", "d1", 2), Qrel("b", "d1", 1), Qrel("c", "d2", 1)])
+    run = _write_run(tmp_path / "bm25.trec", {"a": {"d1": 2.0, "d9": 1.0}, "c": {"d2": 1.0}})
+    app, runner = build_app(), CliRunner()
+    result = runner.invoke(app, ["audit", "duplicates", str(tmp_path)])
+    assert result.exit_code == 0 and "1 near-duplicate pair(s) among 3 queries" in result.output
+    rows = (tmp_path / "audits" / "near_duplicate_queries.jsonl").read_text().splitlines()
+    assert json.loads(rows[0]) == {"query_a": "a", "query_b": "b", "similarity": 1.0}
+    result = runner.invoke(app, ["audit", "overlap", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    overlap = json.loads((tmp_path / "audits" / "query_source_overlap.json").read_text())
+    assert overlap["per_query"] == {"a": 1.0, "b": 1.0, "c": 0.5}
+    result = runner.invoke(app, ["audit", "pool", str(tmp_path), "--runs", str(run), "--k", "2"])
+    assert result.exit_code == 0, result.output
+    # a: d1 judged, d9 not; b: not answered by the run; c: d2 judged -> 1 of 3, depth 1
+    assert "│ bm25 │ 0.333" in result.output and "│ 1 " in result.output
