@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from irforge.errors import IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
 Job = Annotated[str, typer.Option(help="Labeling job: relevance, sts, logical_structure, "
@@ -18,6 +22,17 @@ ConfigFile = Annotated[Path | None, typer.Option(help="YAML/JSON with url and ap
 LabelConfig = Annotated[Path | None, typer.Option(help="Your own Label Studio XML config.")]
 LabelControl = Annotated[str | None, typer.Option(help="Choices control that carries the label "
                                                   "(user configs).")]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Show bad option values (unknown strategy, tie-break...) as errors, not tracebacks."""
+    try:
+        yield
+    except IrforgeError:
+        raise
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
 
 
 def _connect(url: str | None, settings_file: Path | None):
@@ -51,8 +66,9 @@ def push(
 
     labeling = get_job(job, config_file, label_control)
     connection = _connect(url, settings)
-    result = run_push(Benchmark(bench_dir), labeling, connection, n, strategy, seed, by,
-                      threshold, project, title)
+    with _user_errors():
+        result = run_push(Benchmark(bench_dir), labeling, connection, n, strategy, seed, by,
+                          threshold, project, title)
     created = "created" if result.created_project else "reused"
     typer.echo(f"project {result.project_id} ({created}) at {connection.settings.base_url}: "
                f"sampled {result.sampled} of {result.candidates} items with {strategy}, "
@@ -83,8 +99,9 @@ def pull(
     bench = Benchmark(bench_dir)
     labeling = get_job(job, config_file, label_control)
     project_id = project_for(bench, labeling.name, project)
-    result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break, split,
-                      method)
+    with _user_errors():
+        result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break,
+                          split, method)
     typer.echo(f"project {project_id}: {result.tasks} tasks, {result.new_labels} new human "
                f"labels ({result.unchanged} already pulled), {result.invalid} invalid answers "
                f"(see failures.jsonl), {result.adjudicated} adjudicated items; snapshot "

@@ -61,8 +61,15 @@ def agreement(
     bench = Benchmark(bench_dir)
     keys = [key.strip() for key in strata.split(",") if key.strip()]
     queries = list(bench.queries()) if bench.queries_path.exists() else []
-    pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
-                           tie_break=tie_break)
+    if weights not in ("none", "linear", "quadratic"):
+        raise IrforgeError(f"unknown --weights {weights!r}; use none, linear or quadratic")
+    try:
+        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
+                               tie_break=tie_break)
+    except IrforgeError:
+        raise
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
     if not pairs:
         raise IrforgeError(f"{bench.judgments_path}: no item has both an LLM and a human "
                            f"'{task}' label; run `irforge annotate pull` first")

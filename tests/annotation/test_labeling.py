@@ -138,3 +138,22 @@ def test_settings_from_env_then_file(tmp_path: Path, monkeypatch) -> None:
     file.write_text("url: http://x\n")
     with pytest.raises(AnnotationError, match="no Label Studio token"):
         load_settings(config_file=file)
+
+
+def test_cli_reports_server_down_without_traceback(tmp_path: Path, monkeypatch, capsys) -> None:
+    import sys
+
+    from irforge.cli import main
+
+    relevance_bench(tmp_path, queries=2)
+    before = (tmp_path / "judgments.jsonl").read_bytes()
+    monkeypatch.setenv("LABEL_STUDIO_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "x" * 40)
+    monkeypatch.setattr(sys, "argv", ["irforge", "annotate", "push", str(tmp_path)])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "no Label Studio answers at http://127.0.0.1:9" in err and "Traceback" not in err
+    assert (tmp_path / "judgments.jsonl").read_bytes() == before
+    assert not (tmp_path / "annotation").exists()
