@@ -127,6 +127,8 @@ def to_judgments(tasks: Sequence[Mapping[str, Any]], job: LabelingJob, project_i
                     "ls_updated_at": annotation.get("updated_at"),
                     "lead_time": annotation.get("lead_time"), "strata": data.get("strata", {})}
             problems = validate_result(annotation.get("result"), job.config)
+            if not problems and not choices_of(annotation["result"]).get(job.label_control):
+                problems = [f"no answer in the label control {job.label_control!r}"]
             if problems:
                 failures.append(Failure("annotate.pull", str(data["item_key"]),
                                         "; ".join(problems),

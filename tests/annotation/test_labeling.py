@@ -157,3 +157,22 @@ def test_cli_reports_server_down_without_traceback(tmp_path: Path, monkeypatch, 
     assert "no Label Studio answers at http://127.0.0.1:9" in err and "Traceback" not in err
     assert (tmp_path / "judgments.jsonl").read_bytes() == before
     assert not (tmp_path / "annotation").exists()
+
+
+def test_answers_without_the_label_become_failures() -> None:
+    from dataclasses import replace
+
+    from irforge.annotation.pull import to_judgments
+
+    job = get_job("logical_structure")
+    optional = replace(job.config.controls["conformity"], required=False)
+    relaxed = replace(job, config=replace(job.config, controls={**job.config.controls,
+                                                                 "conformity": optional}))
+    task = {"id": 5, "data": {"item_key": "k", "query_id": "q", "doc_id": "q"}, "annotations": [
+        {"id": 1, "completed_by": 3, "result": [choice("verdict", "query", "accept")]},
+        {"id": 2, "completed_by": 3, "was_cancelled": True, "result": []},
+        {"id": 3, "completed_by": {"email": "x@example.com"},
+         "result": [choice("conformity", "query", "2"), choice("verdict", "query", "accept")]}]}
+    judgments, failures = to_judgments([task], relaxed, 1, {3: "three@example.com"})
+    assert [f.reason for f in failures] == ["no answer in the label control 'conformity'"]
+    assert [(j.label, j.annotator) for j in judgments] == [(2.0, "x@example.com")]
