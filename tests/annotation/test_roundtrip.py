@@ -219,3 +219,18 @@ def test_malformed_export_loses_nothing(tmp_path: Path, connection, people,
         pull(bench, job, connection, pushed.project_id)
     assert bench.judgments_path.read_bytes() == before
     assert not bench.qrels_path("human").exists()
+
+
+def test_large_push_is_batched_and_repush_pages_through_existing_keys(tmp_path: Path,
+                                                                       connection) -> None:
+    import irforge.annotation.projects as projects_module
+
+    bench = relevance_bench(tmp_path, queries=620, seed=2)
+    job = get_job("relevance")
+    first = push(bench, job, connection, n=620, batch_size=250)
+    assert first.imported == 620
+    again = push(bench, job, connection, n=620)  # existing keys span two pages of 500
+    assert (again.imported, again.already_there) == (0, 620)
+    small_pages = list(projects_module.iter_tasks(connection, first.project_id,
+                                                  fields="task_only", page_size=100))
+    assert len({task["data"]["item_key"] for task in small_pages}) == 620
