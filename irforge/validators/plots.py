@@ -36,9 +36,9 @@ def plot_agreement(rows: Sequence[AgreementRow], path: Path, title: str = "") ->
     axes.set_xticklabels([value if stratum == "all" else f"{stratum}={value}"
                           for stratum, value in groups], rotation=30, ha="right")
     axes.set_ylabel("Cohen's kappa")
-    axes.set_ylim(min(-0.1, axes.get_ylim()[0]), 1.0)
+    axes.set_ylim(min(-0.1, axes.get_ylim()[0]), 1.05)
     axes.axhline(0.0, color="black", linewidth=0.5)
-    axes.legend(fontsize="small")
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     axes.set_title(title or "LLM vs human agreement")
     figure.tight_layout()
     path = Path(path)
