@@ -59,7 +59,8 @@ def _free_port() -> int:
 
 def _template(binary: Path) -> Path:
     """A data folder with the tables created, built once per binary and reused."""
-    tag = hashlib.sha256(str(binary.resolve()).encode()).hexdigest()[:12]
+    identity = f"{binary.resolve()}:{binary.resolve().stat().st_mtime_ns}"  # new install, new one
+    tag = hashlib.sha256(identity.encode()).hexdigest()[:12]
     cache = Path(tempfile.gettempdir()) / f"irforge-ls-template-{tag}"
     lock_path = cache.with_suffix(".lock")
     with lock_path.open("w") as lock:
