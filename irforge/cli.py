@@ -34,6 +34,14 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("annotate", "push", "irforge.annotation.cli:push"),
+    ("annotate", "pull", "irforge.annotation.cli:pull"),
+    ("annotate", "status", "irforge.annotation.cli:status"),
+    ("audit", "agreement", "irforge.validators.cli:agreement"),
+    ("audit", "rankings", "irforge.validators.cli:rankings"),
+    ("audit", "duplicates", "irforge.validators.cli:duplicates"),
+    ("audit", "overlap", "irforge.validators.cli:overlap"),
+    ("audit", "pool", "irforge.validators.cli:pool"),
 ]
 
 

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
+from irforge.validators.demo_stage import stage_audit
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ def stage_corpus(ctx: DemoContext) -> str:
 
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("audit", stage_audit),
 ]
 
 
