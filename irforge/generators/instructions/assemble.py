@@ -19,7 +19,7 @@ Hard negatives are judged 0 in all three modes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -69,12 +69,12 @@ def _unit_qrels(group: Group, unit: Unit) -> dict[str, list[Qrel]]:
     return {"og": og + zeros, "changed": changed + zeros, "reversed": reversed_ + zeros}
 
 
-def _unit_query(group: Group, unit: Unit, descriptions: dict[str, str]) -> Query:
+def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str], str]) -> Query:
     return Query(query_id=unit.unit_id, text=group.query, metadata={
         "core_query_id": group.query_id,
         "dimension": unit.dimension,
         "condition": unit.condition,
-        "condition_description": descriptions.get(unit.condition, ""),
+        "condition_description": descriptions.get((unit.dimension, unit.condition), ""),
         "gold_doc_id": unit.gold_doc_id,
         "positive_doc_ids": [member.doc.doc_id for member in group.members],
         "instructed": unit.instructed,
@@ -94,9 +94,12 @@ def _check_unit(group: Group, unit: Unit) -> None:
 
 
 def assemble(groups: Sequence[Group], units: Sequence[Unit],
-             descriptions: dict[str, str] | None = None,
+             descriptions: Mapping[tuple[str, str], str] | None = None,
              distractors: Iterable[Doc] = ()) -> Assembled:
-    """Corpus, one query per unit and the og / changed / reversed qrels."""
+    """Corpus, one query per unit and the og / changed / reversed qrels.
+
+    ``descriptions`` maps (dimension, condition) to the text stored with each query.
+    """
     by_query = {(group.query_id, group.dimension): group for group in groups}
     descriptions = descriptions or {}
     queries, qrels = [], {mode: [] for mode in MODES}
