@@ -75,9 +75,18 @@ class LiteLLMBackend:
         return Completion(
             text=message.content or "",
             finish_reason=getattr(choice, "finish_reason", None),
-            refusal=getattr(message, "refusal", None) or None,
+            refusal=_refusal(message),
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+
+
+def _refusal(message: Any) -> str | None:
+    """OpenAI's ``refusal`` field; litellm keeps it on the message or in provider fields."""
+    direct = getattr(message, "refusal", None)
+    if direct:
+        return str(direct)
+    extra = getattr(message, "provider_specific_fields", None) or {}
+    return str(extra["refusal"]) if extra.get("refusal") else None
 
 
 _LOADED: dict[str, Any] = {}
