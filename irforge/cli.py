@@ -34,6 +34,8 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("build", "instructions", "irforge.generators.instructions.command:build_command"),
+    ("build", "instructions-review", "irforge.generators.instructions.command:review_command"),
 ]
 
 
