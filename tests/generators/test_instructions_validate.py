@@ -175,6 +175,8 @@ def test_rewrite_keeps_topic_and_differs(dims):
                          source, layman) == []
     assert any("identical" in r for r in check_rewrite(source, source, layman))
     assert any("topic lost" in r for r in check_rewrite("Cats sleep a lot.", source, layman))
+    title_only = check_rewrite("Glucagon and cholesterol", source, layman)
+    assert any("the rewrite drops content" in r for r in title_only)
 
 
 def test_hard_negative_checks():

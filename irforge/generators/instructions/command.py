@@ -34,6 +34,8 @@ def build_command(
     api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
     cache: Annotated[Path | None, typer.Option(help="LLM cache file (SQLite).")] = None,
     budget_usd: Annotated[float | None, typer.Option(help="Stop spending beyond this.")] = None,
+    max_tokens: Annotated[int, typer.Option(
+        help="Longest answer per call (articles need about 800).")] = 1024,
     phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
     hard_negatives: Annotated[int, typer.Option(help="Query hard negatives per core query.")]
     = 1,
@@ -67,7 +69,7 @@ def build_command(
                              rewrite=rewrite, seed=seed)
     recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
     with Engine(model, api_base=api_base, cache_path=cache, budget_usd=budget_usd,
-                seed=seed) as engine:
+                max_tokens=max_tokens, seed=seed) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)

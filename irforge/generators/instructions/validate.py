@@ -205,11 +205,19 @@ def check_document(text: str, condition: ConditionValue,
 
 
 def check_rewrite(text: str, source_text: str, condition: ConditionValue,
-                  user_names: Sequence[str] = ()) -> list[str]:
-    """A rewrite keeps the source's topic, differs from it, and satisfies its condition."""
+                  user_names: Sequence[str] = (), min_length_ratio: float = 1 / 3) -> list[str]:
+    """A rewrite keeps the source's topic, differs from it, and satisfies its condition.
+
+    Without word bounds on the condition (Audience, Source), a rewrite must also keep at least
+    ``min_length_ratio`` of the source's words: a title alone is no rewrite.
+    """
     reasons = check_document(text, condition, user_names)
     if not text.strip():
         return reasons
+    bounded = "min_words" in condition.bounds or "max_words" in condition.bounds
+    if not bounded and len(words(text)) < min_length_ratio * len(words(source_text)):
+        reasons.append(f"has {len(words(text))} words, under {min_length_ratio:.2f} of the "
+                       f"source's {len(words(source_text))}; the rewrite drops content")
     if normalize(text) == normalize(source_text):
         reasons.append("rewrite is identical to the source document")
     source_words = content_words(source_text)
