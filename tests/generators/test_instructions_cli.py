@@ -50,9 +50,9 @@ def test_input_errors_are_clear(tmp_path):
 @pytest.fixture()
 def server():
     script = Script(default=Action.answer({"document": "unused"}), rules=(
-        Rule("Requirement on the documents", (Action.answer({
+        Rule("\"instructed_query\" field", (Action.answer({
             "instructed_query": "How do flood warnings work? Please explain it for a layman."}),)),
-        Rule("Rewrite the request so that", (Action.answer({
+        Rule("\"reversed_query\" field", (Action.answer({
             "reversed_query": "How do flood warnings work? Please do not write for a layman."}),)),
         Rule("related topic", (Action.refusal(),)),
     ))
