@@ -137,21 +137,7 @@ def _run(name: str, rankings: dict[str, list[tuple[str, float]]]) -> Run:
     return Run(name, {q: dict(docs) for q, docs in rankings.items()})
 
 
-def test_sicr_and_wise_on_the_built_benchmark_match_hand_values(bench):
-    """Five units; gold ranks (ori, ins, rev) and hand-computed per-unit values:
-
-    q1-keyword-progesterone  gold d1: ori 2 (0.8), ins 1 (0.9), rev 3 (0.5)
-        SICR 1; WISE: R_ori=2 <= N=3 and R_ins=1 -> 1
-    q1-keyword-mint          gold d2: ori 3 (0.7), ins 2 (0.75), rev 4 (0.1)
-        SICR 1; WISE: (1 - sqrt(1)/20)/sqrt(2) = 0.95/1.41421 = 0.671751
-    q1-keyword-chamomile     gold d3: ori 1 (0.9), ins 1 (0.95), rev 1 (0.99)
-        SICR 0 (R_ins not < R_ori); WISE: R_ori <= R_ins -> (1-1)/1 = 0
-    q2-audience-expert       gold e1: ori 1 (0.6), ins 2 (0.5), rev 2 (0.4)
-        SICR 0; WISE: R_ori <= R_ins -> (1-2)/2 = -0.5
-    q2-audience-layman       gold e1--audience-layman: ori 2 (0.5), ins 3 (0.3), rev 1 (0.9)
-        SICR 0; WISE: R_rev < R_ori < R_ins -> -1
-    SICR = 2/5 = 0.4; WISE = (1 + 0.671751 + 0 - 0.5 - 1)/5 = 0.0343503
-    """
+def _fixed_runs() -> dict[str, Run]:
     hn = "q1--hardneg-1"
     og = _run("og", {
         "q1-keyword-progesterone": [("d2", 0.9), ("d1", 0.8), ("d3", 0.7), (hn, 0.1)],
@@ -174,8 +160,43 @@ def test_sicr_and_wise_on_the_built_benchmark_match_hand_values(bench):
         "q2-audience-expert": [("e1--audience-layman", 0.7), ("e1", 0.4)],
         "q2-audience-layman": [("e1--audience-layman", 0.9), ("e1", 0.2)],
     })
+    return {"og": og, "changed": changed, "reversed": reversed_}
+
+
+HAND_SICR = 0.4
+HAND_WISE = (1 + 0.95 / math.sqrt(2) + 0 - 0.5 - 1) / 5
+
+
+def test_sicr_and_wise_on_the_built_benchmark_match_hand_values(bench):
+    """Five units; gold ranks (ori, ins, rev) and hand-computed per-unit values:
+
+    q1-keyword-progesterone  gold d1: ori 2 (0.8), ins 1 (0.9), rev 3 (0.5)
+        SICR 1; WISE: R_ori=2 <= N=3 and R_ins=1 -> 1
+    q1-keyword-mint          gold d2: ori 3 (0.7), ins 2 (0.75), rev 4 (0.1)
+        SICR 1; WISE: (1 - sqrt(1)/20)/sqrt(2) = 0.95/1.41421 = 0.671751
+    q1-keyword-chamomile     gold d3: ori 1 (0.9), ins 1 (0.95), rev 1 (0.99)
+        SICR 0 (R_ins not < R_ori); WISE: R_ori <= R_ins -> (1-1)/1 = 0
+    q2-audience-expert       gold e1: ori 1 (0.6), ins 2 (0.5), rev 2 (0.4)
+        SICR 0; WISE: R_ori <= R_ins -> (1-2)/2 = -0.5
+    q2-audience-layman       gold e1--audience-layman: ori 2 (0.5), ins 3 (0.3), rev 1 (0.9)
+        SICR 0; WISE: R_rev < R_ori < R_ins -> -1
+    SICR = 2/5 = 0.4; WISE = (1 + 0.671751 + 0 - 0.5 - 1)/5 = 0.0343503
+    """
     qrels = {mode: bench.qrels_dict(mode) for mode in ("og", "changed", "reversed")}
-    sicr, wise = _sicr_wise(qrels, {"og": og, "changed": changed, "reversed": reversed_})
-    assert sicr == pytest.approx(0.4)
-    assert wise == pytest.approx((1 + 0.95 / math.sqrt(2) + 0 - 0.5 - 1) / 5)
+    sicr, wise = _sicr_wise(qrels, _fixed_runs())
+    assert sicr == pytest.approx(HAND_SICR)
+    assert wise == pytest.approx(HAND_WISE)
     assert wise == pytest.approx(0.0343503, abs=1e-6)
+
+
+def test_eval_metrics_give_the_hand_values_on_the_built_benchmark(bench):
+    """Cross-check with irforge.eval's SICR/WISE once the eval branch is merged."""
+    metrics = pytest.importorskip("irforge.eval.metrics.infosearch")
+    runs = {mode: {q: dict(d) for q, d in run.scores.items()}
+            for mode, run in _fixed_runs().items()}
+    args = (runs["og"], runs["changed"], runs["reversed"], bench.qrels_dict("og"),
+            bench.qrels_dict("changed"))
+    sicr, wise = metrics.sicr(*args), metrics.wise(*args)
+    assert len(sicr) == len(wise) == 5
+    assert sum(sicr.values()) / 5 == pytest.approx(HAND_SICR)
+    assert sum(wise.values()) / 5 == pytest.approx(HAND_WISE)
