@@ -62,7 +62,7 @@ KW_DOCS = {"k1": "Sandbags slow shallow floodwater at doorways.",
 def _instruction(item):
     if item["condition"] == "expert":
         return "How do flood warnings work? Do not use technical language."  # negated: rejected
-    return f"How do flood warnings work? Please focus on {item['condition']}."
+    return f"How do flood warnings work? Please focus on {item['condition']}, {item['phrasing']}."
 
 
 def _answers():
@@ -115,6 +115,7 @@ def test_build_writes_benchmark_and_records_every_rejection(tmp_path):
     meta = queries[0]["metadata"]
     assert meta["gold_doc_id"] == "e1--audience-layman"
     assert meta["reversed"] == "How do flood warnings work? Please avoid anything about layman."
+    assert meta["instructed"].endswith(f"layman, {meta['phrasing']}.")
     changed = (bench_dir / "qrels" / "changed.tsv").read_text().splitlines()[1:]
     assert sorted(changed) == ["q1-audience-layman\te1\t0",
                                "q1-audience-layman\te1--audience-layman\t1",
@@ -145,3 +146,30 @@ def test_source_rewrite_prompt_names_the_users(tmp_path):
     assert ", ".join(names) in forum["requirements"]
     failures = (tmp_path / "b" / "failures.jsonl").read_text()
     assert failures.count("instructions.rewrite") == 2 and "needs 2" in failures
+
+
+def test_corpus_mode_keeps_distractors_but_not_dropped_positives(tmp_path):
+    from irforge.bench import Benchmark
+    from irforge.generators.instructions.pairs import pairs_from_beir
+    from irforge.records import Qrel, Query
+
+    source = Benchmark(tmp_path / "in")
+    source.write_corpus([Doc("e1", EXPERT), Doc("e2", EXPERT + " Gauges are checked hourly."),
+                         Doc("x1", "Tide tables for the harbour.")])
+    source.write_queries([Query("q1", "How do flood warnings work?")])
+    source.write_qrels([Qrel("q1", "e1", 1), Qrel("q1", "e2", 1)])
+    pairs, corpus = pairs_from_beir(source.root, "audience")
+    engine = ScriptedEngine(_answers())
+    build_instructions(tmp_path / "out", pairs, engine, load_dimensions(),
+                       BuildSettings(hard_negatives=0, phrasings=2, seed=0), distractors=corpus)
+    out = Benchmark(tmp_path / "out")
+    doc_ids = {doc.doc_id for doc in out.corpus()}
+    # e2 repeats the default condition 'expert' of e1: it fails and must not stay unjudged
+    assert "e2" not in doc_ids and {"e1", "x1", "e1--audience-layman"} <= doc_ids
+    assert any(f.item_id == "q1/e2" and "already taken by e1" in f.reason
+               for f in out.failures())
+    # two phrasings per condition -> two layman units (the expert ones are rejected)
+    assert sorted(q.query_id for q in out.queries()) == ["q1-audience-layman",
+                                                          "q1-audience-layman-p2"]
+    styles = {q.metadata["phrasing"] for q in out.queries()}
+    assert len(styles) == 2

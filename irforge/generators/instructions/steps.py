@@ -23,6 +23,7 @@ from irforge.generators.instructions.models import (
     RewrittenDocument,
 )
 from irforge.generators.instructions.pairs import PENDING
+from irforge.generators.instructions.text import normalize
 from irforge.generators.instructions.units import (
     Group,
     Member,
@@ -232,14 +233,21 @@ def instruct(engine: EngineLike, groups: Sequence[Group], dimensions: Mapping[st
                       "condition": shown(member.condition),
                       "condition_description": value.description, "phrasing": style})
     results = engine.run(items, "instructions.instruction", InstructedQuery, step=step)
-    units = []
+    units: list[Unit] = []
+    seen: dict[str, str] = {}
     for (group, member, index, style), result in zip(jobs, results, strict=True):
         uid = unit_id(group.query_id, group.dimension, member.condition, index)
         value = dimensions[group.dimension].value(member.condition)
         meta = {"dimension": group.dimension, "condition": member.condition}
-        if _verdict(result, step, uid, lambda v, g=group, c=value: check_instruction(
-                v.instructed_query, g.query, c), meta, outcome):
+
+        def check(v: Any, g: Group = group, c: ConditionValue = value) -> list[str]:
+            reasons = check_instruction(v.instructed_query, g.query, c)
+            twin = seen.get(normalize(v.instructed_query))
+            return reasons + ([f"same text as {twin}"] if twin else [])
+
+        if _verdict(result, step, uid, check, meta, outcome):
             text = " ".join(result.value.instructed_query.split())
+            seen[normalize(text)] = uid
             units.append(Unit(uid, group.query_id, group.dimension, member.condition,
                               member.doc.doc_id, text, "", style))
             outcome.judgments.append(accepted_judgment(result, step, uid, member.doc.doc_id,
