@@ -42,6 +42,8 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("audit", "duplicates", "irforge.validators.cli:duplicates"),
     ("audit", "overlap", "irforge.validators.cli:overlap"),
     ("audit", "pool", "irforge.validators.cli:pool"),
+    ("build", "instructions", "irforge.generators.instructions.command:build_command"),
+    ("build", "instructions-review", "irforge.generators.instructions.command:review_command"),
 ]
 
 

@@ -35,9 +35,16 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_instructions(ctx: DemoContext) -> str:
+    from irforge.generators.instructions.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
     ("audit", stage_audit),
+    ("instructions", stage_instructions),
 ]
 
 
