@@ -26,16 +26,34 @@ from irforge.llm.accounting import (
 )
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
-from irforge.llm.completion import Completion, Message, request_key
+from irforge.llm.completion import Completion, Message, RequestKeys
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
 from irforge.llm.retry import retrying
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
-from irforge.llm.structured import output_schema, parse_output, reask_messages, with_instructions
+from irforge.llm.structured import (
+    output_schema,
+    parse_output,
+    reask_messages,
+    schema_instruction,
+    with_instructions,
+)
 from irforge.prompts import Template, get_template
 
 DEFAULT_EXPECTED_OUTPUT = 256
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every item of one ``run`` shares: template, output model, schema, key prefix."""
+
+    template: Template
+    output_model: type[BaseModel]
+    schema: dict[str, Any]
+    instruction: str
+    keys: RequestKeys
+    step: str
 
 
 @dataclass
@@ -44,10 +62,7 @@ class _Job:
 
     index: int
     messages: list[Message]
-    schema: dict[str, Any]
-    output_model: type[BaseModel]
-    template: Template
-    step: str
+    plan: _Plan
     raw: str | None = None
     attempts: int = 0
     retries: int = 0
@@ -145,15 +160,14 @@ class Engine:
     async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
                    output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
         """Async form of :meth:`run`."""
-        template = get_template(template_name, self.prompts_dir)
-        step = step or template.name
-        self.prompts[template.name] = template.hash
+        plan = self._plan(template_name, output_model, step)
+        step = plan.step
+        self.prompts[plan.template.name] = plan.template.hash
         stats = self.steps.setdefault(step, StepStats())
-        schema = output_schema(output_model)
         results: list[LLMResult | None] = [None] * len(items)
         pending: list[_Job] = []
         for index, item in enumerate(items):
-            job_or_result = self._prepare(index, item, template, schema, output_model, step)
+            job_or_result = self._prepare(index, item, plan)
             if isinstance(job_or_result, LLMResult):
                 results[index] = job_or_result
                 continue
@@ -188,11 +202,10 @@ class Engine:
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
         """What a run would send and cost, without sending anything (``--dry-run``)."""
-        template = get_template(template_name, self.prompts_dir)
-        schema = output_schema(output_model)
+        plan = self._plan(template_name, output_model, None)
         cached = requests = prompt_tokens = 0
         for index, item in enumerate(items):
-            job = self._prepare(index, item, template, schema, output_model, template.name)
+            job = self._prepare(index, item, plan)
             if isinstance(job, LLMResult):
                 continue
             if self.cache is not None and self.cache.contains(self._key(job)):
@@ -212,9 +225,7 @@ class Engine:
     def request_key_for(self, item: Mapping[str, Any], template_name: str,
                         output_model: type[BaseModel]) -> str:
         """Cache key of the first request for ``item`` (to check what a resume will skip)."""
-        template = get_template(template_name, self.prompts_dir)
-        job = self._prepare(0, item, template, output_schema(output_model), output_model,
-                            template.name)
+        job = self._prepare(0, item, self._plan(template_name, output_model, None))
         if isinstance(job, LLMResult):
             raise ValueError(job.error)
         return self._key(job)
@@ -233,19 +244,26 @@ class Engine:
                 "steps": {name: stats.as_dict() for name, stats in sorted(self.steps.items())}}
 
     # internals ---------------------------------------------------------------------------
-    def _prepare(self, index: int, item: Mapping[str, Any], template: Template,
-                 schema: dict[str, Any], output_model: type[BaseModel],
-                 step: str) -> _Job | LLMResult:
-        job = _Job(index=index, messages=[], schema=schema, output_model=output_model,
-                   template=template, step=step)
+    def _plan(self, template_name: str, output_model: type[BaseModel],
+              step: str | None) -> _Plan:
+        template = get_template(template_name, self.prompts_dir)
+        schema = output_schema(output_model)
+        return _Plan(template=template, output_model=output_model, schema=schema,
+                     instruction=schema_instruction(schema),
+                     keys=RequestKeys(self.spec.name, self.params, schema),
+                     step=step or template.name)
+
+    def _prepare(self, index: int, item: Mapping[str, Any], plan: _Plan) -> _Job | LLMResult:
+        job = _Job(index=index, messages=[], plan=plan)
         try:
-            job.messages = with_instructions(template.render(**dict(item)), schema)
+            job.messages = with_instructions(plan.template.render(**dict(item)), plan.schema,
+                                             plan.instruction)
         except Exception as exc:  # a bad item must not stop the others
             return self._finish(job, "error", error=f"could not render the prompt: {exc}")
         return job
 
     def _key(self, job: _Job) -> str:
-        return request_key(self.spec.name, job.messages, self.params, job.schema)
+        return job.plan.keys.key(job.messages)
 
     def _count_tokens(self, messages: list[Message]) -> int:
         if self.spec.backend == "litellm":
@@ -302,7 +320,7 @@ class Engine:
             job.answers_fetched += 1
             if self.cache is not None:
                 self.cache.put(self._key(job), self.spec.name, completion,
-                               prompt_id=job.template.name, step=job.step)
+                               prompt_id=job.plan.template.name, step=job.plan.step)
             done = self._advance(job, completion)
             if done is not None:
                 return done
@@ -321,7 +339,7 @@ class Engine:
                 job.attempts += 1
                 stats.requests += 1
                 self.total.requests += 1
-                return await self.backend.complete(job.messages, job.schema, self.params,
+                return await self.backend.complete(job.messages, job.plan.schema, self.params,
                                                    self.timeout)
         raise RuntimeError("unreachable: tenacity re-raises the last error")
 
@@ -347,7 +365,7 @@ class Engine:
         if completion.refusal or completion.finish_reason == "content_filter":
             return self._finish(job, "refused",
                                 error=completion.refusal or "blocked by the content filter")
-        value, error = parse_output(completion.text, job.output_model)
+        value, error = parse_output(completion.text, job.plan.output_model)
         if value is not None:
             return self._finish(job, "ok", value=value)
         if completion.finish_reason == "length":
@@ -357,7 +375,7 @@ class Engine:
             return self._finish(job, "invalid", error=(
                 f"{error} (after {job.reasks} re-ask{'s' if job.reasks != 1 else ''})"))
         job.reasks += 1
-        for target in (self.steps.setdefault(job.step, StepStats()), self.total):
+        for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
         job.messages = reask_messages(job.messages, completion.text, error or "invalid")
         return None
@@ -365,12 +383,13 @@ class Engine:
     def _finish(self, job: _Job, status: Status, value: Any = None,
                 error: str | None = None) -> LLMResult:
         return LLMResult(status=status, value=value, raw=job.raw, error=error,
-                         model=self.spec.name, prompt_id=job.template.name,
-                         prompt_hash=job.template.hash,
+                         model=self.spec.name, prompt_id=job.plan.template.name,
+                         prompt_hash=job.plan.template.hash,
                          cached=job.answers_fetched == 0 and job.raw is not None,
                          attempts=job.attempts, retries=job.retries, reasks=job.reasks,
                          prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
-                         cost_usd=job.cost_usd, demo_grade=self.demo_grade, step=job.step)
+                         cost_usd=job.cost_usd, demo_grade=self.demo_grade,
+                         step=job.plan.step)
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: the API key, if any, is blanked out."""

@@ -282,11 +282,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--script", type=Path, help="JSON file of a Script")
     parser.add_argument("--latency", type=float, default=None, help="seconds per answer")
+    parser.add_argument("--answer", help="JSON text of the default answer")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     script = Script.from_json(args.script.read_text()) if args.script else Script()
-    if args.latency is not None:
-        script = Script(default=script.default, rules=script.rules, latency=args.latency)
+    default = Action.answer(args.answer) if args.answer else script.default
+    latency = script.latency if args.latency is None else args.latency
+    script = Script(default=default, rules=script.rules, latency=latency)
     server = ScriptedServer(script, port=args.port).start()
     print(f"PORT {server.port}", flush=True)
     try:

@@ -26,9 +26,10 @@ def schema_instruction(schema: dict[str, Any]) -> str:
             + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 
 
-def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+def with_instructions(messages: list[Message], schema: dict[str, Any],
+                      instruction: str | None = None) -> list[Message]:
     """A copy of ``messages`` with the schema instruction appended to the system message."""
-    instruction = schema_instruction(schema)
+    instruction = instruction or schema_instruction(schema)
     out = [dict(message) for message in messages]
     if out and out[0]["role"] == "system":
         out[0]["content"] = f"{out[0]['content']}\n\n{instruction}"
