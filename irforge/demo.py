@@ -34,8 +34,15 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_llm(ctx: DemoContext) -> str:
+    from irforge.llm.demo import stage_llm as run_stage
+
+    return run_stage(ctx)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("llm", stage_llm),
 ]
 
 

@@ -81,7 +81,7 @@ class Engine:
                  api_key: str | None = None, cache_path: Path | str | None = None,
                  use_cache: bool = True, concurrency: int | None = None,
                  rpm: float | None = None, tpm: float | None = None, max_retries: int = 4,
-                 max_reasks: int = 2, timeout: float = 120.0, temperature: float = 0.0,
+                 max_reasks: int = 2, timeout: float | None = None, temperature: float = 0.0,
                  max_tokens: int = 1024, seed: int = 0, budget_usd: float | None = None,
                  prompts_dir: Path | str | None = None, progress: bool | None = None,
                  backoff_initial: float = 1.0, backoff_max: float = 60.0,
@@ -96,7 +96,7 @@ class Engine:
         self.tpm = tpm if tpm is not None else cfg.get("tpm")
         self.max_retries = max_retries
         self.max_reasks = max_reasks
-        self.timeout = float(cfg.get("timeout", timeout))
+        self.timeout = float(timeout if timeout is not None else cfg.get("timeout", 120.0))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
