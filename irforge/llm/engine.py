@@ -176,6 +176,7 @@ class Engine:
                 pending.append(job_or_result)
             else:
                 results[index] = done
+        self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
         label = f"{step} ({self.spec.name})"
         with RunProgress(self.progress, label, len(items)) as bar:
             bar.advance(len(items) - len(pending), self.total.cost_usd)
@@ -326,8 +327,7 @@ class Engine:
                 return done
 
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
-        if self._limiter is None:
-            self._limiter = RateLimiter(self.rpm, self.tpm)
+        assert self._limiter is not None
         tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
         async for attempt in retrying(self.max_retries, *self.backoff):
             with attempt:

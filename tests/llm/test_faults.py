@@ -18,7 +18,8 @@ class Label(BaseModel):
 
 
 ANSWER = Action.answer({"label": 1})
-FAST_RETRIES = {"backoff_initial": 0.01, "backoff_max": 0.05, "timeout": 1.0, "concurrency": 4}
+FAST_RETRIES = {"backoff_initial": 0.01, "backoff_max": 0.05, "timeout": 1.0, "concurrency": 4,
+                "progress": False}
 
 SCRIPT = Script(default=Action.answer({"label": 1}), rules=(
     Rule("item-429", (Action.error(429, retry_after=0.3), Action.answer({"label": 2}))),
@@ -54,7 +55,7 @@ def server():
 
 def make_engine(server: ScriptedServer, cache_path: Path, **options) -> Engine:
     return Engine("openai/scripted", api_base=server.url, cache_path=cache_path,
-                  progress=False, **{**FAST_RETRIES, **options})
+                  **{**FAST_RETRIES, **options})
 
 
 def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is_free(
@@ -151,3 +152,12 @@ def test_api_key_is_never_stored(tmp_path: Path) -> None:
     assert all(secret not in json.dumps(r.to_dict()) for r in results)
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("c.sqlite*"))
     assert secret.encode() not in stored
+
+
+def test_progress_bar_reports_done_over_total(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with ScriptedServer(Script(default=ANSWER)) as server, \
+            make_engine(server, tmp_path / "c.sqlite", progress=True) as engine:
+        engine.run([{"prompt": f"p{i}"} for i in range(3)], "llm.try", Label, step="shown")
+    err = capsys.readouterr().err
+    assert "shown (openai/scripted)" in err and "3/3" in err and "$0.0000" in err
