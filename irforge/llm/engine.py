@@ -223,6 +223,21 @@ class Engine:
                         max_cost_usd=cost_usd(price, prompt_tokens, completion),
                         priced=price is not None)
 
+    def summary(self) -> str:
+        """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
+        total = self.total
+        statuses = ", ".join(f"{n} {status}" for status, n in sorted(total.statuses.items()))
+        line = (f"{self.spec.name}: {statuses or 'nothing run'}; {total.requests} calls, "
+                f"{total.cache_hits} cache hits, {total.retries} retries, "
+                f"{total.prompt_tokens}+{total.completion_tokens} tokens, "
+                f"${total.cost_usd:.4f}")
+        if self.budget_stopped:
+            line += (f"; BUDGET STOP at ${self.budget_usd}: skipped items were not attempted, "
+                     "completed ones are kept")
+        if self.demo_grade:
+            line += "; demo grade (embedded model)"
+        return line
+
     def request_key_for(self, item: Mapping[str, Any], template_name: str,
                         output_model: type[BaseModel]) -> str:
         """Cache key of the first request for ``item`` (to check what a resume will skip)."""
