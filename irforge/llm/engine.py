@@ -184,7 +184,11 @@ class Engine:
 
             async def worker() -> None:
                 for job in queue:
-                    results[job.index] = await self._solve(job, stats)
+                    try:
+                        results[job.index] = await self._solve(job, stats)
+                    except Exception as exc:  # e.g. the cache disk is full: keep going
+                        results[job.index] = self._finish(job, "error",
+                                                          error=self._describe(exc))
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 

@@ -161,3 +161,22 @@ def test_progress_bar_reports_done_over_total(tmp_path: Path,
         engine.run([{"prompt": f"p{i}"} for i in range(3)], "llm.try", Label, step="shown")
     err = capsys.readouterr().err
     assert "shown (openai/scripted)" in err and "3/3" in err and "$0.0000" in err
+
+
+def test_bad_items_and_storage_failures_become_error_results(tmp_path: Path) -> None:
+    import sqlite3
+
+    with ScriptedServer(Script(default=ANSWER)) as server, \
+            make_engine(server, tmp_path / "c.sqlite") as engine:
+        good, missing = engine.run([{"prompt": "fine"}, {"wrong_name": "x"}], "llm.try", Label)
+        assert good.status == "ok"
+        assert missing.status == "error" and "missing ['prompt']" in missing.error
+        assert "try.yaml" in missing.error, "the message names the template file"
+
+        def full_disk(*args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        engine.cache.put = full_disk  # type: ignore[method-assign]
+        first, second = engine.run([{"prompt": "a"}, {"prompt": "b"}], "llm.try", Label)
+    assert first.status == second.status == "error"
+    assert "disk is full" in first.error
