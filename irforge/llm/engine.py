@@ -165,17 +165,7 @@ class Engine:
         self.prompts[plan.template.name] = plan.template.hash
         stats = self.steps.setdefault(step, StepStats())
         results: list[LLMResult | None] = [None] * len(items)
-        pending: list[_Job] = []
-        for index, item in enumerate(items):
-            job_or_result = self._prepare(index, item, plan)
-            if isinstance(job_or_result, LLMResult):
-                results[index] = job_or_result
-                continue
-            done = self._from_cache(job_or_result, stats)
-            if done is None:
-                pending.append(job_or_result)
-            else:
-                results[index] = done
+        pending = self._resolve_cached(items, plan, stats, results)
         self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
         label = f"{step} ({self.spec.name})"
         with RunProgress(self.progress, label, len(items)) as bar:
@@ -295,6 +285,36 @@ class Engine:
                 pass
         return estimate_tokens(messages)
 
+    def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
+                        stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
+        """Fill ``results`` for every item the cache answers; return the jobs still to run."""
+        jobs: list[_Job] = []
+        for index, item in enumerate(items):
+            job_or_result = self._prepare(index, item, plan)
+            if isinstance(job_or_result, LLMResult):
+                results[index] = job_or_result
+            else:
+                jobs.append(job_or_result)
+        if self.cache is None:
+            return jobs
+        keys = [self._key(job) for job in jobs]
+        found = self.cache.get_many(keys)
+        pending = []
+        for job, key in zip(jobs, keys, strict=True):
+            completion = found.get(key)
+            done = None
+            if completion is not None:
+                stats.cache_hits += 1
+                self.total.cache_hits += 1
+                done = self._advance(job, completion)
+                if done is None:  # a cached re-ask chain: follow it
+                    done = self._from_cache(job, stats)
+            if done is None:
+                pending.append(job)
+            else:
+                results[job.index] = done
+        return pending
+
     def _from_cache(self, job: _Job, stats: StepStats) -> LLMResult | None:
         """Follow the item's conversation through the cache as far as it goes."""
         if self.cache is None:
@@ -310,8 +330,10 @@ class Engine:
                 return done
 
     async def _solve(self, job: _Job, stats: StepStats) -> LLMResult:
+        looked_up = True  # the caller already found no cached answer for this conversation
         while True:
-            done = self._from_cache(job, stats)
+            done = None if looked_up else self._from_cache(job, stats)
+            looked_up = False
             if done is not None:
                 return done
             reservation = self._budget_reservation(job)

@@ -77,6 +77,8 @@ def _render_text(template: Template, key: str, variables: Mapping[str, Any]) -> 
     import jinja2
 
     source = template.system if key == "system" else template.user
+    if not any(marker in (source or "") for marker in ("{{", "{%", "{#")):
+        return (source or "").strip()  # plain text: nothing to render
     try:
         return _compiled(source or "").render(**variables).strip()
     except jinja2.UndefinedError as exc:
