@@ -20,9 +20,12 @@ from irforge.llm.accounting import (
     Estimate,
     Price,
     StepStats,
+    budget_reservation,
     cost_usd,
+    count_prompt_tokens,
     estimate_tokens,
     litellm_price,
+    summary_line,
 )
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
@@ -30,18 +33,19 @@ from irforge.llm.completion import Completion, Message, RequestKeys
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
-from irforge.llm.retry import retrying
+from irforge.llm.retry import retrying, status_code
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
 from irforge.llm.structured import (
+    judge,
     output_schema,
-    parse_output,
     reask_messages,
     schema_instruction,
     with_instructions,
 )
 from irforge.prompts import Template, get_template
 
-DEFAULT_EXPECTED_OUTPUT = 256
+# errors that will fail every other request the same way: stop sending after the first
+FATAL_STATUS = frozenset({401, 403, 404})
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ class Engine:
         self.prompts: dict[str, str] = {}
         self.budget_stopped = False
         self._reserved = 0.0
+        self._fatal: str | None = None
         self._backend: Backend | None = None
         self._limiter: RateLimiter | None = None
 
@@ -207,7 +212,7 @@ class Engine:
                 cached += 1
                 continue
             requests += 1
-            prompt_tokens += self._count_tokens(job.messages)
+            prompt_tokens += count_prompt_tokens(self.spec, job.messages)
         completion = requests * int(self.params["max_tokens"])
         price = self.price
         return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
@@ -219,18 +224,7 @@ class Engine:
 
     def summary(self) -> str:
         """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
-        total = self.total
-        statuses = ", ".join(f"{n} {status}" for status, n in sorted(total.statuses.items()))
-        line = (f"{self.spec.name}: {statuses or 'nothing run'}; {total.requests} calls, "
-                f"{total.cache_hits} cache hits, {total.retries} retries, "
-                f"{total.prompt_tokens}+{total.completion_tokens} tokens, "
-                f"${total.cost_usd:.4f}")
-        if self.budget_stopped:
-            line += (f"; BUDGET STOP at ${self.budget_usd}: skipped items were not attempted, "
-                     "completed ones are kept")
-        if self.demo_grade:
-            line += "; demo grade (embedded model)"
-        return line
+        return summary_line(self.spec.name, self.total, self.budget_usd, self.demo_grade)
 
     def request_key_for(self, item: Mapping[str, Any], template_name: str,
                         output_model: type[BaseModel]) -> str:
@@ -274,16 +268,6 @@ class Engine:
 
     def _key(self, job: _Job) -> str:
         return job.plan.keys.key(job.messages)
-
-    def _count_tokens(self, messages: list[Message]) -> int:
-        if self.spec.backend == "litellm":
-            import litellm
-
-            try:
-                return int(litellm.token_counter(model=self.spec.name, messages=messages))
-            except Exception:  # unknown tokenizer: fall back to the estimate
-                pass
-        return estimate_tokens(messages)
 
     def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
                         stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
@@ -336,6 +320,10 @@ class Engine:
             looked_up = False
             if done is not None:
                 return done
+            if self._fatal is not None:
+                return self._finish(job, "error", error=(
+                    f"not attempted: an earlier request failed with {self._fatal}; fix the "
+                    "model name, key or endpoint and re-run (completed answers are cached)"))
             reservation = self._budget_reservation(job)
             if reservation is None:
                 stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
@@ -349,6 +337,8 @@ class Engine:
             except Exception as exc:
                 stats.errors += 1
                 self.total.errors += 1
+                if status_code(exc) in FATAL_STATUS:
+                    self._fatal = self._describe(exc)
                 return self._finish(job, "error", error=self._describe(exc))
             finally:
                 self._reserved -= reservation
@@ -388,37 +378,22 @@ class Engine:
         """Dollars to set aside for the next request, or None when the budget forbids it."""
         if self.budget_stopped:
             return None
-        if self.budget_usd is None:
-            return 0.0
-        answered = max(self.total.requests - self.total.errors, 0)
-        expected = (self.total.completion_tokens / answered if answered
-                    else min(DEFAULT_EXPECTED_OUTPUT, int(self.params["max_tokens"])))
-        estimate = cost_usd(self.price, estimate_tokens(job.messages), int(expected))
-        if self.total.cost_usd + self._reserved + estimate > float(self.budget_usd):
-            return None
-        return estimate
+        return budget_reservation(self.total, self._reserved, self.budget_usd, self.price,
+                                  job.messages, int(self.params["max_tokens"]))
 
     def _advance(self, job: _Job, completion: Completion) -> LLMResult | None:
         """Judge one answer: a final result, or None after queueing a re-ask."""
         job.prompt_tokens += completion.prompt_tokens
         job.completion_tokens += completion.completion_tokens
         job.raw = completion.text
-        if completion.refusal or completion.finish_reason == "content_filter":
-            return self._finish(job, "refused",
-                                error=completion.refusal or "blocked by the content filter")
-        value, error = parse_output(completion.text, job.plan.output_model)
-        if value is not None:
-            return self._finish(job, "ok", value=value)
-        if completion.finish_reason == "length":
-            return self._finish(job, "truncated", error=(
-                f"output stopped at max_tokens={self.params['max_tokens']}: {error}"))
-        if job.reasks >= self.max_reasks:
-            return self._finish(job, "invalid", error=(
-                f"{error} (after {job.reasks} re-ask{'s' if job.reasks != 1 else ''})"))
+        verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
+                        int(self.params["max_tokens"]))
+        if verdict.status is not None:
+            return self._finish(job, verdict.status, value=verdict.value, error=verdict.error)
         job.reasks += 1
         for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
-        job.messages = reask_messages(job.messages, completion.text, error or "invalid")
+        job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
         return None
 
     def _finish(self, job: _Job, status: Status, value: Any = None,

@@ -180,3 +180,15 @@ def test_bad_items_and_storage_failures_become_error_results(tmp_path: Path) -> 
         first, second = engine.run([{"prompt": "a"}, {"prompt": "b"}], "llm.try", Label)
     assert first.status == second.status == "error"
     assert "disk is full" in first.error
+
+
+def test_authentication_failure_stops_sending_the_remaining_items(tmp_path: Path) -> None:
+    script = Script(default=Action.error(401))
+    items = [{"prompt": f"p{i}"} for i in range(6)]
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", concurrency=1) as engine:
+        results = engine.run(items, "llm.try", Label)
+        assert len(server.log) == 1
+    assert all(r.status == "error" for r in results)
+    assert "401" in results[0].error or "Authentication" in results[0].error
+    assert all("not attempted" in r.error and r.attempts == 0 for r in results[1:])
