@@ -101,6 +101,7 @@ class LoggedRequest:
     action: str
     messages: list[dict[str, Any]]
     received: float = 0.0  # time.monotonic() when it arrived
+    params: dict[str, Any] = field(default_factory=dict)  # the body without the messages
 
 
 class ScriptedApp:
@@ -142,8 +143,9 @@ class ScriptedApp:
         first_user = next((str(m.get("content")) for m in messages
                            if m.get("role") == "user"), "")
         action = self.choose(first_user)
+        params = {k: v for k, v in request.items() if k != "messages"}
         self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
-                                      time.monotonic()))
+                                      time.monotonic(), params))
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:

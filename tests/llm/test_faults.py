@@ -74,6 +74,10 @@ def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is
         assert result.raw is not None or status == "error", name
         assert result.cached is False
     by_name = dict(zip(ITEMS, results, strict=True))
+    sent_format = server.log[0].params["response_format"]
+    assert sent_format["type"] == "json_schema"
+    assert sent_format["json_schema"]["schema"] == Label.model_json_schema()
+    assert "authorization" not in json.dumps(server.log[0].params).lower()
     assert "max_tokens" in by_name["item-truncated"].error
     assert by_name["item-truncated"].raw == '{"label": '
     assert "can't help" in by_name["item-refusal"].error
