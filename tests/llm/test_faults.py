@@ -196,3 +196,14 @@ def test_authentication_failure_stops_sending_the_remaining_items(tmp_path: Path
     assert all(r.status == "error" for r in results)
     assert "401" in results[0].error or "Authentication" in results[0].error
     assert all("not attempted" in r.error and r.attempts == 0 for r in results[1:])
+
+
+def test_instructions_mode_sends_no_response_format_and_parses_prose(tmp_path: Path) -> None:
+    script = Script(default=Action.answer('Here you go:\n```json\n{"label": 9}\n```'))
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", response_format="instructions") as engine:
+        [result] = engine.run([{"prompt": "x"}], "llm.try", Label)
+        sent = server.log[0]
+    assert result.status == "ok" and result.value == Label(label=9)
+    assert "response_format" not in sent.params
+    assert '"label"' in sent.messages[0]["content"], "the schema is stated in the prompt"
