@@ -44,6 +44,11 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("audit", "pool", "irforge.validators.cli:pool"),
     ("build", "instructions", "irforge.generators.instructions.command:build_command"),
     ("build", "instructions-review", "irforge.generators.instructions.command:review_command"),
+    ("llm", "try", "irforge.llm.commands:llm_try"),
+    ("cache", "stats", "irforge.llm.commands:cache_stats"),
+    ("cache", "clear", "irforge.llm.commands:cache_clear"),
+    ("prompts", "list", "irforge.prompts.commands:prompts_list"),
+    ("prompts", "show", "irforge.prompts.commands:prompts_show"),
 ]
 
 

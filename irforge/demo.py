@@ -41,10 +41,17 @@ def stage_instructions(ctx: DemoContext) -> str:
     return demo_stage(ctx.out, ctx.model)
 
 
+def stage_llm(ctx: DemoContext) -> str:
+    from irforge.llm.demo import stage_llm as run_stage
+
+    return run_stage(ctx)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
-    ("audit", stage_audit),
+    ("llm", stage_llm),
     ("instructions", stage_instructions),
+    ("audit", stage_audit),
 ]
 
 
