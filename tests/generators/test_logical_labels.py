@@ -36,7 +36,8 @@ P2 = "Quiet Harbor starred Ada Kim, who was born in Port Elam."
 
 
 def output(evidence: list[tuple[int, str]], answer: str = "Ada Kim",
-           query: str = "Who starred in the film Lena Ortiz directed in 2011?") -> LogicalQueryOutput:
+           query: str = "Who starred in the film Lena Ortiz directed in 2011?",
+           ) -> LogicalQueryOutput:
     return LogicalQueryOutput(query=query, answer=answer, triples=TripleGroups(),
                               evidence=[Evidence(passage=n, text=text) for n, text in evidence])
 

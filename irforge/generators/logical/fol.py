@@ -34,8 +34,8 @@ def render_fol(edges: Sequence[QueryEdge], target: str) -> str:
         return f"{predicate(edge.triple.relation)}({term(edge.left)}, {term(edge.right)})"
 
     inside = _target_component([e for e in edges if e.mark != "-"], target)
-    outer = [e for e in edges if e.mark != "-" and e.nodes <= inside]
-    negated = [e for e in edges if e not in outer]
+    negated = negated_block(edges, target)
+    outer = [e for e in edges if e not in negated]
     conjuncts = [atom(e) for e in outer if e.mark == "+"]
     alternatives = [atom(e) for e in outer if e.mark == "|"]
     if alternatives:
@@ -52,6 +52,12 @@ def render_fol(edges: Sequence[QueryEdge], target: str) -> str:
                    if is_variable(n) and n != target}, key=_order)
     head = f"V? . ∃{', '.join(free)} : " if free else "V? : "
     return head + " ∧ ".join(conjuncts)
+
+
+def negated_block(edges: Sequence[QueryEdge], target: str) -> list[QueryEdge]:
+    """The negated triples plus any branch reachable from the answer only through them."""
+    inside = _target_component([e for e in edges if e.mark != "-"], target)
+    return [e for e in edges if e.mark == "-" or not e.nodes <= inside]
 
 
 def _order(name: str) -> int:

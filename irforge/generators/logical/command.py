@@ -1,0 +1,54 @@
+"""CLI verb ``irforge build logical``: a thin wrapper over :func:`build_logical`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def build_logical_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
+    corpus: Annotated[Path, typer.Option(help="Source passages (BEIR corpus.jsonl).")],
+    types: Annotated[str, typer.Option(help="Comma-separated types (1p,2p,3p,2i,3i,pi,ip,"
+                                            "2u,up,2in,3in,inp,pin,pni) or 'all'.")] = "all",
+    per_type: Annotated[int, typer.Option(help="Queries to attempt per type.")] = 2,
+    model: Annotated[str | None, typer.Option(
+        help="LLM (litellm name); default IRFORGE_MODEL, else the embedded demo model.")] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    group_key: Annotated[str, typer.Option(
+        help="Passages of one query share this key: 'title' or a metadata field.")] = "title",
+    max_passages: Annotated[int, typer.Option(help="Most passages per query (1-3).")] = 3,
+    distractors: Annotated[int | None, typer.Option(
+        help="Distractor passages to keep (default: every passage of an unsampled group).")]
+    = None,
+    hypothetical: Annotated[bool, typer.Option(
+        help="Ask the LLM for one hypothetical (HyDE-style) negative passage per query.")]
+    = False,
+    judge: Annotated[bool, typer.Option(help="Score structure conformity 1-4 with the LLM.")]
+    = False,
+    min_judge_score: Annotated[int, typer.Option(help="Judge score needed to keep a query.")]
+    = 3,
+    seed: Annotated[int, typer.Option(help="Seed for passage selection and distractors.")] = 0,
+    budget_usd: Annotated[float | None, typer.Option(help="Stop calling the LLM past this.")]
+    = None,
+    cache: Annotated[Path | None, typer.Option(help="LLM cache file.")] = None,
+) -> None:
+    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
+    from irforge.beir import read_corpus
+    from irforge.generators.logical.build import LogicalConfig, build_logical
+    from irforge.generators.logical.types import parse_types
+    from irforge.llm import Engine
+
+    config = LogicalConfig(
+        types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
+        group_key=group_key, max_passages=max_passages, distractors=distractors,
+        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score)
+    docs = list(read_corpus(corpus))
+    with Engine(model, api_base=api_base, budget_usd=budget_usd, cache_path=cache) as engine:
+        if engine.demo_grade:
+            typer.echo("note: using the embedded demo-grade model; expect most queries to fail "
+                       "the structure check", err=True)
+        summary = build_logical(bench_dir, docs, config, engine)
+    typer.echo(f"{bench_dir}: {summary.line()}")
