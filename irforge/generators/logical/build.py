@@ -9,7 +9,7 @@ judgment or failure rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from irforge.generators.logical.models import (
     LogicalQueryOutput,
     StructureJudgment,
 )
-from irforge.generators.logical.selection import plan_queries, select_distractors
+from irforge.generators.logical.selection import QueryPlan, plan_queries, select_distractors
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 from irforge.records import Doc, Failure, Judgment, Qrel, Query
 
@@ -105,14 +105,27 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
             verdict = review.review_hypothetical(item, result)
             (failures if isinstance(verdict, Failure) else hypothetical).append(verdict)
 
-    return _write(Benchmark(bench_dir), docs, plans, accepted, scores, hypothetical, judgments,
-                  failures, config, engine)
+    outcome = Outcome(plans, accepted, failures, judgments, scores, hypothetical)
+    return write_benchmark(Benchmark(bench_dir), docs, outcome, config, engine.manifest_entry())
 
 
-def _write(bench: Benchmark, docs: Sequence[Doc], plans: Sequence[Any],
-           accepted: Sequence[review.AcceptedQuery], scores: dict[str, int],
-           hypothetical: Sequence[Doc], judgments: Sequence[Judgment],
-           failures: Sequence[Failure], config: LogicalConfig, engine: Any) -> LogicalSummary:
+@dataclass(frozen=True)
+class Outcome:
+    """Everything the LLM steps produced after review, ready to be written."""
+
+    plans: Sequence[QueryPlan]
+    accepted: Sequence[review.AcceptedQuery]
+    failures: Sequence[Failure] = ()
+    judgments: Sequence[Judgment] = ()
+    scores: Mapping[str, int] = field(default_factory=dict)
+    hypothetical: Sequence[Doc] = ()
+
+
+def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
+                    config: LogicalConfig, engine_entry: Mapping[str, Any]) -> LogicalSummary:
+    """Write corpus, queries, qrels, negation labels, logs and the manifest entry (plain code)."""
+    plans, accepted, failures = outcome.plans, outcome.accepted, outcome.failures
+    hypothetical, judgments, scores = outcome.hypothetical, outcome.judgments, outcome.scores
     gold_ids = {doc_id for item in accepted for doc_id in item.plan.doc_ids}
     sampled_keys = {plan.group for plan in plans}
     distractors = select_distractors(docs, sampled_keys, config.group_key, config.distractors,
@@ -147,8 +160,7 @@ def _write(bench: Benchmark, docs: Sequence[Doc], plans: Sequence[Any],
         summary.failures_by_check[check] = summary.failures_by_check.get(check, 0) + 1
     bench.record_step("logical", {
         "method": "ComLQ (complex logical queries)", "config": asdict(config),
-        "engine": engine.manifest_entry(), "demo_grade": bool(getattr(engine, "demo_grade",
-                                                                     False)),
+        "engine": dict(engine_entry), "demo_grade": bool(engine_entry.get("demo_grade")),
         "counts": asdict(summary), "gold_passages": len(gold),
         "group_keys_sampled": len(sampled_keys),
         "negation_labels": str(labels_path(bench.root).relative_to(bench.root))})
