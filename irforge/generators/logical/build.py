@@ -67,15 +67,22 @@ class LogicalSummary:
                 f"negatives, {self.labels} negation labels")
 
 
+def query_items(docs: Sequence[Doc],
+                config: LogicalConfig) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
+    """The seeded passage plans and the ``logical.query`` prompt inputs for them."""
+    types = [get_type(name) for name in config.types]
+    plans = plan_queries(docs, types, config.per_type, config.seed, config.group_key,
+                         config.max_passages)
+    docs_by_id = {doc.doc_id: doc for doc in docs}
+    return plans, [review.query_item(plan, docs_by_id) for plan in plans]
+
+
 def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
                   engine: Any) -> LogicalSummary:
     """Generate ComLQ-style queries from ``docs`` into the benchmark folder ``bench_dir``."""
-    types = [get_type(name) for name in config.types]
     docs_by_id = {doc.doc_id: doc for doc in docs}
-    plans = plan_queries(docs, types, config.per_type, config.seed, config.group_key,
-                         config.max_passages)
-    results = engine.run([review.query_item(p, docs_by_id) for p in plans], "logical.query",
-                         LogicalQueryOutput, step=review.QUERY_STEP)
+    plans, items = query_items(docs, config)
+    results = engine.run(items, "logical.query", LogicalQueryOutput, step=review.QUERY_STEP)
     accepted: list[review.AcceptedQuery] = []
     failures: list[Failure] = []
     for plan, result in zip(plans, results, strict=True):
