@@ -27,6 +27,7 @@ from irforge.generators.logical.selection import (
     group_key,
     plan_queries,
     select_distractors,
+    split_passages,
 )
 from irforge.generators.logical.types import get_type, parse_types
 from irforge.records import Doc, Qrel
@@ -191,3 +192,19 @@ def test_bad_label_rows_name_file_line_and_field(tmp_path, row, message):
     with pytest.raises(FormatError) as error:
         read_violations(path)
     assert f"{path}:2" in str(error.value) and message in str(error.value)
+
+
+def test_split_passages_keeps_titles_so_multi_passage_groups_exist():
+    doc = Doc("odile", "Odile Varenne was a composer. She was born in Elmsford. Her father was a "
+              "pilot. In 1904 she founded the Carrow Symphony Orchestra. It was the first.",
+              "Odile Varenne", {"source": "d17.txt"})
+    parts = split_passages([doc], 2)
+    assert [p.doc_id for p in parts] == ["odile-p0", "odile-p1", "odile-p2"]
+    assert parts[0].text == "Odile Varenne was a composer. She was born in Elmsford."
+    assert parts[2].text == "It was the first."
+    assert {p.title for p in parts} == {"Odile Varenne"}
+    assert parts[1].metadata == {"source": "d17.txt", "parent": "odile"}
+    assert list(group_docs(parts)) == ["Odile Varenne"]
+    assert split_passages([doc], 0) == [doc]
+    with pytest.raises(SelectionError, match=">= 0"):
+        split_passages([doc], -1)

@@ -28,7 +28,12 @@ from irforge.generators.logical.models import (
     LogicalQueryOutput,
     StructureJudgment,
 )
-from irforge.generators.logical.selection import QueryPlan, plan_queries, select_distractors
+from irforge.generators.logical.selection import (
+    QueryPlan,
+    plan_queries,
+    select_distractors,
+    split_passages,
+)
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 from irforge.records import Doc, Failure, Judgment, Qrel, Query
 
@@ -46,6 +51,7 @@ class LogicalConfig:
     hypothetical: bool = False
     judge: bool = False
     min_judge_score: int = 3
+    passage_sentences: int = 0
 
 
 @dataclass
@@ -70,18 +76,24 @@ class LogicalSummary:
 def query_items(docs: Sequence[Doc],
                 config: LogicalConfig) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
     """The seeded passage plans and the ``logical.query`` prompt inputs for them."""
+    return _plan(split_passages(docs, config.passage_sentences), config)
+
+
+def _plan(passages: Sequence[Doc],
+          config: LogicalConfig) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
     types = [get_type(name) for name in config.types]
-    plans = plan_queries(docs, types, config.per_type, config.seed, config.group_key,
+    plans = plan_queries(passages, types, config.per_type, config.seed, config.group_key,
                          config.max_passages)
-    docs_by_id = {doc.doc_id: doc for doc in docs}
+    docs_by_id = {doc.doc_id: doc for doc in passages}
     return plans, [review.query_item(plan, docs_by_id) for plan in plans]
 
 
 def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
                   engine: Any) -> LogicalSummary:
     """Generate ComLQ-style queries from ``docs`` into the benchmark folder ``bench_dir``."""
+    docs = split_passages(docs, config.passage_sentences)
     docs_by_id = {doc.doc_id: doc for doc in docs}
-    plans, items = query_items(docs, config)
+    plans, items = _plan(docs, config)
     results = engine.run(items, "logical.query", LogicalQueryOutput, step=review.QUERY_STEP)
     accepted: list[review.AcceptedQuery] = []
     failures: list[Failure] = []

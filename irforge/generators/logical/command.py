@@ -28,6 +28,9 @@ def build_logical_command(
     group_key: Annotated[str, typer.Option(
         help="Passages of one query share this key: 'title' or a metadata field.")] = "title",
     max_passages: Annotated[int, typer.Option(help="Most passages per query (1-3).")] = 3,
+    passage_sentences: Annotated[int, typer.Option(
+        help="Cut each document into passages of this many sentences sharing its title "
+             "(0: use documents as they are).")] = 0,
     distractors: Annotated[int | None, typer.Option(
         help="Distractor passages to keep (default: every passage of an unsampled group).")]
     = None,
@@ -59,7 +62,8 @@ def build_logical_command(
     config = LogicalConfig(
         types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
         group_key=group_key, max_passages=max_passages, distractors=distractors,
-        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score)
+        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
+        passage_sentences=passage_sentences)
     docs = list(read_corpus(corpus))
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, cache=cache, no_cache=no_cache,

@@ -8,6 +8,7 @@ sampled passage, so they cannot be relevant to a generated query.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,26 @@ class QueryPlan:
     qtype: str
     group: str
     doc_ids: tuple[str, ...]
+
+
+def split_passages(docs: Sequence[Doc], sentences: int) -> list[Doc]:
+    """Cut each document into passages of ``sentences`` sentences that keep its title.
+
+    ComLQ segments titled articles into passages and draws multi-passage queries from one
+    article; this gives whole-document corpora the same shape. Ids are ``<doc_id>-p<k>``;
+    ``sentences`` 0 returns the documents unchanged.
+    """
+    if sentences < 0:
+        raise SelectionError(f"sentences per passage must be >= 0, got {sentences}")
+    if sentences == 0:
+        return list(docs)
+    out = []
+    for doc in docs:
+        parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", doc.text.strip()) if p]
+        for number, start in enumerate(range(0, len(parts), sentences)):
+            out.append(Doc(f"{doc.doc_id}-p{number}", " ".join(parts[start:start + sentences]),
+                           doc.title, {**dict(doc.metadata), "parent": doc.doc_id}))
+    return out
 
 
 def group_key(doc: Doc, key: str = "title") -> str:
