@@ -34,8 +34,15 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_logical(ctx: DemoContext) -> str:
+    from irforge.generators.logical.command import demo_stage
+
+    return demo_stage(ctx.out / "logical", ctx.model)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("logical", stage_logical),
 ]
 
 
