@@ -76,6 +76,8 @@ def test_review_accepts_a_conforming_grounded_answer_and_renders_fol():
     assert query.metadata["triples"]["negation"] == [
         {"subject": "Port Elam", "relation": "birthplace of", "object": "?t"}]
     assert query.metadata["source_doc_ids"] == ["f1", "f2"]
+    assert [(e["passage"], e["doc_id"]) for e in query.metadata["evidence"]] == [
+        (1, "f1"), (1, "f1"), (2, "f2")]
     assert query.metadata["judge_score"] == 4
     assert item.negated == [{"subject": "Port Elam", "relation": "birthplace of", "object": "?t"}]
 

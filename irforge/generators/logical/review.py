@@ -63,7 +63,8 @@ class AcceptedQuery:
             "type": self.plan.qtype, "answer": self.output.answer,
             "triples": self.output.triples.model_dump(), "fol": self.fol,
             "answer_variable": self.check.target,
-            "evidence": [item.model_dump() for item in self.output.evidence],
+            "evidence": [{**item.model_dump(), "doc_id": self.plan.doc_ids[item.passage - 1]}
+                         for item in self.output.evidence],
             "source_doc_ids": list(self.plan.doc_ids), "group": self.plan.group,
             "passages": len(self.plan.doc_ids), "model": self.model,
             "demo_grade": self.demo_grade}
