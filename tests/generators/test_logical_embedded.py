@@ -71,6 +71,9 @@ def test_build_with_embedded_model_completes_and_records_every_failure(tmp_path)
     assert step["counts"]["planned"] == 2
     assert sum(entry["statuses"].values()) >= 2
     assert labels_path(bench.root).is_file()
-    # The corpus holds no passage of a sampled article unless it is gold for a query.
+    # Corpus: gold passages plus distractors from articles no query sampled.
     gold = {d for q in queries.values() for d in q.metadata["source_doc_ids"]}
-    assert {d.doc_id for d in bench.corpus() if not d.metadata.get("synthetic")} == gold
+    sampled = gold | {d for f in query_failures.values() for d in f.metadata["doc_ids"]}
+    sampled_articles = {ARTICLES[d] for d in sampled}
+    expected = gold | {d for d, article in ARTICLES.items() if article not in sampled_articles}
+    assert {d.doc_id for d in bench.corpus() if not d.metadata.get("synthetic")} == expected

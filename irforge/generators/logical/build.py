@@ -112,7 +112,10 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
             judgments += rows
             if rows:
                 scores[item.plan.query_id] = int(rows[0].label)
-            (failures.append(failure) if failure else kept.append(item))
+            if failure is None:
+                kept.append(item)
+            else:
+                failures.append(failure)
         accepted = kept
 
     hypothetical: list[Doc] = []
