@@ -40,8 +40,15 @@ def stage_logical(ctx: DemoContext) -> str:
     return demo_stage(ctx.out / "logical", ctx.model)
 
 
+def stage_llm(ctx: DemoContext) -> str:
+    from irforge.llm.demo import stage_llm as run_stage
+
+    return run_stage(ctx)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("llm", stage_llm),
     ("logical", stage_logical),
 ]
 
