@@ -49,6 +49,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("cache", "clear", "irforge.llm.commands:cache_clear"),
     ("prompts", "list", "irforge.prompts.commands:prompts_list"),
     ("prompts", "show", "irforge.prompts.commands:prompts_show"),
+    ("build", "logical", "irforge.generators.logical.command:build_logical_command"),
 ]
 
 

@@ -6,6 +6,7 @@ demo shows exactly what a user would run by hand.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,6 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
-from irforge.validators.demo_stage import stage_audit
 
 
 @dataclass(frozen=True)
@@ -41,18 +41,25 @@ def stage_instructions(ctx: DemoContext) -> str:
     return demo_stage(ctx.out, ctx.model)
 
 
-def stage_llm(ctx: DemoContext) -> str:
-    from irforge.llm.demo import stage_llm as run_stage
+def stage_logical(ctx: DemoContext) -> str:
+    from irforge.generators.logical.command import demo_stage
 
-    return run_stage(ctx)
+    return demo_stage(ctx.out / "logical", ctx.model)
 
 
-STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
-    ("corpus", stage_corpus),
-    ("llm", stage_llm),
-    ("instructions", stage_instructions),
-    ("audit", stage_audit),
+# (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
+STAGES: list[tuple[str, str]] = [
+    ("corpus", "irforge.demo:stage_corpus"),
+    ("llm", "irforge.llm.demo:stage_llm"),
+    ("instructions", "irforge.demo:stage_instructions"),
+    ("logical", "irforge.demo:stage_logical"),
+    ("audit", "irforge.validators.demo_stage:stage_audit"),
 ]
+
+
+def _resolve(target: str) -> Callable[[DemoContext], str]:
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
@@ -60,8 +67,8 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for name, stage in STAGES:
-        summary = stage(ctx)
+    for name, target in STAGES:
+        summary = _resolve(target)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     return results

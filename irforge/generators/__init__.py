@@ -1,1 +1,1 @@
-"""Generators: one package per paper's method, each turning inputs into benchmark records."""
+"""Benchmark generators, one subpackage per paper's method; shared helpers in ``common``."""
