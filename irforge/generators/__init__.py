@@ -1,0 +1,1 @@
+"""Benchmark generators: one subpackage or module per paper's method (see DESIGN.md)."""
