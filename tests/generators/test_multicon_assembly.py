@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 from irforge.generators.multicon.assembly import (
     DEFAULT_FILLER,
@@ -14,6 +13,7 @@ from irforge.generators.multicon.assembly import (
 )
 from irforge.generators.multicon.sentences import word_count
 from irforge.generators.multicon.validators import validate_conditions
+from tests.generators.multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 
 @pytest.fixture

@@ -7,27 +7,16 @@ the real engine); the real engine and model are exercised in test_multicon_e2e.p
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
-from multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 from pydantic import ValidationError
 
 from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
+from irforge.llm import LLMResult
 from irforge.records import Doc
-
-
-@dataclass
-class Result:
-    status: str
-    value: Any = None
-    raw: str | None = None
-    error: str | None = None
-    model: str = "canned"
-    prompt_id: str = ""
+from tests.generators.multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 
 class CannedEngine:
@@ -46,10 +35,11 @@ class CannedEngine:
             try:
                 value = output_model.model_validate(answer)
             except ValidationError as exc:
-                results.append(Result("invalid", raw=raw, error=str(exc).splitlines()[0],
-                                      prompt_id=template_name))
+                results.append(LLMResult("invalid", raw=raw, error=str(exc).splitlines()[0],
+                                         model="canned", prompt_id=template_name))
                 continue
-            results.append(Result("ok", value=value, raw=raw, prompt_id=template_name))
+            results.append(LLMResult("ok", value=value, raw=raw, model="canned",
+                                     prompt_id=template_name))
         return results
 
 

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from multicon_docs import NOVEL, PATIENT
-
 from irforge.generators.multicon.sentences import locate, normalize, split_sentences
+from tests.generators.multicon_docs import NOVEL, PATIENT
 
 
 def test_split_sentences_keeps_offsets_into_the_original_text():

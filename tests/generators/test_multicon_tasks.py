@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 from irforge.generators.multicon.tasks import (
     SourceParts,
@@ -15,6 +14,7 @@ from irforge.generators.multicon.tasks import (
 )
 from irforge.generators.multicon.validators import validate_conditions
 from irforge.records import Doc
+from tests.generators.multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 
 @pytest.fixture

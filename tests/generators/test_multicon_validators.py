@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from multicon_docs import NOVEL, NOVEL_CONDITIONS
 
 from irforge.generators.common import Rejected
 from irforge.generators.multicon.models import SubQuery
@@ -14,6 +13,7 @@ from irforge.generators.multicon.validators import (
     validate_hard_negative,
     validate_instruction,
 )
+from tests.generators.multicon_docs import NOVEL, NOVEL_CONDITIONS
 
 
 def test_conditions_in_order_with_spans():
