@@ -34,6 +34,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("build", "multicon", "irforge.generators.multicon.build:build_command"),
 ]
 
 

@@ -144,3 +144,15 @@ def test_config_rejects_bad_parameters():
         MulticonConfig(domain=get_domain("books"), strategy="invert")
     with pytest.raises(ValueError, match="n must be"):
         MulticonConfig(domain=get_domain("books"), n=0)
+
+
+def test_given_conditions_skip_step_one_and_are_validated(docs):
+    engine = CannedEngine(answers())
+    given = {"salt": NOVEL_CONDITIONS, "bad": ["Not in there at all, sadly.", "One sentence here.",
+                                              "Another one there."]}
+    out = generate(docs[:2], engine, MulticonConfig(domain=get_domain("books"), n=3), given)
+    assert "multicon.conditions" not in [name for name, _ in engine.calls]
+    assert [d.doc_id for d in out.docs][:1] == ["salt-pos"]
+    [failure] = [f for f in out.failures if f.step == "multicon.conditions"]
+    assert failure.item_id == "bad" and "does not occur" in failure.reason
+    assert failure.metadata["given"] is True

@@ -9,19 +9,37 @@ from typing import Annotated, Any
 import typer
 
 from irforge.bench import Benchmark
-from irforge.errors import IrforgeError
+from irforge.errors import FormatError, IrforgeError, Problem
 from irforge.generators.multicon.domains import get_domain, load_domains
 from irforge.generators.multicon.pipeline import EngineLike, MulticonConfig, generate
 from irforge.generators.multicon.writer import write_output
+from irforge.jsonl import iter_jsonl
 from irforge.records import Doc
 
 
+def read_given_conditions(path: Path) -> dict[str, list[str]]:
+    """Condition sentences chosen beforehand: JSONL rows ``{"doc_id", "conditions": [...]}``."""
+    out: dict[str, list[str]] = {}
+    for number, row in iter_jsonl(Path(path)):
+        doc_id, conditions = row.get("doc_id"), row.get("conditions")
+        if not isinstance(doc_id, str) or not doc_id:
+            raise FormatError(Problem(Path(path), "missing or not a string", line=number,
+                                      field="doc_id", hint="give the corpus id of the document"))
+        if not isinstance(conditions, list) or not all(isinstance(c, str) for c in conditions):
+            raise FormatError(Problem(Path(path), "must be a list of sentences", line=number,
+                                      field="conditions",
+                                      hint="copy N sentences from the document"))
+        out[doc_id] = conditions
+    return out
+
+
 def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
-                   engine: EngineLike, source: str = "") -> dict[str, int]:
+                   engine: EngineLike, source: str = "",
+                   given: dict[str, list[str]] | None = None) -> dict[str, int]:
     """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest."""
     if not docs:
         raise IrforgeError("no documents to build from (is the corpus empty?)")
-    output = generate(docs, engine, config)
+    output = generate(docs, engine, config, given)
     manifest_entry = getattr(engine, "manifest_entry", None)
     entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
     entry.update({"generator": "multicon", "params": config.params(),
@@ -51,6 +69,9 @@ def build_command(
         help="YAML file defining extra domains (see docs/multicon.md).")] = None,
     adaptive: Annotated[bool, typer.Option(
         help="Also ask the LLM for adaptive sub-query decompositions.")] = False,
+    conditions: Annotated[Path | None, typer.Option(
+        help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
+             "those documents skip step 1.")] = None,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge import beir
@@ -63,9 +84,10 @@ def build_command(
                                 adaptive=adaptive)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
+    given = read_given_conditions(conditions) if conditions is not None else None
     docs = list(islice(beir.read_corpus(corpus), limit))
-    engine = Engine(model=model)
-    counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus))
+    with Engine(model=model) as engine:
+        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     typer.echo(f"multicon: {summary} -> {bench_dir}")
     if counts["failures"]:

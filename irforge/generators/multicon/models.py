@@ -8,39 +8,44 @@ enforces a schema.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Annotated
 
 from pydantic import BaseModel, Field, create_model
+
+# A cap on each generated string keeps a small model from running on until max_tokens.
+Sentence = Annotated[str, Field(max_length=600)]
+Phrase = Annotated[str, Field(max_length=200)]
 
 
 class ConditionSentences(BaseModel):
     """Step 1: sentences copied from the document, each stating one condition."""
 
-    sentences: list[str]
+    sentences: list[Sentence]
 
 
 class InstructionQuery(BaseModel):
     """Step 2, instruction style: one short condition phrase per condition sentence, in order."""
 
-    conditions: list[str]
+    conditions: list[Phrase]
 
 
 class DescriptiveQuery(BaseModel):
     """Step 2, descriptive style: one natural-language query covering every condition."""
 
-    query: str
+    query: Annotated[str, Field(max_length=2000)]
 
 
 class HardNegativeSentence(BaseModel):
     """Step 3, 'modify' strategy: the sentence with its key information changed."""
 
-    sentence: str
+    sentence: Sentence
 
 
 class KeywordHardNegative(BaseModel):
     """Step 3, 'keyword' strategy: key terms kept but attached to an irrelevant entity."""
 
-    sentence: str
-    key_terms: list[str]
+    sentence: Sentence
+    key_terms: list[Phrase]
 
 
 class SubQuery(BaseModel):
@@ -61,7 +66,7 @@ def condition_sentences_model(n: int) -> type[ConditionSentences]:
     """ConditionSentences whose schema asks for exactly ``n`` sentences."""
     return create_model(  # type: ignore[call-overload, no-any-return]
         f"ConditionSentences{n}", __base__=ConditionSentences,
-        sentences=(list[str], Field(min_length=n, max_length=n)))
+        sentences=(list[Sentence], Field(min_length=n, max_length=n)))
 
 
 @lru_cache(maxsize=64)
@@ -69,4 +74,4 @@ def instruction_query_model(k: int) -> type[InstructionQuery]:
     """InstructionQuery whose schema asks for exactly ``k`` condition phrases."""
     return create_model(  # type: ignore[call-overload, no-any-return]
         f"InstructionQuery{k}", __base__=InstructionQuery,
-        conditions=(list[str], Field(min_length=k, max_length=k)))
+        conditions=(list[Phrase], Field(min_length=k, max_length=k)))

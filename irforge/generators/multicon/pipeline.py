@@ -132,11 +132,18 @@ class _Run:
         return accepted
 
 
-def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig) -> MulticonOutput:
-    """Build the MultiConIR tasks for ``docs`` of one domain."""
+def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
+             given: Mapping[str, Sequence[str]] | None = None) -> MulticonOutput:
+    """Build the MultiConIR tasks for ``docs`` of one domain.
+
+    ``given`` maps doc ids to condition sentences chosen beforehand (by people, or an earlier
+    run); they pass the same validator and skip step 1 for those documents.
+    """
     run = _Run(engine, config, MulticonOutput())
     by_id = {doc.doc_id: doc for doc in docs}
-    conditions = _conditions(run, docs)
+    given = dict(given or {})
+    conditions = _given_conditions(run, [d for d in docs if d.doc_id in given], given)
+    conditions.update(_conditions(run, [d for d in docs if d.doc_id not in given]))
     instruction, descriptive = _queries(run, by_id, conditions)
     negatives = _hard_negatives(run, conditions, instruction)
     adaptive = _adaptive(run, instruction) if config.adaptive else {}
@@ -153,6 +160,20 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig) ->
                   instruction.get(source, {}), descriptive.get(source, {}),
                   adaptive.get(source, {}))
     return run.out
+
+
+def _given_conditions(run: _Run, docs: Sequence[Doc], given: Mapping[str, Sequence[str]]
+                      ) -> dict[str, list[Located]]:
+    out: dict[str, list[Located]] = {}
+    for doc in docs:
+        try:
+            out[doc.doc_id] = validate_conditions(list(given[doc.doc_id]), doc.text, run.config.n,
+                                                  run.config.threshold)
+        except Rejected as exc:
+            run.out.failures.append(rejection_failure(
+                exc, f"{STEP}.conditions", doc.doc_id, None,
+                {"source_doc": doc.doc_id, "given": True}))
+    return out
 
 
 def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
