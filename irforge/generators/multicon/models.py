@@ -8,13 +8,13 @@ enforces a schema.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated
 
 from pydantic import BaseModel, Field, create_model
 
-# A cap on each generated string keeps a small model from running on until max_tokens.
-Sentence = Annotated[str, Field(max_length=600)]
-Phrase = Annotated[str, Field(max_length=200)]
+# Strings carry no maxLength: llama.cpp unrolls it into one grammar rule per character, and
+# long limits crash its grammar parser. Over-long output ends as status "truncated" instead.
+Sentence = str
+Phrase = str
 
 
 class ConditionSentences(BaseModel):
@@ -32,7 +32,7 @@ class InstructionQuery(BaseModel):
 class DescriptiveQuery(BaseModel):
     """Step 2, descriptive style: one natural-language query covering every condition."""
 
-    query: Annotated[str, Field(max_length=2000)]
+    query: str
 
 
 class HardNegativeSentence(BaseModel):
