@@ -34,8 +34,15 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_multicon(ctx: DemoContext) -> str:
+    from irforge.generators.multicon.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("multicon", stage_multicon),
 ]
 
 
