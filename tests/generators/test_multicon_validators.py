@@ -121,3 +121,18 @@ def test_adaptive_decomposition_covers_each_condition_once():
         validate_adaptive(subs[:1], 3)
     with pytest.raises(Rejected, match="covers no condition"):
         validate_adaptive([SubQuery(text="x", conditions=[])], 1)
+
+
+def test_hard_negative_must_rewrite_the_sentence_not_replace_it():
+    original = "It follows a beekeeper named Mara on a windswept island off the northern coast."
+    with pytest.raises(Rejected, match="shares under 20%"):
+        validate_hard_negative(original, "The heroine spends her summers repairing clocks.",
+                               "modify")
+    text, _ = validate_hard_negative(original, "It follows a glassblower named Mara in a port.",
+                                     "modify")
+    assert text.startswith("It follows a glassblower")
+
+
+def test_instruction_phrases_lose_their_own_list_numbers():
+    assert validate_instruction(["1. A 1987 novel", "2) About bees", "- Set on an island"], 3) == [
+        "A 1987 novel", "About bees", "Set on an island"]

@@ -22,6 +22,13 @@ from irforge.generators.multicon.sentences import (
 )
 
 _LIST_MARKER = re.compile(r"(?:^|\s)(?:\d+[.)]|[-*•])\s")
+_LEADING_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset({
+    "the", "and", "for", "with", "was", "were", "are", "his", "her", "its", "their", "this",
+    "that", "from", "into", "onto", "over", "under", "after", "before", "has", "had", "have",
+    "not", "but", "who", "which"})
+MIN_SHARED_WORDS = 0.2
 _TERM = re.compile(r"[A-Za-z0-9][\w'&.-]*\w|\w")
 
 
@@ -54,7 +61,7 @@ def _overlap(a: Span, b: Span) -> bool:
 
 def validate_instruction(conditions: Sequence[str], k: int) -> list[str]:
     """Step 2: an instruction-style query lists exactly k distinct, non-empty conditions."""
-    cleaned = [" ".join(condition.split()) for condition in conditions]
+    cleaned = [_LEADING_MARKER.sub("", " ".join(condition.split())) for condition in conditions]
     if len(cleaned) != k:
         raise Rejected(f"instruction-style query lists {len(cleaned)} conditions, expected {k}")
     seen: dict[str, int] = {}
@@ -92,6 +99,10 @@ def salient_terms(sentence: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS}
+
+
 def _contains_term(text: str, term: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, flags=re.IGNORECASE) is not None
 
@@ -109,6 +120,10 @@ def validate_hard_negative(original: str, sentence: str, strategy: str,
         raise Rejected("hard negative is the original sentence unchanged")
     if normalize(original) in normalize(text):
         raise Rejected("hard negative still contains the whole original sentence")
+    words = _content_words(original)
+    if words and len(words & _content_words(text)) / len(words) < MIN_SHARED_WORDS:
+        raise Rejected(f"hard negative shares under {MIN_SHARED_WORDS:.0%} of the original's "
+                       "words; it must rewrite that sentence, not replace it")
     if strategy != "keyword":
         return text, []
     declared = [" ".join(term.split()) for term in key_terms if term.strip()]
