@@ -34,6 +34,12 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_llm(ctx: DemoContext) -> str:
+    from irforge.llm.demo import stage_llm as run_stage
+
+    return run_stage(ctx)
+
+
 def stage_multicon(ctx: DemoContext) -> str:
     from irforge.generators.multicon.demo import demo_stage
 
@@ -42,6 +48,7 @@ def stage_multicon(ctx: DemoContext) -> str:
 
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("llm", stage_llm),
     ("multicon", stage_multicon),
 ]
 
