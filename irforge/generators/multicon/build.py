@@ -14,6 +14,17 @@ from irforge.generators.multicon.domains import get_domain, load_domains
 from irforge.generators.multicon.pipeline import EngineLike, MulticonConfig, generate
 from irforge.generators.multicon.writer import write_output
 from irforge.jsonl import iter_jsonl
+from irforge.llm.options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+)
 from irforge.records import Doc
 
 
@@ -53,9 +64,6 @@ def build_command(
     domain: Annotated[str, typer.Option(
         help="books, movies, people, medical, legal, or one from --domains.")] = "books",
     n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
-    model: Annotated[str | None, typer.Option(
-        help="LLM (litellm name); default IRFORGE_MODEL, else the embedded demo-grade model.")]
-    = None,
     strategy: Annotated[str | None, typer.Option(
         help="Hard-negative strategy: modify or keyword (default: the domain's).")] = None,
     pad_to: Annotated[int | None, typer.Option(
@@ -72,10 +80,19 @@ def build_command(
     conditions: Annotated[Path | None, typer.Option(
         help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
              "those documents skip step 1.")] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None,
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    prompts_dir: PromptsDirOption = None,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge import beir
-    from irforge.llm import Engine
+    from irforge.llm.options import engine_from_options, grade_note
 
     extra = load_domains(domains) if domains is not None else {}
     try:
@@ -86,10 +103,13 @@ def build_command(
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None
     docs = list(islice(beir.read_corpus(corpus), limit))
-    with Engine(model=model) as engine:
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
+        note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
-    typer.echo(f"multicon: {summary} -> {bench_dir}")
+    typer.echo(f"multicon: {summary} -> {bench_dir}{note}")
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
                    f"{Benchmark(bench_dir).failures_path}")

@@ -21,7 +21,8 @@ def demo_stage(out: Path, model: str | None = None) -> str:
 
     docs = sample_docs()
     parts = []
-    with Engine(model=model, max_tokens=384) as engine:
+    with Engine(model, cache_path=Path(out) / ".irforge" / "cache.sqlite",
+                max_tokens=384) as engine:
         for marker, domain in DEMO_DOMAINS.items():
             chosen = [d for d in docs if marker in d.doc_id][:DEMO_DOCS_PER_DOMAIN]
             if not chosen:
