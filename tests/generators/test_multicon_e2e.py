@@ -99,6 +99,24 @@ def test_every_produced_item_passes_its_validator(built):
 
 
 @pytest.mark.slow
+def test_every_accepted_llm_output_passes_its_validator_again(built):
+    originals = {f"salt:c{i}": c for i, c in enumerate(NOVEL_CONDITIONS, start=1)}
+    for row in _rows(built / "judgments.jsonl"):
+        raw = row["raw_output"]
+        value = json.loads(raw[raw.index("{"):raw.rindex("}") + 1])
+        item, task = row["query_id"], row["task"]
+        if task == "multicon.instruction_query":
+            validate_instruction(value["conditions"], int(item.split("-q")[1].split("-")[0]))
+        elif task == "multicon.descriptive_query":
+            validate_descriptive(value["query"], int(item.split("-q")[1].split("-")[0]))
+        elif task == "multicon.hard_negative" and item in originals:
+            validate_hard_negative(originals[item], value["sentence"], "modify")
+        elif task == "multicon.conditions":
+            validate_conditions(value["sentences"], SECOND.text, N)
+        assert row["source"] == "llm" and row["model"].startswith("embedded:")
+
+
+@pytest.mark.slow
 def test_every_rejected_item_is_in_failures_with_a_reason(built):
     failures = _rows(built / "failures.jsonl")
     assert all(f["reason"].strip() and f["step"].startswith("multicon.") for f in failures)
