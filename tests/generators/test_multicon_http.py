@@ -1,8 +1,8 @@
 """``irforge build multicon`` through the real CLI, litellm and HTTP against the scripted server.
 
 The server answers like a well-behaved model, except for injected faults (a refusal, a reply
-cut off at the token limit, a hard negative that copies its original); each fault must end up
-in failures.jsonl and the rest must be built.
+cut off at the token limit, repeated sentences that the engine re-asks about); each fault must
+end up in failures.jsonl or be repaired, and the rest must be built.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
 
 def _script() -> Script:
     rules = [
-        Rule("Mara's brother returns", (Action.answer({"sentences": NOVEL_CONDITIONS}),)),
+        Rule("Mara's brother returns", (  # first a repeated sentence: the engine re-asks
+            Action.answer({"sentences": [NOVEL_CONDITIONS[0]] * 3}),
+            Action.answer({"sentences": NOVEL_CONDITIONS}))),
         Rule("The Quiet Ferry is a 2003", (Action.refusal("I will not."),)),
         Rule("mentions all 2 conditions", (Action.truncated('{"query": "a 1987 nov'),)),
     ]
@@ -59,6 +61,7 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
         result = CliRunner().invoke(build_app(), args, catch_exceptions=False)
         assert result.exit_code == 0, result.output
         requests = len(server.log)
+        assert sum("Mara's brother returns" in e.first_user for e in server.log) == 2
         # a re-run is answered from the cache: no new request reaches the server
         again = CliRunner().invoke(build_app(), args, catch_exceptions=False)
         assert again.exit_code == 0 and len(server.log) == requests

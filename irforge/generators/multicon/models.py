@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, create_model, field_validator
+
+from irforge.generators.multicon.sentences import normalize
 
 # Strings carry no maxLength: llama.cpp unrolls it into one grammar rule per character, and
 # long limits crash its grammar parser. Over-long output ends as status "truncated" instead.
@@ -17,10 +19,28 @@ Sentence = str
 Phrase = str
 
 
+def distinct(items: list[str], what: str) -> list[str]:
+    """Refuse empty or repeated items, so the engine re-asks with the reason."""
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items, start=1):
+        key = normalize(item)
+        if not key:
+            raise ValueError(f"{what} {index} is empty")
+        if key in seen:
+            raise ValueError(f"{what} {index} repeats {what} {seen[key]}; each must differ")
+        seen[key] = index
+    return items
+
+
 class ConditionSentences(BaseModel):
     """Step 1: sentences copied from the document, each stating one condition."""
 
     sentences: list[Sentence]
+
+    @field_validator("sentences")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        return distinct(value, "sentence")
 
 
 class InstructionQuery(BaseModel):
@@ -28,11 +48,23 @@ class InstructionQuery(BaseModel):
 
     conditions: list[Phrase]
 
+    @field_validator("conditions")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        return distinct(value, "condition")
+
 
 class DescriptiveQuery(BaseModel):
     """Step 2, descriptive style: one natural-language query covering every condition."""
 
     query: str
+
+    @field_validator("query")
+    @classmethod
+    def _prose(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value
 
 
 class HardNegativeSentence(BaseModel):
