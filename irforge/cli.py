@@ -50,6 +50,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("prompts", "list", "irforge.prompts.commands:prompts_list"),
     ("prompts", "show", "irforge.prompts.commands:prompts_show"),
     ("build", "logical", "irforge.generators.logical.command:build_logical_command"),
+    ("build", "multicon", "irforge.generators.multicon.build:build_command"),
 ]
 
 

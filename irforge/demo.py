@@ -47,10 +47,17 @@ def stage_logical(ctx: DemoContext) -> str:
     return demo_stage(ctx.out / "logical", ctx.model)
 
 
+def stage_multicon(ctx: DemoContext) -> str:
+    from irforge.generators.multicon.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
 # (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
 STAGES: list[tuple[str, str]] = [
     ("corpus", "irforge.demo:stage_corpus"),
     ("llm", "irforge.llm.demo:stage_llm"),
+    ("multicon", "irforge.demo:stage_multicon"),
     ("instructions", "irforge.demo:stage_instructions"),
     ("logical", "irforge.demo:stage_logical"),
     ("audit", "irforge.validators.demo_stage:stage_audit"),

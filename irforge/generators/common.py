@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from irforge.records import Failure, Judgment
 
 
-def result_failure(result: Any, step: str, item_id: str,
+class Rejected(ValueError):
+    """A validator refused a generated value; the message is the reason kept in failures.jsonl."""
+
+
+class ResultLike(Protocol):
+    """The fields of ``irforge.llm.LLMResult`` a generator reads."""
+
+    status: str
+    value: Any
+    raw: str | None
+    error: str | None
+
+
+def result_failure(result: ResultLike, step: str, item_id: str,
                    metadata: Mapping[str, Any] | None = None) -> Failure | None:
-    """A Failure for an engine result whose status is not ok (None when it is ok)."""
-    if result.status == "ok":
+    """A Failure for an engine result whose status is not ``ok``; None when the call succeeded."""
+    if result.status == "ok" and result.value is not None:
         return None
-    reason = f"llm {result.status}" + (f": {result.error}" if result.error else "")
+    reason = f"llm {result.status}: {result.error or 'no value returned'}"
     return Failure(step=step, item_id=item_id, reason=reason, raw_output=result.raw,
                    metadata=dict(metadata or {}))
 
@@ -23,6 +36,12 @@ def rejection(step: str, item_id: str, reasons: Sequence[str], raw: str | None,
     """A Failure for an output the engine parsed but a validator rejected."""
     return Failure(step=step, item_id=item_id, reason="rejected: " + "; ".join(reasons),
                    raw_output=raw, metadata=dict(metadata or {}))
+
+
+def rejection_failure(error: Rejected, step: str, item_id: str, raw: str | None,
+                      metadata: Mapping[str, Any] | None = None) -> Failure:
+    """A Failure for a value the engine returned but a plain-code validator rejected."""
+    return rejection(step, item_id, [str(error)], raw, metadata)
 
 
 def accepted_judgment(result: Any, step: str, query_id: str, doc_id: str,
