@@ -6,6 +6,7 @@ demo shows exactly what a user would run by hand.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,6 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
-from irforge.corpus.demo import stage_corpus_pipeline
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,39 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
-STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
-    ("corpus", stage_corpus),
-    ("corpus-pipeline", stage_corpus_pipeline),
+def stage_instructions(ctx: DemoContext) -> str:
+    from irforge.generators.instructions.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
+def stage_logical(ctx: DemoContext) -> str:
+    from irforge.generators.logical.command import demo_stage
+
+    return demo_stage(ctx.out / "logical", ctx.model)
+
+
+def stage_multicon(ctx: DemoContext) -> str:
+    from irforge.generators.multicon.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
+# (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
+STAGES: list[tuple[str, str]] = [
+    ("corpus", "irforge.demo:stage_corpus"),
+    ("corpus-pipeline", "irforge.corpus.demo:stage_corpus_pipeline"),
+    ("llm", "irforge.llm.demo:stage_llm"),
+    ("multicon", "irforge.demo:stage_multicon"),
+    ("instructions", "irforge.demo:stage_instructions"),
+    ("logical", "irforge.demo:stage_logical"),
+    ("audit", "irforge.validators.demo_stage:stage_audit"),
 ]
+
+
+def _resolve(target: str) -> Callable[[DemoContext], str]:
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
@@ -46,8 +75,8 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for name, stage in STAGES:
-        summary = stage(ctx)
+    for name, target in STAGES:
+        summary = _resolve(target)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     return results
