@@ -1,0 +1,1 @@
+"""Benchmark generators: one subpackage per method; each calls LLMs only through the engine."""
