@@ -34,6 +34,8 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("build", "intents", "irforge.generators.intents.cli:build_intents_command"),
+    (None, "label", "irforge.generators.relevance.cli:label_command"),
 ]
 
 

@@ -73,7 +73,7 @@ def check_example(query: str, passage: str | None, seed_passage: str) -> str | N
     return None
 
 
-def _only_declared(template_name: str, values: Mapping[str, Any]) -> dict[str, Any]:
+def only_declared(template_name: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """Keep the variables the template declares (built-in and generic templates differ)."""
     from irforge.prompts import get_template
 
@@ -88,14 +88,14 @@ def _by_template(planned: Sequence[PlannedQuery], key: str) -> dict[str, list[in
     return groups
 
 
-def _needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
+def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
     task: Task = item.task
     return {"passage": item.seed_doc.text, "category": task.category.name,
             "category_description": task.category.description or task.category.name,
             "n_needs": n_needs, "intent_description": task.intent.description}
 
 
-def _query_values(item: PlannedQuery, need: str) -> dict[str, Any]:
+def query_values(item: PlannedQuery, need: str) -> dict[str, Any]:
     intent = item.task.intent
     return {"task": need, "passage": item.seed_doc.text, "category": item.task.category.name,
             **item.attributes, "intent_description": intent.description,
@@ -108,7 +108,7 @@ def generate(engine: Any, planned: Sequence[PlannedQuery], n_needs: int = 3) -> 
     out = Generation()
     needs: dict[int, str] = {}
     for template, indexes in _by_template(planned, "needs_template").items():
-        items = [_only_declared(template, _needs_values(planned[i], n_needs)) for i in indexes]
+        items = [only_declared(template, needs_values(planned[i], n_needs)) for i in indexes]
         results = engine.run(items, template, Needs, step=NEEDS_STEP)
         for i, result in zip(indexes, results, strict=True):
             item = planned[i]
@@ -129,7 +129,7 @@ def generate(engine: Any, planned: Sequence[PlannedQuery], n_needs: int = 3) -> 
         groups.setdefault((intent.query_template, intent.generates_passage), []).append(i)
     for (template, with_passage), indexes in groups.items():
         model = GeneratedExample if with_passage else GeneratedQuery
-        items = [_only_declared(template, _query_values(planned[i], needs[i])) for i in indexes]
+        items = [only_declared(template, query_values(planned[i], needs[i])) for i in indexes]
         results = engine.run(items, template, model, step=QUERY_STEP)
         for i, result in zip(indexes, results, strict=True):
             _collect(out, planned[i], needs[i], result)

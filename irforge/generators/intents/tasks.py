@@ -62,12 +62,13 @@ def _keyword_hits(text: str, keywords: Sequence[str]) -> int:
     return sum(len(re.findall(rf"\b{re.escape(word.lower())}", lowered)) for word in keywords)
 
 
-def assign_categories(docs: Sequence[Doc], taxonomy: Taxonomy) -> dict[str, list[Doc]]:
+def assign_categories(docs: Sequence[Doc], taxonomy: Taxonomy,
+                      min_hits: int = 2) -> dict[str, list[Doc]]:
     """Seed passages per category key.
 
     A doc whose ``metadata.category`` names a category (by name or short id, any case) goes
     there; otherwise to the category with most keyword hits in title and text (ties: the
-    earlier category in the taxonomy); a doc with no hits joins no category.
+    earlier category in the taxonomy), if it has at least ``min_hits``; else to none.
     """
     by_label = {}
     for category in taxonomy.categories:
@@ -82,7 +83,7 @@ def assign_categories(docs: Sequence[Doc], taxonomy: Taxonomy) -> dict[str, list
             pools[by_label[label.lower()]].append(doc)
             continue
         text = f"{doc.title} {doc.text}"
-        best_key, best_hits = None, 0
+        best_key, best_hits = None, max(min_hits, 1) - 1
         for category in taxonomy.categories:
             hits = _keyword_hits(text, category.keywords)
             if hits > best_hits:

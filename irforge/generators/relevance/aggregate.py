@@ -62,7 +62,7 @@ def get_ensemble(name: str) -> Callable[[Sequence[float]], float | None]:
 
 def round_half_up(value: float) -> int:
     """Round to the nearest integer, halves upward (2.5 -> 3), unlike Python's round()."""
-    return int(math.floor(value + 0.5))
+    return math.floor(value + 0.5)
 
 
 _RULE = re.compile(r"^(>=|>)\s*(\d+(?:\.\d+)?)$")

@@ -98,7 +98,7 @@ def check_cot_phase(has_answer: str, score: int) -> int:
     return score
 
 
-def _base(pair: Pair) -> dict[str, Any]:
+def base_variables(pair: Pair) -> dict[str, Any]:
     spec = pair.intent.relevance
     return {"query": pair.query, "passage": pair.passage,
             "query_name": spec.query_name, "passage_name": spec.passage_name}
@@ -125,7 +125,7 @@ def run_zero_shot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outc
         spec = pair.intent.relevance
         groups.setdefault((spec.zero_shot_template, spec.top_label), []).append(index)
     for (template, top), indexes in groups.items():
-        items = [{**_base(pairs[i]), "goal": pairs[i].intent.relevance.goal,
+        items = [{**base_variables(pairs[i]), "goal": pairs[i].intent.relevance.goal,
                   "scale": list(pairs[i].intent.relevance.scale)} for i in indexes]
         results = engine.run(items, template, score_model("final_score", top), step=step)
         for i, result in zip(indexes, results, strict=True):
@@ -146,7 +146,7 @@ def _criterion_phase(engine: Engine, pairs: Sequence[Pair], outcomes: list[Outco
     """Score each pair's criteria; a pair with any failed criterion gets a failure."""
     jobs: list[tuple[int, str]] = [(i, name) for i, pair in enumerate(pairs)
                                    for name in names_of(pair)]
-    items = [{**_base(pairs[i]), "criterion_name": name,
+    items = [{**base_variables(pairs[i]), "criterion_name": name,
               "criterion_definition": pairs[i].intent.relevance.criteria[name]}
              for i, name in jobs]
     results = engine.run(items, CRITERION, CriterionScore, step=step) if items else []
@@ -163,7 +163,7 @@ def _criterion_phase(engine: Engine, pairs: Sequence[Pair], outcomes: list[Outco
 def run_cot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 2: answer presence, criterion scores, then a final score bounded by phase 1."""
     outcomes = [Outcome("cot", prompt_id=COT_FINAL) for _ in pairs]
-    items = [{**_base(pair), "presence_question": pair.intent.relevance.presence_question}
+    items = [{**base_variables(pair), "presence_question": pair.intent.relevance.presence_question}
              for pair in pairs]
     results = engine.run(items, PRESENCE, Presence, step=step) if items else []
     for outcome, result in zip(outcomes, results, strict=True):
@@ -186,7 +186,7 @@ def run_cot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
         items = []
         for i in chosen:
             scale = pairs[i].intent.relevance.scale
-            items.append({**_base(pairs[i]), "goal": pairs[i].intent.relevance.goal,
+            items.append({**base_variables(pairs[i]), "goal": pairs[i].intent.relevance.goal,
                           "has_answer": answer, "low": low, "high": high,
                           "low_label": scale[low], "high_label": scale[high],
                           "criteria_scores": _criteria_text(outcomes[i].parsed.get("criteria",
@@ -218,7 +218,7 @@ def run_multi_dim(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outc
         if outcome.failure is None:
             groups.setdefault(pairs[i].intent.relevance.top_label, []).append(i)
     for top, indexes in groups.items():
-        items = [{**_base(pairs[i]), "goal": pairs[i].intent.relevance.goal,
+        items = [{**base_variables(pairs[i]), "goal": pairs[i].intent.relevance.goal,
                   "scale": list(pairs[i].intent.relevance.scale),
                   "criteria_scores": _criteria_text(outcomes[i].parsed["criteria"])}
                  for i in indexes]
