@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irforge.bench import Benchmark
+from irforge.errors import IrforgeError
 from irforge.generators.intents.config import IntentSpec, Taxonomy
 from irforge.generators.intents.generate import (
     GENERATED_BY,
+    MAX_NEEDS,
     GeneratedExample,
     GeneratedQuery,
     Generation,
@@ -87,6 +89,10 @@ def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: Taxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False) -> BuildReport:
     """Generate ``per_task`` queries for each intent x category task and write them."""
+    if not 1 <= n_needs <= MAX_NEEDS:
+        raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
+    if per_task < 1:
+        raise IrforgeError(f"--per-task must be at least 1, got {per_task}")
     originals = source_docs(corpus)
     tasks = build_tasks(intents, taxonomy)
     planned, empty = plan_queries(tasks, assign_categories(originals, taxonomy), per_task, seed)

@@ -13,8 +13,8 @@ ModelOpt = Annotated[str | None, typer.Option(
     help="LLM (litellm id, gguf:PATH, or 'embedded'; default: IRFORGE_MODEL or the embedded "
          "demo-grade model).")]
 ApiBaseOpt = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
-CacheOpt = Annotated[Path | None, typer.Option(help="LLM cache file (default .irforge/cache.sqlite).")]
-BudgetOpt = Annotated[float | None, typer.Option(help="Stop gracefully after spending this many USD.")]
+CacheOpt = Annotated[Path | None, typer.Option(help="LLM cache file.")]
+BudgetOpt = Annotated[float | None, typer.Option(help="Stop after spending this (USD).")]
 ConcurrencyOpt = Annotated[int | None, typer.Option(help="Parallel requests to the provider.")]
 MaxTokensOpt = Annotated[int, typer.Option(help="Completion token limit per call.")]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the cost estimate only.")]

@@ -21,12 +21,16 @@ from irforge.records import Doc, Failure, Query
 GENERATED_BY = "intents"
 NEEDS_STEP = "intents.needs"
 QUERY_STEP = "intents.query"
+# maxItems keeps constrained decoding from listing needs until max_tokens; string lengths are
+# checked in code instead (llama.cpp grammars cannot express a long maxLength).
+MAX_NEEDS = 10
+MAX_QUERY_WORDS = 300
 
 
 class Needs(BaseModel):
     """Stage one output: a list of information need statements."""
 
-    needs: list[str] = Field(min_length=1)
+    needs: list[str] = Field(min_length=1, max_length=MAX_NEEDS)
 
 
 class GeneratedQuery(BaseModel):
@@ -60,6 +64,8 @@ def check_example(query: str, passage: str | None, seed_passage: str) -> str | N
     """Plain-code checks of a stage-two answer; returns the problem, or None when it is usable."""
     if not query.strip():
         return "the query is blank"
+    if len(query.split()) > MAX_QUERY_WORDS:
+        return f"the query is longer than {MAX_QUERY_WORDS} words"
     if _normal(query) == _normal(seed_passage):
         return "the query copies the seed passage"
     if passage is None:

@@ -44,7 +44,7 @@ def label_command(
     budget: BudgetOpt = None, concurrency: ConcurrencyOpt = None, max_tokens: MaxTokensOpt = 256,
     prompts_dir: PromptsDirOpt = None, dry_run: DryRunOpt = False,
 ) -> None:
-    """Label (query, passage) pairs with three prompt strategies and ensemble them (DisastIR 3.6)."""
+    """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
