@@ -125,3 +125,6 @@ def silence_litellm() -> None:
     """Use litellm's bundled price map (no download at import) and keep it quiet."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm
+
+    litellm.suppress_debug_info = True

@@ -3,32 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from irforge.errors import IrforgeError
+from irforge.llm.options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    DryRunOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+    engine_from_options,
+    grade_note,
+)
 
-ModelOpt = Annotated[str | None, typer.Option(
-    help="LLM (litellm id, gguf:PATH, or 'embedded'; default: IRFORGE_MODEL or the embedded "
-         "demo-grade model).")]
-ApiBaseOpt = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
-CacheOpt = Annotated[Path | None, typer.Option(help="LLM cache file.")]
-BudgetOpt = Annotated[float | None, typer.Option(help="Stop after spending this (USD).")]
-ConcurrencyOpt = Annotated[int | None, typer.Option(help="Parallel requests to the provider.")]
-MaxTokensOpt = Annotated[int, typer.Option(help="Completion token limit per call.")]
-DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print the cost estimate only.")]
-PromptsDirOpt = Annotated[Path | None, typer.Option(help="Folder of prompt template overrides.")]
-
-
-def open_engine(model: str | None, api_base: str | None, cache: Path | None,
-                budget: float | None, concurrency: int | None, max_tokens: int,
-                prompts_dir: Path | None) -> Any:
-    """The LLM engine configured from the shared command-line options."""
-    from irforge.llm import Engine
-
-    return Engine(model=model, api_base=api_base, cache_path=cache, budget_usd=budget,
-                  concurrency=concurrency, max_tokens=max_tokens, prompts_dir=prompts_dir)
+MaxTokensOption = Annotated[int, typer.Option(help="Completion token limit per call.")]
 
 
 def split_names(text: str) -> list[str]:
@@ -47,9 +42,11 @@ def build_intents_command(
     per_task: Annotated[int, typer.Option(help="Queries per intent x category task.")] = 2,
     needs: Annotated[int, typer.Option(help="Information needs brainstormed per seed.")] = 3,
     seed: Annotated[int, typer.Option(help="Seed for passages, attributes and needs.")] = 0,
-    model: ModelOpt = None, api_base: ApiBaseOpt = None, cache: CacheOpt = None,
-    budget: BudgetOpt = None, concurrency: ConcurrencyOpt = None, max_tokens: MaxTokensOpt = 768,
-    prompts_dir: PromptsDirOpt = None, dry_run: DryRunOpt = False,
+    model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
+    no_cache: NoCacheOption = False, budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
+    max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
     from irforge import beir
@@ -70,8 +67,10 @@ def build_intents_command(
     docs = list(beir.read_corpus(source))
     chosen = select_intents(load_intents(intents_file), split_names(intents))
     tax = load_taxonomy(taxonomy)
-    with open_engine(model, api_base, cache, budget, concurrency, max_tokens,
-                     prompts_dir) as engine:
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             max_tokens=max_tokens) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
         typer.echo(f"estimate: {report.estimate['requests']} requests, "
                    f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
@@ -84,7 +83,7 @@ def build_intents_command(
             "categories": [c.name for c in tax.categories], "per_task": per_task,
             "needs": needs, "seed": seed, "corpus": str(source), **report.as_dict(),
             "engine": engine.manifest_entry()})
-    grade = " (demo-grade model)" if report.demo_grade else ""
+    grade = grade_note(report.demo_grade)
     typer.echo(f"{report.queries} queries and {report.generated_docs} generated passages from "
                f"{report.planned} planned over {report.tasks} tasks{grade}; "
                f"{report.failures} failures in {bench.failures_path}")

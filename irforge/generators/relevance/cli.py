@@ -7,17 +7,20 @@ from typing import Annotated
 
 import typer
 
-from irforge.generators.intents.cli import (
-    ApiBaseOpt,
-    BudgetOpt,
-    CacheOpt,
-    ConcurrencyOpt,
-    DryRunOpt,
-    MaxTokensOpt,
-    ModelOpt,
-    PromptsDirOpt,
-    open_engine,
-    split_names,
+from irforge.generators.intents.cli import MaxTokensOption, split_names
+from irforge.llm.options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    DryRunOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+    engine_from_options,
+    grade_note,
 )
 
 
@@ -40,9 +43,11 @@ def label_command(
         help="YAML file defining more intents or overriding built-in ones.")] = None,
     positives: Annotated[bool, typer.Option(
         help="Also label each generated query's own positive passage.")] = True,
-    model: ModelOpt = None, api_base: ApiBaseOpt = None, cache: CacheOpt = None,
-    budget: BudgetOpt = None, concurrency: ConcurrencyOpt = None, max_tokens: MaxTokensOpt = 256,
-    prompts_dir: PromptsDirOpt = None, dry_run: DryRunOpt = False,
+    model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
+    no_cache: NoCacheOption = False, budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
+    max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
@@ -54,8 +59,10 @@ def label_command(
                              binarization=binarize, split=split, default_intent=intent,
                              include_positives=positives)
     files = [*(pairs or []), *(pool or [])]
-    with open_engine(model, api_base, cache, budget, concurrency, max_tokens,
-                     prompts_dir) as engine:
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             max_tokens=max_tokens) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
@@ -72,4 +79,5 @@ def label_command(
     typer.echo(f"{report.pairs} pairs: {report.judgments_written} judgments written "
                f"({report.judgments_reused} already there), {report.qrels} qrels in "
                f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
-               f"{report.positives_checked} generated passages flagged")
+               f"{report.positives_checked} generated passages flagged"
+               f"{grade_note(engine.demo_grade)}")
