@@ -13,6 +13,7 @@ from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import IrforgeError
+from irforge.generators.common import unseen_failures
 from irforge.generators.intents.config import IntentSpec, Taxonomy
 from irforge.generators.intents.generate import (
     GENERATED_BY,
@@ -116,7 +117,7 @@ def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
          "queries": produced.get(task.name, 0)} for task in tasks])
     report.queries = len(result.queries)
     report.generated_docs = len(result.generated_docs)
-    report.failures = bench.add_failures(failures)
+    report.failures = bench.add_failures(unseen_failures(bench.failures(), failures))
     report.per_task = {task.name: produced.get(task.name, 0) for task in tasks}
     report.demo_grade = result.demo_grade
     return report

@@ -16,7 +16,7 @@ from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import FormatError, IrforgeError, Problem
-from irforge.generators.common import failure_from_result
+from irforge.generators.common import failure_from_result, unseen_failures
 from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.aggregate import (
@@ -217,7 +217,7 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
     rows, qrels, more = ensemble(pairs, by_strategy, settings, _positives(bench))
     failures.extend(more)
     report.judgments_written = bench.add_judgments(judgments)
-    report.failures = bench.add_failures(failures)
+    report.failures = bench.add_failures(unseen_failures(bench.failures(), failures))
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
