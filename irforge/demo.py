@@ -34,8 +34,15 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_intents(ctx: DemoContext) -> str:
+    from irforge.generators.intents.demo_stage import run_intents_demo
+
+    return run_intents_demo(ctx.bench, ctx.model)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("intents", stage_intents),
 ]
 
 

@@ -58,8 +58,13 @@ class BuildReport:
 
 
 def source_docs(docs: Sequence[Doc]) -> list[Doc]:
-    """Passages that may seed queries: everything but passages an earlier run generated."""
+    """Passages that may seed queries: everything but generated passages."""
     return [doc for doc in docs if not (doc.metadata or {}).get("generated")]
+
+
+def kept_docs(docs: Sequence[Doc]) -> list[Doc]:
+    """The corpus to write back: everything but passages an earlier intents run generated."""
+    return [doc for doc in docs if (doc.metadata or {}).get("generated_by") != GENERATED_BY]
 
 
 def estimate_generation(engine: Any, planned: Sequence[PlannedQuery],
@@ -88,15 +93,20 @@ def estimate_generation(engine: Any, planned: Sequence[PlannedQuery],
 
 def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: Taxonomy, per_task: int,
-                  seed: int = 0, n_needs: int = 3, dry_run: bool = False) -> BuildReport:
-    """Generate ``per_task`` queries for each intent x category task and write them."""
+                  seed: int = 0, n_needs: int = 3, dry_run: bool = False,
+                  seeds: Sequence[Doc] | None = None) -> BuildReport:
+    """Generate ``per_task`` queries for each intent x category task and write them.
+
+    ``corpus`` is written back with the generated passages added; ``seeds`` (default: the
+    corpus's non-generated passages) are the passages queries are generated from.
+    """
     if not 1 <= n_needs <= MAX_NEEDS:
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
     if per_task < 1:
         raise IrforgeError(f"--per-task must be at least 1, got {per_task}")
-    originals = source_docs(corpus)
+    pool = source_docs(corpus if seeds is None else seeds)
     tasks = build_tasks(intents, taxonomy)
-    planned, empty = plan_queries(tasks, assign_categories(originals, taxonomy), per_task, seed)
+    planned, empty = plan_queries(tasks, assign_categories(pool, taxonomy), per_task, seed)
     report = BuildReport(tasks=len(tasks), planned=len(planned),
                          empty_tasks=[task.name for task in empty])
     report.estimate = estimate_generation(engine, planned, n_needs)
@@ -108,7 +118,7 @@ def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
                 f"{task.category.name!r}", metadata={"task": task.name}) for task in empty]
     kept = [query for query in _existing_queries(bench)
             if query.metadata.get("generated_by") != GENERATED_BY]
-    bench.write_corpus([*originals, *result.generated_docs])
+    bench.write_corpus([*kept_docs(corpus), *result.generated_docs])
     bench.write_queries([*kept, *result.queries])
     produced = Counter(str(query.metadata["task"]) for query in result.queries)
     write_jsonl(bench.root / STEP / "tasks.jsonl", [
