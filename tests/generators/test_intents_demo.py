@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from irforge.check import check_benchmark
 from irforge.demo import STAGES, DemoContext, stage_corpus
 from irforge.jsonl import iter_jsonl
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
@@ -55,3 +56,5 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
     # mean of 3, 3, 2 is 2.67 -> graded 3: nothing flagged
     assert len(positives) == 4 and not any(row["flagged"] for row in positives)
     assert "demo.intents" in json.loads(bench.manifest_path.read_text())["steps"]
+    report = check_benchmark(bench.root)
+    assert report.ok, [str(problem) for problem in report.problems]
