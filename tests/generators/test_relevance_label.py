@@ -104,6 +104,10 @@ def test_mode_ensemble_and_binary_qrels(tmp_path: Path) -> None:
     label_benchmark(bench, FakeEngine(ANSWERS), [], load_intents(), settings)
     assert bench.qrels_dict("binary") == {"q1": {"gen_q1": 1}, "q2": {"gen_q2": 0},
                                           "q3": {"gen_q3": 1}}
+    cot_only = LabelSettings(strategies=("cot",), split="cot")
+    label_benchmark(bench, FakeEngine(ANSWERS), [], load_intents(), cot_only)
+    [sts] = [f for f in bench.failures() if f.item_id == "q3::gen_q3"]
+    assert "none of the chosen strategies applies to intent 'STS'" in sts.reason
 
 
 def test_dry_run_calls_nothing_and_unknown_ids_name_the_line(tmp_path: Path) -> None:

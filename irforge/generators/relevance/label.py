@@ -253,8 +253,14 @@ def ensemble(pairs: Sequence[strat.Pair], by_strategy: Mapping[str, Mapping[int,
                   if i in outcomes and outcomes[i].label is not None}
         score = combine(list(labels.values()))
         if score is None:
-            reason = ("no strategy produced a label" if not labels else
-                      f"no {settings.ensemble} among labels {labels}")
+            allowed = pair.intent.relevance.strategies
+            if not any(name in allowed for name in settings.strategies):
+                reason = (f"none of the chosen strategies applies to intent "
+                          f"{pair.intent.name!r} (it allows {allowed})")
+            elif not labels:
+                reason = "no strategy produced a label"
+            else:
+                reason = f"no {settings.ensemble} among labels {labels}"
             failures.append(Failure(f"{STEP}.ensemble", pair.item_id, reason))
             continue
         graded = round_half_up(score)
