@@ -34,14 +34,21 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_llm(ctx: DemoContext) -> str:
+    from irforge.llm.demo import stage_llm as run_stage
+
+    return run_stage(ctx)
+
+
 def stage_intents(ctx: DemoContext) -> str:
     from irforge.generators.intents.demo_stage import run_intents_demo
 
-    return run_intents_demo(ctx.bench, ctx.model)
+    return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite")
 
 
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("llm", stage_llm),
     ("intents", stage_intents),
 ]
 

@@ -9,6 +9,7 @@ so the labeling step always has something to label.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
@@ -22,7 +23,7 @@ HAND_QUERY = Query("demo_hand_qa", "At what river level does Marrowbridge get a 
                    {"intent": "QA", "hand_written": True})
 
 
-def run_intents_demo(bench: Benchmark, model: str | None) -> str:
+def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
     """Generate, label and summarise; returns the one-line summary the demo prints."""
     from irforge.generators.intents import build_intents, load_intents, load_taxonomy
     from irforge.generators.intents.config import Taxonomy
@@ -36,11 +37,11 @@ def run_intents_demo(bench: Benchmark, model: str | None) -> str:
     intents = load_intents()
     docs = list(bench.corpus())
     seeds = [doc for doc in docs if doc.doc_id[:3] in DISASTER_DOCS]
-    with Engine(model=model, max_tokens=200, progress=False) as engine:
+    with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
         built = build_intents(bench, engine, docs, [intents[n] for n in DEMO_INTENTS],
                               taxonomy, per_task=1, seed=0, seeds=seeds)
         manifest = {"build": built.as_dict(), "build_engine": engine.manifest_entry()}
-    with Engine(model=model, max_tokens=40, progress=False) as engine:
+    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False) as engine:
         queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
         bench.write_queries([*queries, HAND_QUERY])
         pool_rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id,
