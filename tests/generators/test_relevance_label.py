@@ -107,6 +107,11 @@ def test_mode_ensemble_and_binary_qrels(tmp_path: Path) -> None:
     cot_only = LabelSettings(strategies=("cot",), split="cot")
     label_benchmark(bench, FakeEngine(ANSWERS), [], load_intents(), cot_only)
     [sts] = [f for f in bench.failures() if f.item_id == "q3::gen_q3"]
+    # an earlier run's ensemble rows stay for pairs this run could not label
+    rows = {(r["query_id"], r["doc_id"]): r
+            for _, r in iter_jsonl(bench.root / "relevance" / "ensemble.jsonl")}
+    assert set(rows) == {("q1", "gen_q1"), ("q2", "gen_q2"), ("q3", "gen_q3")}
+    assert rows[("q3", "gen_q3")]["labels"] == {"zero_shot": 5}
     assert "none of the chosen strategies applies to intent 'STS'" in sts.reason
 
 

@@ -26,7 +26,7 @@ from irforge.generators.relevance.aggregate import (
     round_half_up,
 )
 from irforge.generators.relevance.pairs import read_pairs
-from irforge.jsonl import write_jsonl
+from irforge.jsonl import iter_jsonl, write_jsonl
 from irforge.records import Failure, Judgment, Qrel
 
 STEP = "relevance"
@@ -222,12 +222,21 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
     report.qrels = bench.write_qrels(existing.values(), settings.split)
-    write_jsonl(bench.root / STEP / "ensemble.jsonl", rows)
-    flagged = [row for row in rows if row["flagged"]]
+    merged = _merge_rows(bench.root / STEP / "ensemble.jsonl", rows)
+    write_jsonl(bench.root / STEP / "ensemble.jsonl", merged)
+    flagged = [row for row in merged if row["flagged"]]
     write_jsonl(bench.root / STEP / "flagged.jsonl", flagged)
     report.flagged = len(flagged)
-    report.positives_checked = sum(1 for row in rows if row["positive"])
+    report.positives_checked = sum(1 for row in merged if row["positive"])
     return report
+
+
+def _merge_rows(path: Path, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Earlier ensemble rows for pairs not labeled this time, then this run's rows."""
+    fresh = {(row["query_id"], row["doc_id"]) for row in rows}
+    old = [row for _, row in iter_jsonl(path)] if path.exists() else []
+    return [row for row in old if (row.get("query_id"), row.get("doc_id")) not in fresh] + \
+        list(rows)
 
 
 def _positives(bench: Benchmark) -> set[tuple[str, str]]:
