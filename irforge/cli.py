@@ -59,6 +59,8 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("corpus", "dedup-passages", "irforge.corpus.cli:dedup_passages_command"),
     ("corpus", "write", "irforge.corpus.cli:write_command"),
     ("corpus", "pool", "irforge.corpus.cli:pool_command"),
+    ("build", "intents", "irforge.generators.intents.cli:build_intents_command"),
+    (None, "label", "irforge.generators.relevance.cli:label_command"),
 ]
 
 

@@ -53,6 +53,12 @@ def stage_multicon(ctx: DemoContext) -> str:
     return demo_stage(ctx.out, ctx.model)
 
 
+def stage_intents(ctx: DemoContext) -> str:
+    from irforge.generators.intents.demo_stage import run_intents_demo
+
+    return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite")
+
+
 # (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
 STAGES: list[tuple[str, str]] = [
     ("corpus", "irforge.demo:stage_corpus"),
@@ -61,12 +67,14 @@ STAGES: list[tuple[str, str]] = [
     ("multicon", "irforge.demo:stage_multicon"),
     ("instructions", "irforge.demo:stage_instructions"),
     ("logical", "irforge.demo:stage_logical"),
+    ("intents", "irforge.demo:stage_intents"),
     ("audit", "irforge.validators.demo_stage:stage_audit"),
 ]
 
 
-def _resolve(target: str) -> Callable[[DemoContext], str]:
-    module_name, _, attr = target.partition(":")
+def stage_function(name: str) -> Callable[[DemoContext], str]:
+    """The function of the demo stage called ``name``."""
+    module_name, _, attr = dict(STAGES)[name].partition(":")
     return getattr(importlib.import_module(module_name), attr)
 
 
@@ -75,8 +83,8 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for name, target in STAGES:
-        summary = _resolve(target)(ctx)
+    for name, _ in STAGES:
+        summary = stage_function(name)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     return results

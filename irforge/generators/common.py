@@ -21,14 +21,22 @@ class ResultLike(Protocol):
     error: str | None
 
 
+def failure_from_result(step: str, item_id: str, result: ResultLike,
+                        metadata: Mapping[str, Any] | None = None) -> Failure:
+    """A Failure naming the engine status and error, with the raw output kept for audit."""
+    reason = f"llm {result.status}: {result.error or 'no value returned'}"
+    extra = {"status": result.status, "prompt_id": getattr(result, "prompt_id", None),
+             "model": getattr(result, "model", None)}
+    return Failure(step=step, item_id=item_id, reason=reason, raw_output=result.raw,
+                   metadata={**extra, **dict(metadata or {})})
+
+
 def result_failure(result: ResultLike, step: str, item_id: str,
                    metadata: Mapping[str, Any] | None = None) -> Failure | None:
     """A Failure for an engine result whose status is not ``ok``; None when the call succeeded."""
     if result.status == "ok" and result.value is not None:
         return None
-    reason = f"llm {result.status}: {result.error or 'no value returned'}"
-    return Failure(step=step, item_id=item_id, reason=reason, raw_output=result.raw,
-                   metadata=dict(metadata or {}))
+    return failure_from_result(step, item_id, result, metadata)
 
 
 def rejection(step: str, item_id: str, reasons: Sequence[str], raw: str | None,

@@ -145,7 +145,8 @@ def test_source_rewrite_prompt_names_the_users(tmp_path):
     names = user_names(5, "q3/n1/forum_post", 4)
     assert ", ".join(names) in forum["requirements"]
     failures = (tmp_path / "b" / "failures.jsonl").read_text()
-    assert failures.count("instructions.rewrite") == 2 and "needs 2" in failures
+    steps = [json.loads(line)["step"] for line in failures.splitlines()]
+    assert steps.count("instructions.rewrite") == 2 and "needs 2" in failures
 
 
 def test_corpus_mode_keeps_distractors_but_not_dropped_positives(tmp_path):

@@ -1,0 +1,32 @@
+"""DisastIR-style intent-driven query generation: intents x categories, two-stage prompts."""
+
+from __future__ import annotations
+
+from irforge.generators.intents.build import BuildReport, build_intents
+from irforge.generators.intents.config import (
+    IntentSpec,
+    Taxonomy,
+    load_intents,
+    load_taxonomy,
+    select_intents,
+)
+from irforge.generators.intents.tasks import (
+    assign_categories,
+    build_tasks,
+    plan_queries,
+    sample_attributes,
+)
+
+__all__ = [
+    "BuildReport",
+    "IntentSpec",
+    "Taxonomy",
+    "assign_categories",
+    "build_intents",
+    "build_tasks",
+    "load_intents",
+    "load_taxonomy",
+    "plan_queries",
+    "sample_attributes",
+    "select_intents",
+]

@@ -1,0 +1,83 @@
+"""``irforge label``: a thin wrapper over :func:`label_benchmark`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.generators.intents.cli import MaxTokensOption, split_names
+from irforge.llm.options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    DryRunOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+    engine_from_options,
+    grade_note,
+)
+
+
+def label_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder with queries and corpus.")],
+    pairs: Annotated[list[Path] | None, typer.Option(
+        help="File of (query, doc) pairs: JSONL, TSV or TREC run; repeatable.")] = None,
+    pool: Annotated[list[Path] | None, typer.Option(
+        help="Candidate pool: JSONL {query_id, doc_ids} or a TREC run; repeatable.")] = None,
+    strategies: Annotated[str, typer.Option(
+        help="Comma-separated: zero_shot, cot, multi_dim.")] = "zero_shot,cot,multi_dim",
+    ensemble: Annotated[str, typer.Option(help="mean, median, mode or majority.")] = "mean",
+    binarize: Annotated[str, typer.Option(
+        help="Qrel labels: 'graded' (ensemble rounded half up) or a threshold like '>0'.")]
+    = "graded",
+    split: Annotated[str, typer.Option(help="Qrels split to write.")] = "test",
+    intent: Annotated[str | None, typer.Option(
+        help="Intent for queries whose metadata names none.")] = None,
+    intents_file: Annotated[Path | None, typer.Option(
+        help="YAML file defining more intents or overriding built-in ones.")] = None,
+    positives: Annotated[bool, typer.Option(
+        help="Also label each generated query's own positive passage.")] = True,
+    model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
+    no_cache: NoCacheOption = False, budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
+    max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
+    from irforge.bench import Benchmark
+    from irforge.generators.intents import load_intents
+    from irforge.generators.relevance import LabelSettings, label_benchmark
+
+    bench = Benchmark(bench_dir)
+    settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
+                             binarization=binarize, split=split, default_intent=intent,
+                             include_positives=positives)
+    files = [*(pairs or []), *(pool or [])]
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             max_tokens=max_tokens) as engine:
+        report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
+                                 dry_run=dry_run)
+        est = report.estimate
+        typer.echo(f"estimate for {report.pairs} pairs: {est['requests']} requests "
+                   f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt tokens, "
+                   f"input ${est['input_cost_usd']:.4f}, at most ${est['max_cost_usd']:.4f} "
+                   f"({'priced' if est['priced'] else 'no price known'})")
+        if dry_run:
+            return
+        bench.record_step("relevance", {
+            "strategies": list(settings.strategies), "ensemble": ensemble,
+            "binarization": binarize, "split": split, "inputs": [str(f) for f in files],
+            **report.as_dict(), "engine": engine.manifest_entry()})
+    typer.echo(f"{report.pairs} pairs: {report.judgments_written} judgments written "
+               f"({report.judgments_reused} already there), {report.qrels} qrels in "
+               f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
+               f"{report.positives_checked} generated passages flagged"
+               f"{grade_note(engine.demo_grade)}")
