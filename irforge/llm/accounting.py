@@ -1,0 +1,97 @@
+"""Tokens and dollars: prices from litellm's local price map, totals per step, estimates."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from irforge.llm.settings import silence_litellm
+
+Price = tuple[float, float]  # dollars per input token, per output token
+
+
+@lru_cache(maxsize=64)
+def litellm_price(model: str) -> Price | None:
+    """Per-token prices from litellm's bundled map, or None for an unpriced model."""
+    silence_litellm()
+    import litellm
+
+    try:
+        prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=1_000_000,
+                                                    completion_tokens=1_000_000)
+    except Exception:  # litellm raises for models missing from its map
+        return None
+    if not prompt and not completion:
+        return None
+    return prompt / 1_000_000, completion / 1_000_000
+
+
+def cost_usd(price: Price | None, prompt_tokens: int, completion_tokens: int) -> float:
+    """Dollars for one request; 0 when the model has no price."""
+    if price is None:
+        return 0.0
+    return prompt_tokens * price[0] + completion_tokens * price[1]
+
+
+def estimate_tokens(messages: list[dict[str, str]]) -> int:
+    """Cheap prompt-size estimate (~4 characters a token plus per-message overhead)."""
+    return sum(len(m["content"]) // 4 + 4 for m in messages) + 2
+
+
+@dataclass
+class StepStats:
+    """What one step (or the whole engine) used: requests, cache, retries, tokens, dollars."""
+
+    items: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    reasks: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    statuses: Counter[str] = field(default_factory=Counter)
+    budget_stopped: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": self.items, "requests": self.requests, "cache_hits": self.cache_hits,
+                "retries": self.retries, "reasks": self.reasks,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "cost_usd": round(self.cost_usd, 6), "statuses": dict(self.statuses),
+                "budget_stopped": self.budget_stopped}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A ``--dry-run`` forecast: what the run would send and what it could cost at most."""
+
+    model: str
+    items: int
+    cached_items: int
+    requests: int
+    prompt_tokens: int
+    max_completion_tokens: int
+    input_cost_usd: float
+    max_cost_usd: float
+    priced: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "items": self.items, "cached_items": self.cached_items,
+                "requests": self.requests, "prompt_tokens": self.prompt_tokens,
+                "max_completion_tokens": self.max_completion_tokens,
+                "input_cost_usd": round(self.input_cost_usd, 6),
+                "max_cost_usd": round(self.max_cost_usd, 6), "priced": self.priced}
+
+    def describe(self) -> str:
+        if not self.priced:
+            money = "no price known for this model (cost counted as $0)"
+        else:
+            money = (f"input ${self.input_cost_usd:.4f}, at most ${self.max_cost_usd:.4f} "
+                     "before re-asks")
+        return (f"{self.items} items, {self.cached_items} already cached; {self.requests} "
+                f"requests to {self.model}: ~{self.prompt_tokens} prompt tokens, up to "
+                f"{self.max_completion_tokens} completion tokens; {money}")

@@ -1,0 +1,153 @@
+"""SQLite (WAL) response cache: a re-run makes no provider call and a killed run resumes.
+
+Each answered request is committed as soon as it arrives, so ``kill -9`` loses at most the
+requests in flight. Only answers are stored (text, finish reason, token counts, cost, the
+prompt id and step); never API keys, endpoints or headers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from irforge.llm.completion import Completion
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    finish_reason TEXT,
+    refusal TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    prompt_id TEXT,
+    step TEXT,
+    created REAL NOT NULL,
+    hits INTEGER NOT NULL DEFAULT 0
+)
+"""
+
+
+class ResponseCache:
+    """Get/put provider answers by request key; counts hits and misses for this process."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False,
+                                     isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute(SCHEMA)
+        self.hits = 0
+        self.misses = 0
+        self._pending_hits: Counter[str] = Counter()
+
+    def get(self, key: str) -> Completion | None:
+        """The stored answer for ``key`` or None; a hit is counted (written back on flush)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd"
+                " FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._pending_hits[key] += 1
+        return Completion(text=row[0], finish_reason=row[1], refusal=row[2],
+                          prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5])
+
+    def contains(self, key: str) -> bool:
+        """Whether ``key`` is stored, without counting a hit (used by estimates)."""
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM responses WHERE key = ?",
+                                      (key,)).fetchone() is not None
+
+    def put(self, key: str, model: str, completion: Completion, prompt_id: str = "",
+            step: str = "") -> None:
+        """Store one answer and commit at once (the resume guarantee depends on it)."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO responses (key, model, text, finish_reason, refusal,"
+                " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (key, model, completion.text, completion.finish_reason, completion.refusal,
+                 completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
+                 prompt_id, step, time.time()))
+
+    def flush_hits(self) -> None:
+        """Write the hit counts gathered since the last flush (one transaction)."""
+        if not self._pending_hits:
+            return
+        with self._lock:
+            pending, self._pending_hits = self._pending_hits, Counter()
+            self._conn.execute("BEGIN")
+            self._conn.executemany("UPDATE responses SET hits = hits + ? WHERE key = ?",
+                                   [(count, key) for key, count in pending.items()])
+            self._conn.execute("COMMIT")
+
+    def stats(self) -> dict[str, Any]:
+        """Entries, size, stored tokens and cost, recorded hits, per model and per step."""
+        self.flush_hits()
+        with self._lock:
+            total = self._conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0),"
+                " COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cost_usd), 0),"
+                " COALESCE(SUM(hits), 0) FROM responses").fetchone()
+            by_model = self._conn.execute(
+                "SELECT model, COUNT(*), COALESCE(SUM(hits), 0) FROM responses"
+                " GROUP BY model ORDER BY model").fetchall()
+            by_step = self._conn.execute(
+                "SELECT COALESCE(step, ''), COUNT(*) FROM responses"
+                " GROUP BY step ORDER BY step").fetchall()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*")
+                   if p.is_file())
+        return {
+            "path": str(self.path), "entries": total[0], "bytes": size,
+            "prompt_tokens": total[1], "completion_tokens": total[2],
+            "stored_cost_usd": round(total[3], 6), "recorded_hits": total[4],
+            "session_hits": self.hits, "session_misses": self.misses,
+            "by_model": {model: {"entries": n, "hits": h} for model, n, h in by_model},
+            "by_step": {step: n for step, n in by_step},
+        }
+
+    def keys(self) -> set[str]:
+        """Every stored key (tests and resume checks)."""
+        with self._lock:
+            return {row[0] for row in self._conn.execute("SELECT key FROM responses")}
+
+    def clear(self, model: str | None = None, step: str | None = None) -> int:
+        """Delete all entries, or those of one model and/or step; returns how many."""
+        clauses, args = [], []
+        if model is not None:
+            clauses.append("model = ?")
+            args.append(model)
+        if step is not None:
+            clauses.append("step = ?")
+            args.append(step)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            self._pending_hits.clear()
+            deleted = self._conn.execute(f"DELETE FROM responses{where}", args).rowcount
+        if not clauses:
+            with self._lock:
+                self._conn.execute("VACUUM")
+        return deleted
+
+    def close(self) -> None:
+        self.flush_hits()
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,371 @@
+"""The one entry point generators use: render a prompt per item, ask, validate, cache, account.
+
+``Engine(model).run(items, template_name, OutputModel, step=...)`` returns one
+:class:`LLMResult` per item, in order, each with an explicit status; a failing item never
+stops the run. See docs/llm.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from irforge.llm.accounting import (
+    Estimate,
+    Price,
+    StepStats,
+    cost_usd,
+    estimate_tokens,
+    litellm_price,
+)
+from irforge.llm.backends import Backend, make_backend
+from irforge.llm.cache import ResponseCache
+from irforge.llm.completion import Completion, Message, request_key
+from irforge.llm.limits import RateLimiter
+from irforge.llm.progress import RunProgress
+from irforge.llm.result import LLMResult, Status
+from irforge.llm.retry import retrying
+from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
+from irforge.llm.structured import output_schema, parse_output, reask_messages, with_instructions
+from irforge.prompts import Template, get_template
+
+DEFAULT_EXPECTED_OUTPUT = 256
+
+
+@dataclass
+class _Job:
+    """One item on its way: the conversation so far and what it has cost."""
+
+    index: int
+    messages: list[Message]
+    schema: dict[str, Any]
+    output_model: type[BaseModel]
+    template: Template
+    step: str
+    raw: str | None = None
+    attempts: int = 0
+    retries: int = 0
+    reasks: int = 0
+    answers_fetched: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    history: list[str] = field(default_factory=list)
+
+
+class Engine:
+    """Structured LLM calls with cache, limits, retries, budget and accounting."""
+
+    def __init__(self, model: str | None = None, *, api_base: str | None = None,
+                 api_key: str | None = None, cache_path: Path | str | None = None,
+                 use_cache: bool = True, concurrency: int | None = None,
+                 rpm: float | None = None, tpm: float | None = None, max_retries: int = 4,
+                 max_reasks: int = 2, timeout: float = 120.0, temperature: float = 0.0,
+                 max_tokens: int = 1024, seed: int = 0, budget_usd: float | None = None,
+                 prompts_dir: Path | str | None = None, progress: bool | None = None,
+                 backoff_initial: float = 1.0, backoff_max: float = 60.0,
+                 price_per_mtok: tuple[float, float] | None = None,
+                 response_format: str = "auto", config: Mapping[str, Any] | None = None) -> None:
+        cfg = dict(load_config() if config is None else config)
+        self.spec = resolve_model(model, api_base, cfg)
+        self.demo_grade = self.spec.demo_grade
+        self.concurrency = int(concurrency or cfg.get("concurrency")
+                               or (1 if self.spec.backend == "llama" else 8))
+        self.rpm = rpm if rpm is not None else cfg.get("rpm")
+        self.tpm = tpm if tpm is not None else cfg.get("tpm")
+        self.max_retries = max_retries
+        self.max_reasks = max_reasks
+        self.timeout = float(cfg.get("timeout", timeout))
+        self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
+                                       "seed": seed}
+        self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
+        self.prompts_dir = prompts_dir
+        self.progress = progress
+        self.backoff = (backoff_initial, backoff_max)
+        self.response_format = response_format
+        self._api_key = api_key
+        self._price_override: Price | None = (
+            (price_per_mtok[0] / 1e6, price_per_mtok[1] / 1e6) if price_per_mtok else None)
+        self.cache = ResponseCache(resolve_cache_path(cache_path, cfg)) if use_cache else None
+        self.total = StepStats()
+        self.steps: dict[str, StepStats] = {}
+        self.prompts: dict[str, str] = {}
+        self.budget_stopped = False
+        self._reserved = 0.0
+        self._backend: Backend | None = None
+        self._limiter: RateLimiter | None = None
+
+    # configuration -----------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return self.spec.name
+
+    @property
+    def backend(self) -> Backend:
+        if self._backend is None:
+            self._backend = make_backend(self.spec, self._api_key, self.response_format)
+        return self._backend
+
+    @property
+    def price(self) -> Price | None:
+        if self._price_override is not None:
+            return self._price_override
+        if self.spec.backend == "llama":
+            return None
+        return litellm_price(self.spec.name)
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # public API --------------------------------------------------------------------------
+    def run(self, items: Sequence[Mapping[str, Any]], template_name: str,
+            output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
+        """One result per item, in order; works inside or outside a running event loop."""
+        coro = self.arun(items, template_name, output_model, step)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coro)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
+                   output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
+        """Async form of :meth:`run`."""
+        template = get_template(template_name, self.prompts_dir)
+        step = step or template.name
+        self.prompts[template.name] = template.hash
+        stats = self.steps.setdefault(step, StepStats())
+        schema = output_schema(output_model)
+        results: list[LLMResult | None] = [None] * len(items)
+        pending: list[_Job] = []
+        for index, item in enumerate(items):
+            job_or_result = self._prepare(index, item, template, schema, output_model, step)
+            if isinstance(job_or_result, LLMResult):
+                results[index] = job_or_result
+                continue
+            done = self._from_cache(job_or_result, stats)
+            if done is None:
+                pending.append(job_or_result)
+            else:
+                results[index] = done
+        label = f"{step} ({self.spec.name})"
+        with RunProgress(self.progress, label, len(items)) as bar:
+            bar.advance(len(items) - len(pending), self.total.cost_usd)
+            queue = iter(pending)
+
+            async def worker() -> None:
+                for job in queue:
+                    results[job.index] = await self._solve(job, stats)
+                    bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
+                                else "")
+
+            await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
+                                                               len(pending)))))
+        if self.cache is not None:
+            self.cache.flush_hits()
+        final = [result for result in results if result is not None]
+        assert len(final) == len(items)
+        for result in final:
+            for target in (stats, self.total):
+                target.items += 1
+                target.statuses[result.status] += 1
+        return final
+
+    def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
+                 output_model: type[BaseModel]) -> Estimate:
+        """What a run would send and cost, without sending anything (``--dry-run``)."""
+        template = get_template(template_name, self.prompts_dir)
+        schema = output_schema(output_model)
+        cached = requests = prompt_tokens = 0
+        for index, item in enumerate(items):
+            job = self._prepare(index, item, template, schema, output_model, template.name)
+            if isinstance(job, LLMResult):
+                continue
+            if self.cache is not None and self.cache.contains(self._key(job)):
+                cached += 1
+                continue
+            requests += 1
+            prompt_tokens += self._count_tokens(job.messages)
+        completion = requests * int(self.params["max_tokens"])
+        price = self.price
+        return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
+                        requests=requests, prompt_tokens=prompt_tokens,
+                        max_completion_tokens=completion,
+                        input_cost_usd=cost_usd(price, prompt_tokens, 0),
+                        max_cost_usd=cost_usd(price, prompt_tokens, completion),
+                        priced=price is not None)
+
+    def manifest_entry(self) -> dict[str, Any]:
+        """Model, prompts and hashes, calls, cache hits, tokens, cost; never keys."""
+        return {**self.spec.public(), "params": dict(self.params),
+                "prompts": dict(sorted(self.prompts.items())),
+                "calls": self.total.requests, "cache_hits": self.total.cache_hits,
+                "retries": self.total.retries, "reasks": self.total.reasks,
+                "prompt_tokens": self.total.prompt_tokens,
+                "completion_tokens": self.total.completion_tokens,
+                "cost_usd": round(self.total.cost_usd, 6), "budget_usd": self.budget_usd,
+                "budget_stopped": self.budget_stopped,
+                "statuses": dict(self.total.statuses),
+                "steps": {name: stats.as_dict() for name, stats in sorted(self.steps.items())}}
+
+    # internals ---------------------------------------------------------------------------
+    def _prepare(self, index: int, item: Mapping[str, Any], template: Template,
+                 schema: dict[str, Any], output_model: type[BaseModel],
+                 step: str) -> _Job | LLMResult:
+        job = _Job(index=index, messages=[], schema=schema, output_model=output_model,
+                   template=template, step=step)
+        try:
+            job.messages = with_instructions(template.render(**dict(item)), schema)
+        except Exception as exc:  # a bad item must not stop the others
+            return self._finish(job, "error", error=f"could not render the prompt: {exc}")
+        return job
+
+    def _key(self, job: _Job) -> str:
+        return request_key(self.spec.name, job.messages, self.params, job.schema)
+
+    def _count_tokens(self, messages: list[Message]) -> int:
+        if self.spec.backend == "litellm":
+            import litellm
+
+            try:
+                return int(litellm.token_counter(model=self.spec.name, messages=messages))
+            except Exception:  # unknown tokenizer: fall back to the estimate
+                pass
+        return estimate_tokens(messages)
+
+    def _from_cache(self, job: _Job, stats: StepStats) -> LLMResult | None:
+        """Follow the item's conversation through the cache as far as it goes."""
+        if self.cache is None:
+            return None
+        while True:
+            completion = self.cache.get(self._key(job))
+            if completion is None:
+                return None
+            stats.cache_hits += 1
+            self.total.cache_hits += 1
+            done = self._advance(job, completion)
+            if done is not None:
+                return done
+
+    async def _solve(self, job: _Job, stats: StepStats) -> LLMResult:
+        while True:
+            done = self._from_cache(job, stats)
+            if done is not None:
+                return done
+            reservation = self._budget_reservation(job)
+            if reservation is None:
+                stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
+                return self._finish(job, "skipped", error=(
+                    f"not attempted: the budget of ${self.budget_usd} was reached "
+                    f"(${self.total.cost_usd:.4f} spent); completed answers are cached, "
+                    "re-run with a higher --budget to continue"))
+            self._reserved += reservation
+            try:
+                completion = await self._request(job, stats)
+            except Exception as exc:
+                stats.errors += 1
+                self.total.errors += 1
+                return self._finish(job, "error", error=self._describe(exc))
+            finally:
+                self._reserved -= reservation
+            cost = cost_usd(self.price, completion.prompt_tokens, completion.completion_tokens)
+            completion = replace(completion, cost_usd=cost)
+            for target in (stats, self.total):
+                target.prompt_tokens += completion.prompt_tokens
+                target.completion_tokens += completion.completion_tokens
+                target.cost_usd += cost
+            job.cost_usd += cost
+            job.answers_fetched += 1
+            if self.cache is not None:
+                self.cache.put(self._key(job), self.spec.name, completion,
+                               prompt_id=job.template.name, step=job.step)
+            done = self._advance(job, completion)
+            if done is not None:
+                return done
+
+    async def _request(self, job: _Job, stats: StepStats) -> Completion:
+        if self._limiter is None:
+            self._limiter = RateLimiter(self.rpm, self.tpm)
+        tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        async for attempt in retrying(self.max_retries, *self.backoff):
+            with attempt:
+                if attempt.retry_state.attempt_number > 1:
+                    job.retries += 1
+                    stats.retries += 1
+                    self.total.retries += 1
+                await self._limiter.acquire(tokens)
+                job.attempts += 1
+                stats.requests += 1
+                self.total.requests += 1
+                return await self.backend.complete(job.messages, job.schema, self.params,
+                                                   self.timeout)
+        raise RuntimeError("unreachable: tenacity re-raises the last error")
+
+    def _budget_reservation(self, job: _Job) -> float | None:
+        """Dollars to set aside for the next request, or None when the budget forbids it."""
+        if self.budget_stopped:
+            return None
+        if self.budget_usd is None:
+            return 0.0
+        answered = max(self.total.requests - self.total.errors, 0)
+        expected = (self.total.completion_tokens / answered if answered
+                    else min(DEFAULT_EXPECTED_OUTPUT, int(self.params["max_tokens"])))
+        estimate = cost_usd(self.price, estimate_tokens(job.messages), int(expected))
+        if self.total.cost_usd + self._reserved + estimate > float(self.budget_usd):
+            return None
+        return estimate
+
+    def _advance(self, job: _Job, completion: Completion) -> LLMResult | None:
+        """Judge one answer: a final result, or None after queueing a re-ask."""
+        job.prompt_tokens += completion.prompt_tokens
+        job.completion_tokens += completion.completion_tokens
+        job.raw = completion.text
+        if completion.refusal or completion.finish_reason == "content_filter":
+            return self._finish(job, "refused",
+                                error=completion.refusal or "blocked by the content filter")
+        value, error = parse_output(completion.text, job.output_model)
+        if value is not None:
+            return self._finish(job, "ok", value=value)
+        if completion.finish_reason == "length":
+            return self._finish(job, "truncated", error=(
+                f"output stopped at max_tokens={self.params['max_tokens']}: {error}"))
+        if job.reasks >= self.max_reasks:
+            return self._finish(job, "invalid", error=(
+                f"{error} (after {job.reasks} re-ask{'s' if job.reasks != 1 else ''})"))
+        job.reasks += 1
+        for target in (self.steps.setdefault(job.step, StepStats()), self.total):
+            target.reasks += 1
+        job.messages = reask_messages(job.messages, completion.text, error or "invalid")
+        return None
+
+    def _finish(self, job: _Job, status: Status, value: Any = None,
+                error: str | None = None) -> LLMResult:
+        return LLMResult(status=status, value=value, raw=job.raw, error=error,
+                         model=self.spec.name, prompt_id=job.template.name,
+                         prompt_hash=job.template.hash,
+                         cached=job.answers_fetched == 0 and job.raw is not None,
+                         attempts=job.attempts, retries=job.retries, reasks=job.reasks,
+                         prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
+                         cost_usd=job.cost_usd, demo_grade=self.demo_grade, step=job.step)
+
+    def _describe(self, exc: BaseException) -> str:
+        """An error message safe to store: the API key, if any, is blanked out."""
+        text = f"{type(exc).__name__}: {exc}"[:800]
+        for secret in (self._api_key, getattr(self._backend, "_api_key", None)):
+            if secret and len(secret) > 4:
+                text = text.replace(secret, "***")
+        return text

@@ -1,0 +1,104 @@
+"""Which failures are worth retrying, and how long to wait: Retry-After first, else backoff."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+RETRY_NAMES = frozenset({
+    "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError",
+    "Timeout", "APITimeoutError", "BadGatewayError", "TimeoutException", "ConnectError",
+    "ReadTimeout", "ConnectTimeout", "RemoteProtocolError", "ReadError",
+})
+MAX_RETRY_AFTER = 300.0
+
+
+def status_code(exc: BaseException) -> int | None:
+    """The HTTP status behind an exception, when it carries one."""
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for rate limits, server errors, timeouts and connection errors."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    code = status_code(exc)
+    if code is not None:
+        return code in RETRY_STATUS
+    return any(cls.__name__ in RETRY_NAMES for cls in type(exc).__mro__)
+
+
+def _headers(exc: BaseException) -> list[Any]:
+    found = []
+    for holder in (exc, getattr(exc, "response", None)):
+        headers = getattr(holder, "headers", None)
+        if headers:
+            found.append(headers)
+    extra = getattr(exc, "litellm_response_headers", None)
+    if extra:
+        found.append(extra)
+    return found
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """Seconds the server asked us to wait (``Retry-After`` / ``retry-after-ms``), if any."""
+    for headers in _headers(exc):
+        try:
+            millis = headers.get("retry-after-ms")
+            if millis is not None:
+                return min(max(float(millis) / 1000, 0.0), MAX_RETRY_AFTER)
+            value = headers.get("retry-after")
+        except (AttributeError, TypeError, ValueError):
+            continue
+        if value is None:
+            continue
+        try:
+            return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+        except ValueError:
+            pass
+        try:
+            import time
+
+            when = parsedate_to_datetime(str(value)).timestamp()
+            return min(max(when - time.time(), 0.0), MAX_RETRY_AFTER)
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
+    """A tenacity wait: the server's Retry-After if given, else full-jitter exponential."""
+    from tenacity import wait_random_exponential
+
+    backoff = wait_random_exponential(multiplier=initial, max=maximum)
+
+    def wait(retry_state: Any) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        if exc is not None:
+            asked = retry_after_seconds(exc)
+            if asked is not None:
+                return asked
+        return backoff(retry_state)
+
+    return wait
+
+
+def retrying(max_retries: int, initial: float, maximum: float,
+             on_retry: Callable[[Any], None] | None = None):
+    """An ``AsyncRetrying`` that retries transient failures up to ``max_retries`` times."""
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+    return AsyncRetrying(stop=stop_after_attempt(max_retries + 1),
+                         wait=make_wait(initial, maximum),
+                         retry=retry_if_exception(is_retryable),
+                         before_sleep=on_retry, reraise=True)

@@ -1,0 +1,291 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for fault injection tests and benchmarks.
+
+It answers ``POST /v1/chat/completions`` from a :class:`Script`: requests whose last user
+message contains a rule's ``match`` text get that rule's actions in order (the last one
+repeats); others get the default action. Actions: a normal answer, an HTTP error status
+(optionally with ``Retry-After``), a hang, a body that is not JSON, an answer cut off with
+``finish_reason=length``, a refusal. Every request is logged. It is not a model: it exists to
+make failures happen on purpose, through the real HTTP path.
+
+Run it in a thread (:class:`ScriptedServer`) or as a process:
+``python -m irforge.llm.scripted --script script.json --latency 0.05`` (prints the port).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+           500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+@dataclass(frozen=True)
+class Action:
+    """What the server does with one request."""
+
+    kind: str = "answer"  # answer | status | hang | broken_body | truncated | refusal
+    content: str = ""
+    status: int = 200
+    retry_after: float | None = None
+    seconds: float = 0.0
+
+    @classmethod
+    def answer(cls, content: str | dict[str, Any]) -> Action:
+        text = content if isinstance(content, str) else json.dumps(content)
+        return cls("answer", text)
+
+    @classmethod
+    def error(cls, status: int, retry_after: float | None = None) -> Action:
+        return cls("status", status=status, retry_after=retry_after)
+
+    @classmethod
+    def hang(cls, seconds: float = 3600.0) -> Action:
+        return cls("hang", seconds=seconds)
+
+    @classmethod
+    def broken_body(cls) -> Action:
+        return cls("broken_body")
+
+    @classmethod
+    def truncated(cls, content: str) -> Action:
+        return cls("truncated", content)
+
+    @classmethod
+    def refusal(cls, content: str = "I can't help with that.") -> Action:
+        return cls("refusal", content)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Requests whose first user message contains ``match`` get ``actions`` in order.
+
+The first user message is the item's prompt, so re-asks of one item follow its rule too.
+"""
+
+    match: str
+    actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class Script:
+    """The whole behaviour of a server: rules, a default action and a fixed latency."""
+
+    default: Action = field(default_factory=lambda: Action.answer({"ok": True}))
+    rules: tuple[Rule, ...] = ()
+    latency: float = 0.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Script:
+        data = json.loads(text)
+        rules = tuple(Rule(r["match"], tuple(Action(**a) for a in r["actions"]))
+                      for r in data.get("rules", []))
+        return cls(default=Action(**data.get("default", {})), rules=rules,
+                   latency=float(data.get("latency", 0.0)))
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    """One request the server received: what it asked and what the script did."""
+
+    number: int
+    first_user: str
+    action: str
+    messages: list[dict[str, Any]]
+    received: float = 0.0  # time.monotonic() when it arrived
+
+
+class ScriptedApp:
+    """The protocol logic, independent of how the server runs."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.log: list[LoggedRequest] = []
+        self._seen: Counter[str] = Counter()
+
+    def choose(self, first_user: str) -> Action:
+        for rule in self.script.rules:
+            if rule.match in first_user:
+                index = self._seen[rule.match]
+                self._seen[rule.match] += 1
+                return rule.actions[min(index, len(rule.actions) - 1)]
+        return self.script.default
+
+    def count(self, match: str) -> int:
+        """How many logged requests had ``match`` in their first user message."""
+        return sum(1 for entry in self.log if match in entry.first_user)
+
+    async def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            return _json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+        if method == "GET" and path == "/_stats":
+            return _json(200, {"requests": len(self.log),
+                               "actions": dict(Counter(e.action for e in self.log))})
+        if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+            return _json(404, {"error": {"message": f"no route {method} {path}"}})
+        try:
+            request = json.loads(body)
+            messages = request["messages"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return _json(400, {"error": {"message": "body must be a chat completion request"}})
+        first_user = next((str(m.get("content")) for m in messages
+                           if m.get("role") == "user"), "")
+        action = self.choose(first_user)
+        self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
+                                      time.monotonic()))
+        if self.script.latency:
+            await asyncio.sleep(self.script.latency)
+        return await self._act(action, request, messages)
+
+    async def _act(self, action: Action, request: dict[str, Any],
+                   messages: list[dict[str, Any]]) -> tuple[int, dict[str, str], bytes]:
+        if action.kind == "hang":
+            await asyncio.sleep(action.seconds)
+            return _json(504, {"error": {"message": "scripted hang ended"}})
+        if action.kind == "status":
+            headers = {} if action.retry_after is None else {
+                "Retry-After": f"{action.retry_after:g}"}
+            status, base, body = _json(action.status, {"error": {
+                "message": f"scripted status {action.status}", "type": "scripted",
+                "code": action.status}})
+            return status, {**base, **headers}, body
+        if action.kind == "broken_body":
+            return 200, {"Content-Type": "application/json"}, b'{"id": "chatcmpl-x", "choi'
+        finish = {"truncated": "length"}.get(action.kind, "stop")
+        message: dict[str, Any] = {"role": "assistant", "content": action.content}
+        if action.kind == "refusal":
+            message = {"role": "assistant", "content": None, "refusal": action.content}
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in messages) // 4 + 1
+        completion_tokens = len(action.content) // 4 + 1
+        return _json(200, {
+            "id": f"chatcmpl-{len(self.log)}", "object": "chat.completion",
+            "created": int(time.time()), "model": str(request.get("model", "scripted")),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}})
+
+
+def _json(status: int, data: Any) -> tuple[int, dict[str, str], bytes]:
+    return status, {"Content-Type": "application/json"}, json.dumps(data).encode()
+
+
+async def _serve_connection(app: ScriptedApp, reader: asyncio.StreamReader,
+                            writer: asyncio.StreamWriter) -> None:
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, path, _ = lines[0].split(" ", 2)
+            headers = {k.strip().lower(): v.strip() for k, _, v in
+                       (line.partition(":") for line in lines[1:] if line)}
+            body = await reader.readexactly(int(headers.get("content-length", "0")))
+            status, out_headers, payload = await app.handle(method, path, body)
+            reason = REASONS.get(status, "Status")
+            extra = "".join(f"{k}: {v}\r\n" for k, v in out_headers.items())
+            writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(payload)}\r\n"
+                         f"{extra}Connection: keep-alive\r\n\r\n".encode("latin-1") + payload)
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError,
+            ValueError, asyncio.CancelledError):
+        pass  # client went away, bad request line, or the server is stopping
+    finally:
+        writer.close()
+
+
+class ScriptedServer:
+    """The scripted server on 127.0.0.1 (a free port), in a background thread; stoppable."""
+
+    def __init__(self, script: Script | None = None, port: int = 0) -> None:
+        self.app = ScriptedApp(script or Script())
+        self._port = port
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    @property
+    def url(self) -> str:
+        """The ``api_base`` to give an OpenAI-compatible client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def log(self) -> list[LoggedRequest]:
+        return self.app.log
+
+    def count(self, match: str) -> int:
+        return self.app.count(match)
+
+    def start(self) -> ScriptedServer:
+        self._thread = threading.Thread(target=self._run, name="scripted-llm", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("scripted server did not start")
+        return self
+
+    def _run(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(asyncio.start_server(
+            lambda r, w: _serve_connection(self.app, r, w), "127.0.0.1", self._port,
+            backlog=1024))
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.close()
+
+    def stop(self) -> None:
+        if self._loop is None or self._server is None:
+            return
+
+        def shutdown() -> None:
+            assert self._server is not None and self._loop is not None
+            self._server.close()
+            self._loop.stop()
+
+        self._loop.call_soon_threadsafe(shutdown)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the server in the foreground; prints ``PORT <n>`` once it listens."""
+    import argparse
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--script", type=Path, help="JSON file of a Script")
+    parser.add_argument("--latency", type=float, default=None, help="seconds per answer")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    script = Script.from_json(args.script.read_text()) if args.script else Script()
+    if args.latency is not None:
+        script = Script(default=script.default, rules=script.rules, latency=args.latency)
+    server = ScriptedServer(script, port=args.port).start()
+    print(f"PORT {server.port}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

