@@ -34,6 +34,11 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    ("llm", "try", "irforge.llm.commands:llm_try"),
+    ("cache", "stats", "irforge.llm.commands:cache_stats"),
+    ("cache", "clear", "irforge.llm.commands:cache_clear"),
+    ("prompts", "list", "irforge.prompts.commands:prompts_list"),
+    ("prompts", "show", "irforge.prompts.commands:prompts_show"),
 ]
 
 

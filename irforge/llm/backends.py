@@ -89,6 +89,31 @@ def _refusal(message: Any) -> str | None:
     return str(extra["refusal"]) if extra.get("refusal") else None
 
 
+GRAMMAR_MAX_ITEMS = 16
+
+
+def grammar_schema(schema: Any) -> Any:
+    """A copy of ``schema`` that llama.cpp can turn into a grammar without blowing up.
+
+    llama.cpp unrolls length bounds into nested rules; a ``maxLength`` of a few hundred
+    overflows its grammar parser (and can crash the process). String length bounds and
+    large ``maxItems`` are dropped here; pydantic still enforces them on the answer, and a
+    violation is re-asked like any other validation error.
+    """
+    if isinstance(schema, dict):
+        out = {}
+        for key, value in schema.items():
+            if key in ("maxLength", "minLength"):
+                continue
+            if key == "maxItems" and isinstance(value, int) and value > GRAMMAR_MAX_ITEMS:
+                continue
+            out[key] = grammar_schema(value)
+        return out
+    if isinstance(schema, list):
+        return [grammar_schema(value) for value in schema]
+    return schema
+
+
 _LOADED: dict[str, Any] = {}
 _LOAD_LOCK = threading.Lock()
 
@@ -126,7 +151,8 @@ class LlamaBackend:
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
         with self._call_lock:
             response = llama.create_chat_completion(
-                messages=messages, response_format={"type": "json_object", "schema": schema},
+                messages=messages,
+                response_format={"type": "json_object", "schema": grammar_schema(schema)},
                 temperature=params.get("temperature", 0.0),
                 max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
         choice = response["choices"][0]

@@ -118,7 +118,7 @@ class ResponseCache:
             "by_step": {step: n for step, n in by_step},
         }
 
-    def keys(self) -> set[str]:
+    def stored_keys(self) -> set[str]:
         """Every stored key (tests and resume checks)."""
         with self._lock:
             return {row[0] for row in self._conn.execute("SELECT key FROM responses")}

@@ -209,6 +209,16 @@ class Engine:
                         max_cost_usd=cost_usd(price, prompt_tokens, completion),
                         priced=price is not None)
 
+    def request_key_for(self, item: Mapping[str, Any], template_name: str,
+                        output_model: type[BaseModel]) -> str:
+        """Cache key of the first request for ``item`` (to check what a resume will skip)."""
+        template = get_template(template_name, self.prompts_dir)
+        job = self._prepare(0, item, template, output_schema(output_model), output_model,
+                            template.name)
+        if isinstance(job, LLMResult):
+            raise ValueError(job.error)
+        return self._key(job)
+
     def manifest_entry(self) -> dict[str, Any]:
         """Model, prompts and hashes, calls, cache hits, tokens, cost; never keys."""
         return {**self.spec.public(), "params": dict(self.params),

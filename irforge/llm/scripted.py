@@ -109,6 +109,8 @@ class ScriptedApp:
     def __init__(self, script: Script) -> None:
         self.script = script
         self.log: list[LoggedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._seen: Counter[str] = Counter()
 
     def choose(self, first_user: str) -> Action:
@@ -123,7 +125,8 @@ class ScriptedApp:
         """How many logged requests had ``match`` in their first user message."""
         return sum(1 for entry in self.log if match in entry.first_user)
 
-    async def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    async def handle(self, method: str, path: str,
+                     body: bytes) -> tuple[int, dict[str, str], bytes]:
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return _json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
         if method == "GET" and path == "/_stats":
@@ -141,9 +144,14 @@ class ScriptedApp:
         action = self.choose(first_user)
         self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
                                       time.monotonic()))
-        if self.script.latency:
-            await asyncio.sleep(self.script.latency)
-        return await self._act(action, request, messages)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.script.latency:
+                await asyncio.sleep(self.script.latency)
+            return await self._act(action, request, messages)
+        finally:
+            self.in_flight -= 1
 
     async def _act(self, action: Action, request: dict[str, Any],
                    messages: list[dict[str, Any]]) -> tuple[int, dict[str, str], bytes]:
