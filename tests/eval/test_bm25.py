@@ -76,7 +76,7 @@ def test_search_returns_top_k_run_best_first():
     retriever = get_retriever("bm25")
     retriever.index(DOCS)
     run = retriever.search(QUERIES, k=2)
-    assert list(run.scores["q3"])[0] == "d5"
+    assert next(iter(run.scores["q3"])) == "d5"
     assert len(run.scores["q1"]) == 2
     top_q1 = run.ranked("q1")[0][0]
     assert top_q1 in {"d1", "d3"}

@@ -29,7 +29,7 @@ def test_bm25_on_comlq_sample_per_type(comlq_sample):
     retriever = get_retriever("bm25")
     retriever.index(docs)
     run = retriever.search(queries, k=100)
-    overall, per_type = _check_per_type(queries, qrels, run)
+    overall, _ = _check_per_type(queries, qrels, run)
     # 280 passages, gold ones included: a working BM25 is far above chance (~0.02)
     assert overall > 0.3
     okapi = get_retriever("bm25:okapi")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irforge.eval.retrievers import get_retriever
 from irforge.eval.retrievers.cache import EmbeddingCache
 from irforge.eval.retrievers.dense import DenseRetriever, default_model_path, pick_device
 from irforge.eval.retrievers.search import HnswIndex, ann_recall, exact_search
@@ -47,7 +46,7 @@ def test_dense_exact_and_hnsw_on_comlq_sample(comlq_sample, comlq_dense_runs):
     run_exact, run_ann = comlq_dense_runs["dense"], comlq_dense_runs["dense-hnsw"]
     exact_idx = [list(run_exact.scores[q.query_id])[:10] for q in queries]
     ann_idx = [list(run_ann.scores[q.query_id])[:10] for q in queries]
-    overlap = np.mean([len(set(e) & set(a)) / 10 for e, a in zip(exact_idx, ann_idx)])
+    overlap = np.mean([len(set(e) & set(a)) / 10 for e, a in zip(exact_idx, ann_idx, strict=True)])
     assert overlap >= 0.98
     first = queries[0].query_id
     assert list(run_exact.scores[first].values()) == sorted(run_exact.scores[first].values(),
