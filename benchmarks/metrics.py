@@ -22,11 +22,12 @@ def make_case(queries: int, docs: int, seed: int = 0):
     for q in range(queries):
         ids = rng.choice(50_000, size=docs, replace=False)
         scores = rng.random(docs)
-        run[f"q{q}"] = {f"d{i}": float(s) for i, s in zip(ids.tolist(), scores.tolist(), strict=True)}
+        pairs = zip(ids.tolist(), scores.tolist(), strict=True)
+        run[f"q{q}"] = {f"d{i}": float(s) for i, s in pairs}
         judged = np.concatenate([rng.choice(ids, 10, replace=False),
                                  rng.choice(50_000, 10, replace=False)])
-        qrels[f"q{q}"] = {f"d{i}": int(g) for i, g in zip(judged.tolist(),
-                                                          rng.integers(0, 4, judged.size), strict=True)}
+        grades = zip(judged.tolist(), rng.integers(0, 4, judged.size).tolist(), strict=True)
+        qrels[f"q{q}"] = {f"d{i}": int(g) for i, g in grades}
     return qrels, run
 
 
