@@ -34,6 +34,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    (None, "eval", "irforge.eval.cli:eval_command"),
     ("llm", "try", "irforge.llm.commands:llm_try"),
     ("cache", "stats", "irforge.llm.commands:cache_stats"),
     ("cache", "clear", "irforge.llm.commands:cache_clear"),
