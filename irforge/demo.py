@@ -34,8 +34,16 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
+def stage_eval(ctx: DemoContext) -> str:
+    """Evaluate BM25 and the embedded dense model on the demo folder and print the table."""
+    from irforge.eval.demo import run_eval_stage
+
+    return run_eval_stage(ctx.out)
+
+
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("eval", stage_eval),
 ]
 
 
