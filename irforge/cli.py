@@ -40,6 +40,14 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("cache", "clear", "irforge.llm.commands:cache_clear"),
     ("prompts", "list", "irforge.prompts.commands:prompts_list"),
     ("prompts", "show", "irforge.prompts.commands:prompts_show"),
+    ("annotate", "push", "irforge.annotation.cli:push"),
+    ("annotate", "pull", "irforge.annotation.cli:pull"),
+    ("annotate", "status", "irforge.annotation.cli:status"),
+    ("audit", "agreement", "irforge.validators.cli:agreement"),
+    ("audit", "rankings", "irforge.validators.cli:rankings"),
+    ("audit", "duplicates", "irforge.validators.cli:duplicates"),
+    ("audit", "overlap", "irforge.validators.cli:overlap"),
+    ("audit", "pool", "irforge.validators.cli:pool"),
 ]
 
 
@@ -95,7 +103,7 @@ def main() -> None:
     """Console entry point: known errors are printed without a traceback."""
     app = build_app()
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns Exit codes instead of raising here
     except IrforgeError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(2)
@@ -111,3 +119,5 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    if isinstance(code, int) and code:
+        sys.exit(code)

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
+from irforge.validators.demo_stage import stage_audit
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ def stage_eval(ctx: DemoContext) -> str:
 
 STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
     ("corpus", stage_corpus),
+    ("audit", stage_audit),
     ("eval", stage_eval),
 ]
 

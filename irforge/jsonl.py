@@ -26,8 +26,8 @@ def iter_lines(path: Path, on_problem: OnProblem = None) -> Iterator[tuple[int, 
     """Yield ``(line_number, text)`` of non-blank lines, checking UTF-8 line by line."""
     path = Path(path)
     if not path.is_file():
-        report(Problem(path, "file not found", hint="check the path or run the step that writes it"),
-               on_problem)
+        hint = "check the path or run the step that writes it"
+        report(Problem(path, "file not found", hint=hint), on_problem)
         return
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):

@@ -1,0 +1,1 @@
+"""Human-in-the-loop rounds in Label Studio: push samples, pull and adjudicate labels."""

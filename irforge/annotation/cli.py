@@ -1,0 +1,135 @@
+"""``irforge annotate push|pull|status``: human-in-the-loop rounds in Label Studio."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.errors import IrforgeError
+
+BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
+Job = Annotated[str, typer.Option(help="Labeling job: relevance, sts, logical_structure, "
+                                  "evidence_distribution, hard_negative, "
+                                  "instruction_compliance (or any name with --config-file).")]
+Project = Annotated[int | None, typer.Option(help="Label Studio project id (default: the one "
+                                             "recorded in annotation/projects.json).")]
+Url = Annotated[str | None, typer.Option(help="Server URL (default: LABEL_STUDIO_URL).")]
+ConfigFile = Annotated[Path | None, typer.Option(help="YAML/JSON with url and api_key.")]
+LabelConfig = Annotated[Path | None, typer.Option(help="Your own Label Studio XML config.")]
+LabelControl = Annotated[str | None, typer.Option(help="Choices control that carries the label "
+                                                  "(user configs).")]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Show bad option values (unknown strategy, tie-break...) as errors, not tracebacks."""
+    try:
+        yield
+    except IrforgeError:
+        raise
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
+
+
+def _connect(url: str | None, settings_file: Path | None):
+    from irforge.annotation.connection import connect, load_settings
+
+    return connect(load_settings(url=url, config_file=settings_file))
+
+
+def push(
+    bench_dir: BenchDir,
+    job: Job = "relevance",
+    n: Annotated[int, typer.Option("--n", help="How many items to sample.")] = 50,
+    strategy: Annotated[str, typer.Option(help="random, stratified, disagreement or "
+                                          "low-confidence.")] = "random",
+    by: Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
+                                           "intent, type or label.")] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    threshold: Annotated[float, typer.Option(help="Binarization threshold used by the label "
+                                             "stratum and the confidence proxy.")] = 0.0,
+    project: Project = None,
+    title: Annotated[str | None, typer.Option(help="Title of a new project.")] = None,
+    config_file: LabelConfig = None,
+    label_control: LabelControl = None,
+    url: Url = None,
+    settings: ConfigFile = None,
+) -> None:
+    """Sample items and import them as tasks with the LLM labels as predictions (idempotent)."""
+    from irforge.annotation.labeling import get_job
+    from irforge.annotation.push import push as run_push
+    from irforge.bench import Benchmark
+
+    labeling = get_job(job, config_file, label_control)
+    connection = _connect(url, settings)
+    with _user_errors():
+        result = run_push(Benchmark(bench_dir), labeling, connection, n, strategy, seed, by,
+                          threshold, project, title)
+    created = "created" if result.created_project else "reused"
+    typer.echo(f"project {result.project_id} ({created}) at {connection.settings.base_url}: "
+               f"sampled {result.sampled} of {result.candidates} items with {strategy}, "
+               f"imported {result.imported}, already there {result.already_there}")
+
+
+def pull(
+    bench_dir: BenchDir,
+    job: Job = "relevance",
+    project: Project = None,
+    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators: median, lower, "
+                                           "higher or first.")] = "median",
+    split: Annotated[str, typer.Option(help="Write adjudicated qrels to qrels/SPLIT.tsv.")]
+    = "human",
+    method: Annotated[str, typer.Option(help="export (snapshot with full predictions) or tasks "
+                                        "(paginated task list).")] = "export",
+    config_file: LabelConfig = None,
+    label_control: LabelControl = None,
+    url: Url = None,
+    settings: ConfigFile = None,
+) -> None:
+    """Export annotations, append them to judgments.jsonl, adjudicate and write human qrels."""
+    from irforge.annotation.labeling import get_job
+    from irforge.annotation.projects import project_for
+    from irforge.annotation.pull import pull as run_pull
+    from irforge.bench import Benchmark
+
+    bench = Benchmark(bench_dir)
+    labeling = get_job(job, config_file, label_control)
+    project_id = project_for(bench, labeling.name, project)
+    with _user_errors():
+        result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break,
+                          split, method)
+    typer.echo(f"project {project_id}: {result.tasks} tasks, {result.new_labels} new human "
+               f"labels ({result.unchanged} already pulled), {result.invalid} invalid answers "
+               f"(see failures.jsonl), {result.adjudicated} adjudicated items; snapshot "
+               f"{result.snapshot}" + (f"; wrote {result.qrels_path}" if result.qrels_path
+                                       else ""))
+
+
+def status(
+    bench_dir: BenchDir,
+    job: Job = "relevance",
+    project: Project = None,
+    url: Url = None,
+    settings: ConfigFile = None,
+) -> None:
+    """Progress per stratum: tasks, annotated tasks and annotations."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from irforge.annotation.projects import project_for
+    from irforge.annotation.status import project_progress
+    from irforge.bench import Benchmark
+
+    project_id = project_for(Benchmark(bench_dir), job, project)
+    rows = project_progress(_connect(url, settings), project_id)
+    table = Table(title=f"Label Studio project {project_id} ({job})")
+    for name in ("stratum", "value", "tasks", "annotated", "done", "annotations"):
+        table.add_column(name)
+    for row in rows:
+        table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
+                      f"{row.share:.0%}", str(row.annotations))
+    Console().print(table)

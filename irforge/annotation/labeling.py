@@ -1,0 +1,205 @@
+"""Labeling jobs: a Label Studio config, the data it shows and how its answers become labels.
+
+Each built-in job has an XML config in ``irforge/annotation/configs/`` and a registry entry
+naming the judgment task it checks, the control whose choice is the label, and the number
+each choice stands for. A user config works the same way: pass its path and, if it has more
+than one Choices control, the name of the one that carries the label.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from irforge.annotation.errors import AnnotationError
+from irforge.errors import FormatError, Problem
+
+_VARIABLE = re.compile(r"^\$(\w+)$")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One Choices control of a config: its allowed values and whether one must be picked."""
+
+    name: str
+    to_name: str
+    values: tuple[str, ...]
+    multiple: bool
+    required: bool
+
+
+@dataclass(frozen=True)
+class ParsedConfig:
+    """What irforge needs to know about a Label Studio config."""
+
+    xml: str
+    variables: frozenset[str]
+    controls: Mapping[str, Control]
+
+
+def parse_config(xml: str, source: str = "<config>") -> ParsedConfig:
+    """Read the data variables and Choices controls of a labeling config."""
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise FormatError(Problem(Path(source), f"labeling config is not valid XML: {exc}",
+                                  hint="open it in Label Studio's config editor")) from exc
+    variables = set()
+    controls = {}
+    for element in root.iter():
+        match = _VARIABLE.match(element.get("value", ""))
+        if match and element.tag not in ("Choice", "Header"):
+            variables.add(match.group(1))
+        if element.tag == "Choices":
+            name = element.get("name")
+            if not name:
+                raise FormatError(Problem(Path(source), "a Choices control has no name",
+                                          field="name"))
+            values = tuple(child.get("value", "") for child in element if child.tag == "Choice")
+            controls[name] = Control(name, element.get("toName", ""), values,
+                                     element.get("choice", "single") == "multiple",
+                                     element.get("required", "false") == "true")
+    if not controls:
+        raise FormatError(Problem(Path(source), "the config has no Choices control",
+                                  hint="irforge maps Choices answers to labels; add one"))
+    return ParsedConfig(xml, frozenset(variables), controls)
+
+
+@dataclass(frozen=True)
+class LabelingJob:
+    """A kind of human check: which judgments it covers and how answers map to labels."""
+
+    name: str
+    task: str
+    config: ParsedConfig
+    label_control: str
+    label_values: Mapping[str, float]
+    writes_qrels: bool = False
+    description: str = ""
+
+    def label_of(self, choice: str) -> float:
+        return self.label_values[choice]
+
+    def choice_for(self, label: float) -> str:
+        """The choice whose label is nearest to an LLM label (ties go to the lower label)."""
+        return min(self.label_values, key=lambda c: (abs(self.label_values[c] - label),
+                                                    self.label_values[c]))
+
+
+def _builtin_xml(name: str) -> str:
+    path = resources.files("irforge.annotation.configs").joinpath(f"{name}.xml")
+    return path.read_text(encoding="utf-8")
+
+
+def _numeric(values: tuple[str, ...]) -> dict[str, float]:
+    return {value: float(value) for value in values}
+
+
+_BUILTINS: dict[str, dict[str, Any]] = {
+    "relevance": {"task": "relevance", "control": "relevance", "qrels": True,
+                  "text": "graded relevance 0-3 of a passage to a query (with intent)"},
+    "sts": {"task": "sts", "control": "similarity", "qrels": True,
+            "text": "semantic similarity 0-5 (STS intent)"},
+    "logical_structure": {"task": "logical_structure", "control": "conformity",
+                          "text": "structure conformity 1-4 of a logical query, accept/reject"},
+    "evidence_distribution": {"task": "evidence_distribution", "control": "distribution",
+                              "labels": {"distributed": 1.0, "not_distributed": 0.0},
+                              "text": "is the evidence spread over all source passages"},
+    "hard_negative": {"task": "hard_negative", "control": "still_satisfies",
+                      "labels": {"yes": 1.0, "no": 0.0},
+                      "text": "does a hard-negative sentence still satisfy the condition"},
+    "instruction_compliance": {"task": "instruction_compliance", "control": "compliance",
+                               "labels": {"complies": 1.0, "violates": 0.0}, "qrels": True,
+                               "text": "does the passage satisfy the query's instruction"},
+}
+
+
+def list_jobs() -> list[str]:
+    return sorted(_BUILTINS)
+
+
+def get_job(name: str, config_file: Path | None = None, label_control: str | None = None,
+            task: str | None = None) -> LabelingJob:
+    """A built-in job by name, or a user config (``config_file``) reusing a built-in's task."""
+    spec = _BUILTINS.get(name)
+    if spec is None and config_file is None:
+        raise AnnotationError(f"unknown labeling job {name!r}; use one of {list_jobs()} or pass "
+                              f"--config-file with your own Label Studio config")
+    spec = spec or {"task": name, "control": None, "text": "user config"}
+    if config_file is not None:
+        path = Path(config_file)
+        if not path.is_file():
+            raise AnnotationError(f"labeling config {path} not found")
+        config = parse_config(path.read_text(encoding="utf-8"), str(path))
+        control = label_control or (spec["control"] if spec["control"] in config.controls
+                                    else next(iter(config.controls)))
+    else:
+        config = parse_config(_builtin_xml(name), f"{name}.xml")
+        control = label_control or spec["control"]
+    if control not in config.controls:
+        raise AnnotationError(f"the config has no Choices control named {control!r}; "
+                              f"it has {sorted(config.controls)} (use --label-control)")
+    values = config.controls[control].values
+    labels = spec.get("labels") if config_file is None else None
+    if labels is None:
+        try:
+            labels = _numeric(values)
+        except ValueError:
+            labels = {value: float(index) for index, value in enumerate(values)}
+    return LabelingJob(name, task or spec["task"], config, control, labels,
+                       bool(spec.get("qrels")), spec["text"])
+
+
+def validate_result(result: Any, config: ParsedConfig) -> list[str]:
+    """Check an annotation's result list against the config (the server does not)."""
+    if not isinstance(result, list):
+        return [f"result must be a list, got {type(result).__name__}"]
+    problems = []
+    seen: set[str] = set()
+    for position, item in enumerate(result):
+        if not isinstance(item, Mapping):
+            problems.append(f"result[{position}] is not an object")
+            continue
+        name = item.get("from_name")
+        control = config.controls.get(str(name))
+        if control is None:
+            if item.get("type") == "choices":
+                problems.append(f"result[{position}]: unknown control {name!r}")
+            continue
+        choices = (item.get("value") or {}).get("choices")
+        if not isinstance(choices, list) or not choices:
+            problems.append(f"result[{position}] ({name}): no choices given")
+            continue
+        wrong = [choice for choice in choices if choice not in control.values]
+        if wrong:
+            problems.append(f"result[{position}] ({name}): {wrong} not among "
+                            f"{list(control.values)}")
+        if len(choices) > 1 and not control.multiple:
+            problems.append(f"result[{position}] ({name}): {len(choices)} choices for a single "
+                            f"choice control")
+        seen.add(control.name)
+    missing = [name for name, control in config.controls.items()
+               if control.required and name not in seen]
+    problems.extend(f"required control {name!r} has no answer" for name in missing)
+    return problems
+
+
+def choices_of(result: list[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The chosen values per control of a (validated) result."""
+    out: dict[str, list[str]] = {}
+    for item in result:
+        if item.get("type", "choices") == "choices" and "from_name" in item:
+            out[str(item["from_name"])] = list((item.get("value") or {}).get("choices", []))
+    return out
+
+
+def choice_result(job: LabelingJob, choice: str) -> list[dict[str, Any]]:
+    """A Label Studio result list that picks ``choice`` in the job's label control."""
+    control = job.config.controls[job.label_control]
+    return [{"from_name": control.name, "to_name": control.to_name, "type": "choices",
+             "value": {"choices": [choice]}}]

@@ -1,0 +1,117 @@
+"""Push: sample items, create or reuse a project, import tasks with the LLM labels as
+predictions (one per prompt, plus the ensemble), in bulk, skipping keys already there."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from irforge.annotation.connection import LabelStudio
+from irforge.annotation.errors import AnnotationError
+from irforge.annotation.items import AnnotationItem, bench_items
+from irforge.annotation.labeling import LabelingJob, choice_result
+from irforge.annotation.projects import iter_tasks, read_registry, remember_project
+from irforge.annotation.sampling import select
+from irforge.bench import Benchmark
+
+ENSEMBLE_VERSION = "ensemble"
+TITLE_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What a push did."""
+
+    project_id: int
+    created_project: bool
+    candidates: int
+    sampled: int
+    imported: int
+    already_there: int
+
+
+def predictions_for(item: AnnotationItem, job: LabelingJob) -> list[dict[str, Any]]:
+    """One prediction per prompt (model_version = model/prompt) and one for the ensemble mean."""
+    out = []
+    for prompt, label in sorted(item.llm.items()):
+        prediction: dict[str, Any] = {"model_version": f"{item.models.get(prompt, 'llm')}/{prompt}",
+                                      "result": choice_result(job, job.choice_for(label))}
+        if item.confidence is not None:
+            prediction["score"] = item.confidence
+        out.append(prediction)
+    if len(item.llm) > 1:
+        out.append({"model_version": ENSEMBLE_VERSION,
+                    "result": choice_result(job, job.choice_for(item.ensemble))})
+    return out
+
+
+def task_for(item: AnnotationItem, job: LabelingJob) -> dict[str, Any]:
+    return {"data": dict(item.data), "predictions": predictions_for(item, job)}
+
+
+def existing_keys(connection: LabelStudio, project_id: int) -> set[str]:
+    """Item keys already imported into the project."""
+    return {str(task["data"].get("item_key")) for task in
+            iter_tasks(connection, project_id, fields="task_only")
+            if isinstance(task.get("data"), dict)}
+
+
+def default_title(bench: Benchmark, job: LabelingJob) -> str:
+    """``<bench folder> <job>``, shortened to Label Studio's 50-character limit."""
+    room = TITLE_LIMIT - len(job.name) - 1
+    return f"{bench.root.resolve().name[:room]} {job.name}"[:TITLE_LIMIT]
+
+
+def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
+                   project_id: int | None, title: str | None) -> tuple[int, bool]:
+    """Reuse the given or recorded project (checking it exists), else create one."""
+    recorded = read_registry(bench).get(job.name, {})
+    wanted = project_id if project_id is not None else recorded.get("project_id")
+    if wanted is not None:
+        project = connection.project(int(wanted))
+        remember_project(bench, job.name, project.id, connection.settings.base_url,
+                         project.title or "")
+        return int(project.id), False
+    name = title or default_title(bench, job)
+    if not 3 <= len(name) <= TITLE_LIMIT:
+        raise AnnotationError(f"project title {name!r} must have 3 to {TITLE_LIMIT} characters "
+                              f"(a Label Studio limit); pass a shorter --title")
+    project = connection.call("creating a project", connection.client.projects.create,
+                              title=name, label_config=job.config.xml,
+                              description=f"irforge: {job.description}")
+    remember_project(bench, job.name, project.id, connection.settings.base_url, name)
+    return int(project.id), True
+
+
+def import_in_batches(connection: LabelStudio, project_id: int,
+                      tasks: Sequence[dict[str, Any]], batch_size: int = 500) -> int:
+    """Bulk import; each batch is one request (the server takes up to 250k tasks per call)."""
+    imported = 0
+    for start in range(0, len(tasks), batch_size):
+        batch = list(tasks[start:start + batch_size])
+        response = connection.call(f"importing tasks into project {project_id}",
+                                   connection.client.projects.import_tasks, project_id,
+                                   request=batch, return_task_ids=True, project=project_id)
+        imported += int(getattr(response, "task_count", None) or len(batch))
+    return imported
+
+
+def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
+         strategy: str = "random", seed: int = 0, by: str | None = None,
+         threshold: float = 0.0, project_id: int | None = None, title: str | None = None,
+         strata: Sequence[str] = ("intent", "type"), batch_size: int = 500) -> PushResult:
+    """Sample ``n`` items of the job and import those not yet in the project."""
+    items = bench_items(bench, job, strata)
+    chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    project, created = ensure_project(connection, bench, job, project_id, title)
+    present = set() if created else existing_keys(connection, project)
+    fresh = [item for item in chosen if item.key not in present]
+    imported = import_in_batches(connection, project, [task_for(i, job) for i in fresh],
+                                 batch_size) if fresh else 0
+    bench.record_step(f"annotate.push.{job.name}", {
+        "project_id": project, "url": connection.settings.base_url, "strategy": strategy,
+        "seed": seed, "stratify_by": by, "sample": len(chosen), "imported": imported,
+        "already_there": len(chosen) - len(fresh), "candidates": len(items)})
+    return PushResult(project, created, len(items), len(chosen), imported,
+                      len(chosen) - len(fresh))

@@ -1,0 +1,1 @@
+"""Agreement statistics (pure functions) and audits of generated data."""

@@ -1,0 +1,38 @@
+"""Tiny benchmark folders with LLM judgments, and a person-like annotation writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from irforge.bench import Benchmark
+from irforge.records import Doc, Judgment, Query
+
+PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")
+INTENTS = ("QA", "FC")
+
+
+def relevance_bench(root: Path, queries: int = 12, seed: int = 0) -> Benchmark:
+    """Queries with intents, one passage each, three prompts' 0-3 labels per pair."""
+    rng = np.random.default_rng(seed)
+    bench = Benchmark(root)
+    bench.write_corpus([Doc(f"d{i}", f"Passage {i} about flood warnings in region {i}.",
+                            title=f"Doc {i}") for i in range(queries)])
+    bench.write_queries([Query(f"q{i}", f"flood warning region {i}",
+                               {"intent": INTENTS[i % 2]}) for i in range(queries)])
+    judgments = []
+    for i in range(queries):
+        base = int(rng.integers(0, 4))
+        for prompt in PROMPTS:
+            label = int(np.clip(base + rng.integers(-1, 2), 0, 3))
+            judgments.append(Judgment(f"q{i}", f"d{i}", label, "llm", prompt_id=prompt,
+                                      model="smollm2", raw_output=str(label)))
+    bench.add_judgments(judgments)
+    return bench
+
+
+def choice(control: str, to_name: str, value: str) -> dict[str, Any]:
+    return {"from_name": control, "to_name": to_name, "type": "choices",
+            "value": {"choices": [value]}}
