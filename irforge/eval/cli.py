@@ -30,6 +30,10 @@ def eval_command(
         help="Query metadata field for per-group results (ComLQ: type).")] = "type",
     ann: Annotated[bool, typer.Option(
         "--ann", help="Also compare exact and HNSW search for each dense retriever.")] = False,
+    query_prefix: Annotated[str, typer.Option(
+        help="Text put before every query for dense models (e5: 'query: ').")] = "",
+    passage_prefix: Annotated[str, typer.Option(
+        help="Text put before every passage for dense models (e5: 'passage: ').")] = "",
     out: Annotated[Path | None, typer.Option(
         help="Output folder (default BENCH_DIR/eval).")] = None,
     plots: Annotated[bool, typer.Option(help="Write matplotlib plots.")] = True,
@@ -44,7 +48,8 @@ def eval_command(
         bench_dir, retrievers=retriever or ["bm25"], rerankers=reranker or [],
         metrics=metric or DEFAULT_METRICS, run_files=run_file or [], split=split, depth=depth,
         rerank_k=rerank_k, group_field=group_field, ann=ann,
-        cache_dir=bench_dir / ".irforge" / "embeddings")
+        cache_dir=bench_dir / ".irforge" / "embeddings", query_prefix=query_prefix,
+        passage_prefix=passage_prefix)
     written = write_outputs(results, out or bench_dir / "eval", plots=plots)
     console = Console()
     console.print(rich_table(results))

@@ -81,12 +81,13 @@ def _score(results: EvalResults, name: str, run: Run, qrels, measures: list[Meas
 
 
 def _ann_check(spec: str, docs: Sequence[Doc], queries: Sequence[Query], qrels, k: int,
-               cache_dir: Path | None) -> dict[str, Any]:
+               cache_dir: Path | None, prefixes: tuple[str, str]) -> dict[str, Any]:
     """Exact vs HNSW for one dense spec: recall of the ANN top-k and the nDCG@10 drop."""
     argument = spec.partition(":")[2]
     runs, seconds = {}, {}
     for mode in ("dense", "dense-hnsw"):
-        retriever = get_retriever(f"{mode}:{argument}" if argument else mode, cache_dir)
+        retriever = get_retriever(f"{mode}:{argument}" if argument else mode, cache_dir,
+                                  *prefixes)
         retriever.index(docs)
         start = time.perf_counter()
         runs[mode] = retriever.search(queries, k)
@@ -113,7 +114,8 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
                        rerankers: Sequence[str] = (), metrics: Sequence[str] = ("ndcg@10",),
                        run_files: Sequence[Path] = (), split: str = "test", depth: int = 100,
                        rerank_k: int = 50, group_field: str = "type", ann: bool = False,
-                       cache_dir: Path | None = None) -> EvalResults:
+                       cache_dir: Path | None = None, query_prefix: str = "",
+                       passage_prefix: str = "") -> EvalResults:
     """Run every retriever (and each reranker on each retriever's run) and every run file."""
     bench_dir = Path(bench_dir)
     measures = parse_metrics(metrics)
@@ -132,7 +134,7 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
     reranker_objects = [get_reranker(spec) for spec in rerankers]
     docs_by_id = {doc.doc_id: doc for doc in docs}
     for spec in retrievers:
-        retriever = get_retriever(spec, cache_dir)
+        retriever = get_retriever(spec, cache_dir, query_prefix, passage_prefix)
         start = time.perf_counter()
         retriever.index(docs)
         indexed = time.perf_counter()
@@ -149,7 +151,8 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
             _score(results, name, Run(name, reranked.scores), qrels, measures, queries,
                    bench_dir, None, {"rerank": time.perf_counter() - start})
         if ann and spec.startswith("dense"):
-            results.ann.append(_ann_check(spec, docs, queries, qrels, depth, cache_dir))
+            results.ann.append(_ann_check(spec, docs, queries, qrels, depth, cache_dir,
+                                          (query_prefix, passage_prefix)))
     for path in run_files:
         run = read_trec_run(path, docs_by_id.keys())
         _score(results, run.name, run, qrels, measures, queries, bench_dir, None, {})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from irforge.eval.retrievers import get_retriever
 from irforge.eval.retrievers.cache import EmbeddingCache
 from irforge.eval.retrievers.dense import DenseRetriever, default_model_path, pick_device
 from irforge.eval.retrievers.search import HnswIndex, ann_recall, exact_search
@@ -88,3 +89,19 @@ def test_dense_cache_returns_identical_vectors_without_encoding(tmp_path, monkey
     with pytest.raises(AssertionError, match="cache miss"):
         monkeypatch.setattr(other_prefix, "_encode", no_encoding)
         other_prefix.embed(texts)
+
+
+def test_prefixes_are_put_before_queries_and_passages(monkeypatch):
+    from irforge.records import Doc, Query
+
+    seen: list[str] = []
+    retriever = get_retriever("dense", query_prefix="query: ", passage_prefix="passage: ")
+
+    def encode(texts):
+        seen.extend(texts)
+        return np.eye(len(texts), 4, dtype=np.float32)
+
+    monkeypatch.setattr(retriever, "_encode", encode)
+    retriever.index([Doc("d1", "body", "Title")])
+    retriever.search([Query("q1", "what")], k=1)
+    assert seen == ["passage: Title\nbody", "query: what"]

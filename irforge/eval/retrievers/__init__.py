@@ -30,10 +30,12 @@ def _bm25(argument: str | None):
     return BM25Retriever(method=method)
 
 
-def _dense(argument: str | None, search: str = "exact", cache_dir: Path | None = None):
+def _dense(argument: str | None, search: str = "exact", cache_dir: Path | None = None,
+           query_prefix: str = "", passage_prefix: str = ""):
     from irforge.eval.retrievers.dense import DenseRetriever
 
-    return DenseRetriever(model=argument, search=search, cache_dir=cache_dir)
+    return DenseRetriever(model=argument, search=search, cache_dir=cache_dir,
+                          query_prefix=query_prefix, passage_prefix=passage_prefix)
 
 
 RETRIEVERS = {
@@ -43,12 +45,15 @@ RETRIEVERS = {
 }
 
 
-def get_retriever(spec: str, cache_dir: Path | None = None) -> Retriever:
+def get_retriever(spec: str, cache_dir: Path | None = None, query_prefix: str = "",
+                  passage_prefix: str = "") -> Retriever:
     """``"bm25"``, ``"bm25:okapi"``, ``"dense"`` (embedded MiniLM), ``"dense:PATH_OR_NAME"``,
-    ``"dense-hnsw:PATH"``; ``cache_dir`` keeps dense embeddings on disk."""
+    ``"dense-hnsw:PATH"``; ``cache_dir`` keeps dense embeddings on disk; the prefixes are the
+    instructions some embedders expect (e5: ``"query: "`` / ``"passage: "``)."""
     kind, argument = split_spec(spec)
-    if kind.startswith("dense") and cache_dir is not None:
-        return _dense(argument, "hnsw" if kind == "dense-hnsw" else "exact", cache_dir)
+    if kind in ("dense", "dense-hnsw"):
+        return _dense(argument, "hnsw" if kind == "dense-hnsw" else "exact", cache_dir,
+                      query_prefix, passage_prefix)
     return build(spec, RETRIEVERS, "retriever")  # type: ignore[return-value]
 
 
