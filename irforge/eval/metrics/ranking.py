@@ -74,22 +74,17 @@ def rank_block(qrels: QrelsDict, run: RunDict, query_ids: Sequence[str],
                           count=len(query_ids))
     width = max(int(lengths.max(initial=0)), 1)
     n = len(query_ids)
-    scores = np.full((n, width), -np.inf, dtype=np.float64)
-    raw = np.full((n, width), UNJUDGED, dtype=np.int64)
-    score_chunks, label_chunks = [], []
-    for query_id, length in zip(query_ids, lengths, strict=True):
+    uniform = bool(n) and int(lengths.min()) == width
+    scores = np.empty((n, width)) if uniform else np.full((n, width), -np.inf)
+    raw = (np.empty((n, width), dtype=np.int64) if uniform
+           else np.full((n, width), UNJUDGED, dtype=np.int64))
+    for row, (query_id, length) in enumerate(zip(query_ids, lengths.tolist(), strict=True)):
         if length:
             docs = run[query_id]
             grades = qrels.get(query_id, {})
-            score_chunks.append(np.fromiter(docs.values(), dtype=np.float64, count=length))
-            label_chunks.append(np.fromiter(map(grades.get, docs, repeat(UNJUDGED)),
-                                            dtype=np.int64, count=length))
-    if score_chunks:
-        rows = np.repeat(np.arange(n), lengths)
-        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-        cols = np.arange(int(lengths.sum())) - starts
-        scores[rows, cols] = np.concatenate(score_chunks)
-        raw[rows, cols] = np.concatenate(label_chunks)
+            scores[row, :length] = np.fromiter(docs.values(), dtype=np.float64, count=length)
+            raw[row, :length] = np.fromiter(map(grades.get, docs, repeat(UNJUDGED)),
+                                            dtype=np.int64, count=length)
     scores = np.where(np.isnan(scores), -np.inf, scores)
     order = np.argsort(-scores, axis=1, kind="stable")
     for row in _tie_break_rows(order, scores, raw, lengths):

@@ -62,7 +62,7 @@ class HnswIndex:
         if self._index is None:
             raise RuntimeError("call build(docs) before search")
         k = min(k, len(self._index))
-        matches = self._index.search(queries.astype(np.float32), k, threads=1)
+        matches = self._index.search(queries.astype(np.float32), k, threads=0)
         keys = np.asarray(matches.keys, dtype=np.int64).reshape(len(queries), -1)
         # usearch reports inner-product *distance* 1 - ip; turn it back into a similarity
         sims = 1.0 - np.asarray(matches.distances, dtype=np.float32).reshape(len(queries), -1)
