@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import platform
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -93,10 +93,14 @@ class Benchmark:
         return beir.write_qrels(self.qrels_path(split), qrels)
 
     def add_judgments(self, judgments: Iterable[Judgment]) -> int:
-        return beir.append_judgments(self.judgments_path, judgments)
+        """Append judgments; rows identical to logged ones are skipped, so re-runs add no copies."""
+        new = _unlogged(self.judgments(), judgments, beir.judgment_row)
+        return beir.append_judgments(self.judgments_path, new)
 
     def add_failures(self, failures: Iterable[Failure]) -> int:
-        return beir.append_failures(self.failures_path, failures)
+        """Append failures; rows identical to logged ones are skipped, so re-runs add no copies."""
+        new = _unlogged(self.failures(), failures, asdict)
+        return beir.append_failures(self.failures_path, new)
 
     # manifest ----------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
@@ -125,6 +129,21 @@ class Benchmark:
         steps[step] = {**dict(entry), "finished": _now()}
         write_json(self.manifest_path, data)
         return data
+
+
+def _unlogged(logged: Iterable[Any], rows: Iterable[Any], to_row) -> list[Any]:
+    """Rows whose JSON form is not already in the log (and not repeated within ``rows``)."""
+    def key(item: Any) -> str:
+        return json.dumps(to_row(item), sort_keys=True, ensure_ascii=False)
+
+    seen = {key(item) for item in logged}
+    fresh = []
+    for item in rows:
+        item_key = key(item)
+        if item_key not in seen:
+            seen.add(item_key)
+            fresh.append(item)
+    return fresh
 
 
 def _now() -> str:

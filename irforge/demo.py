@@ -6,6 +6,7 @@ demo shows exactly what a user would run by hand.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,6 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
-from irforge.validators.demo_stage import stage_audit
 
 
 @dataclass(frozen=True)
@@ -35,18 +35,40 @@ def stage_corpus(ctx: DemoContext) -> str:
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 
-def stage_eval(ctx: DemoContext) -> str:
-    """Evaluate BM25 and the embedded dense model on the demo folder and print the table."""
-    from irforge.eval.demo import run_eval_stage
+def stage_instructions(ctx: DemoContext) -> str:
+    from irforge.generators.instructions.demo import demo_stage
 
-    return run_eval_stage(ctx.out)
+    return demo_stage(ctx.out, ctx.model)
 
 
-STAGES: list[tuple[str, Callable[[DemoContext], str]]] = [
-    ("corpus", stage_corpus),
-    ("audit", stage_audit),
-    ("eval", stage_eval),
+def stage_logical(ctx: DemoContext) -> str:
+    from irforge.generators.logical.command import demo_stage
+
+    return demo_stage(ctx.out / "logical", ctx.model)
+
+
+def stage_multicon(ctx: DemoContext) -> str:
+    from irforge.generators.multicon.demo import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
+# (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
+STAGES: list[tuple[str, str]] = [
+    ("corpus", "irforge.demo:stage_corpus"),
+    ("corpus-pipeline", "irforge.corpus.demo:stage_corpus_pipeline"),
+    ("llm", "irforge.llm.demo:stage_llm"),
+    ("multicon", "irforge.demo:stage_multicon"),
+    ("instructions", "irforge.demo:stage_instructions"),
+    ("logical", "irforge.demo:stage_logical"),
+    ("audit", "irforge.validators.demo_stage:stage_audit"),
+    ("eval", "irforge.eval.demo:stage_eval"),
 ]
+
+
+def _resolve(target: str) -> Callable[[DemoContext], str]:
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
@@ -54,8 +76,8 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for name, stage in STAGES:
-        summary = stage(ctx)
+    for name, target in STAGES:
+        summary = _resolve(target)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     return results

@@ -186,3 +186,19 @@ def test_folder_loads_with_beirs_own_loader(tmp_path: Path) -> None:
     assert corpus == {d.doc_id: {"text": d.text, "title": d.title} for d in DOCS}
     assert queries == {q.query_id: q.text for q in QUERIES}
     assert qrels == bench.qrels_dict()
+
+
+def test_rerun_adds_no_copies_to_the_logs(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path)
+    judgment = Judgment("q1", "d1", 2.0, "llm", prompt_id="p", model="m",
+                        metadata={"b": 1, "a": 2})
+    failure = Failure("step", "d1", "not in document", raw_output="x")
+    assert bench.add_judgments([judgment, judgment]) == 1
+    assert bench.add_failures([failure]) == 1
+    # a re-run produces the same rows (metadata in another key order): nothing is appended
+    again = Judgment("q1", "d1", 2.0, "llm", prompt_id="p", model="m", metadata={"a": 2, "b": 1})
+    assert bench.add_judgments([again]) == 0
+    assert bench.add_failures([failure]) == 0
+    changed = Judgment("q1", "d1", 3.0, "human", annotator="ann1")
+    assert bench.add_judgments([changed]) == 1
+    assert len(list(bench.judgments())) == 2 and len(list(bench.failures())) == 1

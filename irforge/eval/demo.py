@@ -26,3 +26,8 @@ def run_eval_stage(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "dens
     Console().print(rich_table(results))
     scores = ", ".join(f"{s.name} nDCG@10={s.means['ndcg@10']:.3f}" for s in results.systems)
     return f"{scores} on {results.queries} queries; report {written['report']}"
+
+
+def stage_eval(ctx) -> str:
+    """Demo stage (``irforge.demo.STAGES``): evaluate the demo folder ``ctx.out``."""
+    return run_eval_stage(Path(ctx.out))

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from irforge.llm.settings import silence_litellm
+from irforge.llm.settings import ModelSpec, silence_litellm
 
 Price = tuple[float, float]  # dollars per input token, per output token
+DEFAULT_EXPECTED_OUTPUT = 256
 
 
 @lru_cache(maxsize=64)
@@ -38,6 +39,18 @@ def cost_usd(price: Price | None, prompt_tokens: int, completion_tokens: int) ->
 def estimate_tokens(messages: list[dict[str, str]]) -> int:
     """Cheap prompt-size estimate (~4 characters a token plus per-message overhead)."""
     return sum(len(m["content"]) // 4 + 4 for m in messages) + 2
+
+
+def count_prompt_tokens(spec: ModelSpec, messages: list[dict[str, str]]) -> int:
+    """Prompt tokens by litellm's tokenizer for the model, else the cheap estimate."""
+    if spec.backend == "litellm":
+        import litellm
+
+        try:
+            return int(litellm.token_counter(model=spec.name, messages=messages))
+        except Exception:  # unknown tokenizer: fall back to the estimate
+            pass
+    return estimate_tokens(messages)
 
 
 @dataclass
@@ -95,3 +108,38 @@ class Estimate:
         return (f"{self.items} items, {self.cached_items} already cached; {self.requests} "
                 f"requests to {self.model}: ~{self.prompt_tokens} prompt tokens, up to "
                 f"{self.max_completion_tokens} completion tokens; {money}")
+
+
+def budget_reservation(total: StepStats, reserved: float, budget_usd: float | None,
+                       price: Price | None, messages: list[dict[str, str]],
+                       max_tokens: int) -> float | None:
+    """Dollars to set aside for the next request, or None when it would pass the budget.
+
+    The estimate is this prompt plus the average completion seen so far (or
+    ``min(256, max_tokens)`` before any answer), on top of the spend and the reservations of
+    requests still in flight.
+    """
+    if budget_usd is None:
+        return 0.0
+    answered = max(total.requests - total.errors, 0)
+    expected = (total.completion_tokens / answered if answered
+                else min(DEFAULT_EXPECTED_OUTPUT, max_tokens))
+    estimate = cost_usd(price, estimate_tokens(messages), int(expected))
+    if total.cost_usd + reserved + estimate > float(budget_usd):
+        return None
+    return estimate
+
+
+def summary_line(model: str, total: StepStats, budget_usd: float | None,
+                 demo_grade: bool) -> str:
+    """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
+    statuses = ", ".join(f"{n} {status}" for status, n in sorted(total.statuses.items()))
+    line = (f"{model}: {statuses or 'nothing run'}; {total.requests} calls, "
+            f"{total.cache_hits} cache hits, {total.retries} retries, "
+            f"{total.prompt_tokens}+{total.completion_tokens} tokens, ${total.cost_usd:.4f}")
+    if total.budget_stopped:
+        line += (f"; BUDGET STOP at ${budget_usd}: skipped items were not attempted, "
+                 "completed ones are kept")
+    if demo_grade:
+        line += "; demo grade (embedded model)"
+    return line

@@ -58,7 +58,9 @@ class LiteLLMBackend:
 
         kwargs: dict[str, Any] = {"model": self.spec.name, "messages": messages,
                                   "timeout": timeout, "num_retries": 0, "max_retries": 0,
-                                  **params}
+                                  # providers without e.g. ``seed`` get the rest; the schema
+                                  # is also in the prompt, so nothing essential is lost
+                                  "drop_params": True, **params}
         if self.spec.api_base:
             kwargs["api_base"] = self.spec.api_base
         if self._api_key:

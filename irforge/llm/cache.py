@@ -64,6 +64,25 @@ class ResponseCache:
         return Completion(text=row[0], finish_reason=row[1], refusal=row[2],
                           prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5])
 
+    def get_many(self, keys: list[str]) -> dict[str, Completion]:
+        """Stored answers for many keys in few queries; hits and misses are counted."""
+        found: dict[str, Completion] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT key, text, finish_reason, refusal, prompt_tokens, completion_tokens,"
+                    f" cost_usd FROM responses WHERE key IN ({marks})", chunk).fetchall()
+            for row in rows:
+                found[row[0]] = Completion(text=row[1], finish_reason=row[2], refusal=row[3],
+                                           prompt_tokens=row[4], completion_tokens=row[5],
+                                           cost_usd=row[6])
+        self.hits += sum(1 for key in keys if key in found)
+        self.misses += sum(1 for key in keys if key not in found)
+        self._pending_hits.update(key for key in keys if key in found)
+        return found
+
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored, without counting a hit (used by estimates)."""
         with self._lock:

@@ -22,13 +22,29 @@ class Completion:
     cost_usd: float = 0.0
 
 
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
+class RequestKeys:
+    """Cache keys for many requests sharing a model, params and schema (hashed once)."""
+
+    def __init__(self, model: str, params: dict[str, Any], schema: dict[str, Any] | None):
+        self._prefix = hashlib.sha256(_canonical({"model": model, "params": params,
+                                                  "schema": schema}))
+
+    def key(self, messages: list[Message]) -> str:
+        digest = self._prefix.copy()
+        digest.update(b"\n")
+        digest.update(_canonical(messages))
+        return digest.hexdigest()
+
+
 def request_key(model: str, messages: list[Message], params: dict[str, Any],
                 schema: dict[str, Any] | None) -> str:
-    """sha256 of (model, messages, params, schema): equal requests share one cache entry.
+    """sha256 of (model, params, schema) then messages: equal requests share one entry.
 
     Keys and endpoints are not part of it: they change where a request goes, not its answer.
     """
-    payload = json.dumps({"model": model, "messages": messages, "params": params,
-                          "schema": schema}, sort_keys=True, ensure_ascii=False,
-                         separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return RequestKeys(model, params, schema).key(messages)

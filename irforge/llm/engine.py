@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +20,44 @@ from irforge.llm.accounting import (
     Estimate,
     Price,
     StepStats,
+    budget_reservation,
     cost_usd,
+    count_prompt_tokens,
     estimate_tokens,
     litellm_price,
+    summary_line,
 )
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
-from irforge.llm.completion import Completion, Message, request_key
+from irforge.llm.completion import Completion, Message, RequestKeys
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
-from irforge.llm.retry import retrying
+from irforge.llm.retry import retrying, status_code
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
-from irforge.llm.structured import output_schema, parse_output, reask_messages, with_instructions
+from irforge.llm.structured import (
+    judge,
+    output_schema,
+    reask_messages,
+    schema_instruction,
+    with_instructions,
+)
 from irforge.prompts import Template, get_template
 
-DEFAULT_EXPECTED_OUTPUT = 256
+# errors that will fail every other request the same way: stop sending after the first
+FATAL_STATUS = frozenset({401, 403, 404})
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every item of one ``run`` shares: template, output model, schema, key prefix."""
+
+    template: Template
+    output_model: type[BaseModel]
+    schema: dict[str, Any]
+    instruction: str
+    keys: RequestKeys
+    step: str
 
 
 @dataclass
@@ -44,10 +66,7 @@ class _Job:
 
     index: int
     messages: list[Message]
-    schema: dict[str, Any]
-    output_model: type[BaseModel]
-    template: Template
-    step: str
+    plan: _Plan
     raw: str | None = None
     attempts: int = 0
     retries: int = 0
@@ -56,7 +75,6 @@ class _Job:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
-    history: list[str] = field(default_factory=list)
 
 
 class Engine:
@@ -66,7 +84,7 @@ class Engine:
                  api_key: str | None = None, cache_path: Path | str | None = None,
                  use_cache: bool = True, concurrency: int | None = None,
                  rpm: float | None = None, tpm: float | None = None, max_retries: int = 4,
-                 max_reasks: int = 2, timeout: float = 120.0, temperature: float = 0.0,
+                 max_reasks: int = 2, timeout: float | None = None, temperature: float = 0.0,
                  max_tokens: int = 1024, seed: int = 0, budget_usd: float | None = None,
                  prompts_dir: Path | str | None = None, progress: bool | None = None,
                  backoff_initial: float = 1.0, backoff_max: float = 60.0,
@@ -81,7 +99,7 @@ class Engine:
         self.tpm = tpm if tpm is not None else cfg.get("tpm")
         self.max_retries = max_retries
         self.max_reasks = max_reasks
-        self.timeout = float(cfg.get("timeout", timeout))
+        self.timeout = float(timeout if timeout is not None else cfg.get("timeout", 120.0))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
@@ -98,6 +116,7 @@ class Engine:
         self.prompts: dict[str, str] = {}
         self.budget_stopped = False
         self._reserved = 0.0
+        self._fatal: str | None = None
         self._backend: Backend | None = None
         self._limiter: RateLimiter | None = None
 
@@ -145,23 +164,13 @@ class Engine:
     async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
                    output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
         """Async form of :meth:`run`."""
-        template = get_template(template_name, self.prompts_dir)
-        step = step or template.name
-        self.prompts[template.name] = template.hash
+        plan = self._plan(template_name, output_model, step)
+        step = plan.step
+        self.prompts[plan.template.name] = plan.template.hash
         stats = self.steps.setdefault(step, StepStats())
-        schema = output_schema(output_model)
         results: list[LLMResult | None] = [None] * len(items)
-        pending: list[_Job] = []
-        for index, item in enumerate(items):
-            job_or_result = self._prepare(index, item, template, schema, output_model, step)
-            if isinstance(job_or_result, LLMResult):
-                results[index] = job_or_result
-                continue
-            done = self._from_cache(job_or_result, stats)
-            if done is None:
-                pending.append(job_or_result)
-            else:
-                results[index] = done
+        pending = self._resolve_cached(items, plan, stats, results)
+        self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
         label = f"{step} ({self.spec.name})"
         with RunProgress(self.progress, label, len(items)) as bar:
             bar.advance(len(items) - len(pending), self.total.cost_usd)
@@ -169,7 +178,11 @@ class Engine:
 
             async def worker() -> None:
                 for job in queue:
-                    results[job.index] = await self._solve(job, stats)
+                    try:
+                        results[job.index] = await self._solve(job, stats)
+                    except Exception as exc:  # e.g. the cache disk is full: keep going
+                        results[job.index] = self._finish(job, "error",
+                                                          error=self._describe(exc))
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 
@@ -188,18 +201,17 @@ class Engine:
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
         """What a run would send and cost, without sending anything (``--dry-run``)."""
-        template = get_template(template_name, self.prompts_dir)
-        schema = output_schema(output_model)
+        plan = self._plan(template_name, output_model, None)
         cached = requests = prompt_tokens = 0
         for index, item in enumerate(items):
-            job = self._prepare(index, item, template, schema, output_model, template.name)
+            job = self._prepare(index, item, plan)
             if isinstance(job, LLMResult):
                 continue
             if self.cache is not None and self.cache.contains(self._key(job)):
                 cached += 1
                 continue
             requests += 1
-            prompt_tokens += self._count_tokens(job.messages)
+            prompt_tokens += count_prompt_tokens(self.spec, job.messages)
         completion = requests * int(self.params["max_tokens"])
         price = self.price
         return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
@@ -209,12 +221,14 @@ class Engine:
                         max_cost_usd=cost_usd(price, prompt_tokens, completion),
                         priced=price is not None)
 
+    def summary(self) -> str:
+        """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
+        return summary_line(self.spec.name, self.total, self.budget_usd, self.demo_grade)
+
     def request_key_for(self, item: Mapping[str, Any], template_name: str,
                         output_model: type[BaseModel]) -> str:
         """Cache key of the first request for ``item`` (to check what a resume will skip)."""
-        template = get_template(template_name, self.prompts_dir)
-        job = self._prepare(0, item, template, output_schema(output_model), output_model,
-                            template.name)
+        job = self._prepare(0, item, self._plan(template_name, output_model, None))
         if isinstance(job, LLMResult):
             raise ValueError(job.error)
         return self._key(job)
@@ -233,29 +247,56 @@ class Engine:
                 "steps": {name: stats.as_dict() for name, stats in sorted(self.steps.items())}}
 
     # internals ---------------------------------------------------------------------------
-    def _prepare(self, index: int, item: Mapping[str, Any], template: Template,
-                 schema: dict[str, Any], output_model: type[BaseModel],
-                 step: str) -> _Job | LLMResult:
-        job = _Job(index=index, messages=[], schema=schema, output_model=output_model,
-                   template=template, step=step)
+    def _plan(self, template_name: str, output_model: type[BaseModel],
+              step: str | None) -> _Plan:
+        template = get_template(template_name, self.prompts_dir)
+        schema = output_schema(output_model)
+        return _Plan(template=template, output_model=output_model, schema=schema,
+                     instruction=schema_instruction(schema),
+                     keys=RequestKeys(self.spec.name, self.params, schema),
+                     step=step or template.name)
+
+    def _prepare(self, index: int, item: Mapping[str, Any], plan: _Plan) -> _Job | LLMResult:
+        job = _Job(index=index, messages=[], plan=plan)
         try:
-            job.messages = with_instructions(template.render(**dict(item)), schema)
+            job.messages = with_instructions(plan.template.render(**dict(item)), plan.schema,
+                                             plan.instruction)
         except Exception as exc:  # a bad item must not stop the others
             return self._finish(job, "error", error=f"could not render the prompt: {exc}")
         return job
 
     def _key(self, job: _Job) -> str:
-        return request_key(self.spec.name, job.messages, self.params, job.schema)
+        return job.plan.keys.key(job.messages)
 
-    def _count_tokens(self, messages: list[Message]) -> int:
-        if self.spec.backend == "litellm":
-            import litellm
-
-            try:
-                return int(litellm.token_counter(model=self.spec.name, messages=messages))
-            except Exception:  # unknown tokenizer: fall back to the estimate
-                pass
-        return estimate_tokens(messages)
+    def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
+                        stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
+        """Fill ``results`` for every item the cache answers; return the jobs still to run."""
+        jobs: list[_Job] = []
+        for index, item in enumerate(items):
+            job_or_result = self._prepare(index, item, plan)
+            if isinstance(job_or_result, LLMResult):
+                results[index] = job_or_result
+            else:
+                jobs.append(job_or_result)
+        if self.cache is None:
+            return jobs
+        keys = [self._key(job) for job in jobs]
+        found = self.cache.get_many(keys)
+        pending = []
+        for job, key in zip(jobs, keys, strict=True):
+            completion = found.get(key)
+            done = None
+            if completion is not None:
+                stats.cache_hits += 1
+                self.total.cache_hits += 1
+                done = self._advance(job, completion)
+                if done is None:  # a cached re-ask chain: follow it
+                    done = self._from_cache(job, stats)
+            if done is None:
+                pending.append(job)
+            else:
+                results[job.index] = done
+        return pending
 
     def _from_cache(self, job: _Job, stats: StepStats) -> LLMResult | None:
         """Follow the item's conversation through the cache as far as it goes."""
@@ -272,10 +313,16 @@ class Engine:
                 return done
 
     async def _solve(self, job: _Job, stats: StepStats) -> LLMResult:
+        looked_up = True  # the caller already found no cached answer for this conversation
         while True:
-            done = self._from_cache(job, stats)
+            done = None if looked_up else self._from_cache(job, stats)
+            looked_up = False
             if done is not None:
                 return done
+            if self._fatal is not None:
+                return self._finish(job, "error", error=(
+                    f"not attempted: an earlier request failed with {self._fatal}; fix the "
+                    "model name, key or endpoint and re-run (completed answers are cached)"))
             reservation = self._budget_reservation(job)
             if reservation is None:
                 stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
@@ -289,6 +336,8 @@ class Engine:
             except Exception as exc:
                 stats.errors += 1
                 self.total.errors += 1
+                if status_code(exc) in FATAL_STATUS:
+                    self._fatal = self._describe(exc)
                 return self._finish(job, "error", error=self._describe(exc))
             finally:
                 self._reserved -= reservation
@@ -302,14 +351,13 @@ class Engine:
             job.answers_fetched += 1
             if self.cache is not None:
                 self.cache.put(self._key(job), self.spec.name, completion,
-                               prompt_id=job.template.name, step=job.step)
+                               prompt_id=job.plan.template.name, step=job.plan.step)
             done = self._advance(job, completion)
             if done is not None:
                 return done
 
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
-        if self._limiter is None:
-            self._limiter = RateLimiter(self.rpm, self.tpm)
+        assert self._limiter is not None
         tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
         async for attempt in retrying(self.max_retries, *self.backoff):
             with attempt:
@@ -321,7 +369,7 @@ class Engine:
                 job.attempts += 1
                 stats.requests += 1
                 self.total.requests += 1
-                return await self.backend.complete(job.messages, job.schema, self.params,
+                return await self.backend.complete(job.messages, job.plan.schema, self.params,
                                                    self.timeout)
         raise RuntimeError("unreachable: tenacity re-raises the last error")
 
@@ -329,48 +377,34 @@ class Engine:
         """Dollars to set aside for the next request, or None when the budget forbids it."""
         if self.budget_stopped:
             return None
-        if self.budget_usd is None:
-            return 0.0
-        answered = max(self.total.requests - self.total.errors, 0)
-        expected = (self.total.completion_tokens / answered if answered
-                    else min(DEFAULT_EXPECTED_OUTPUT, int(self.params["max_tokens"])))
-        estimate = cost_usd(self.price, estimate_tokens(job.messages), int(expected))
-        if self.total.cost_usd + self._reserved + estimate > float(self.budget_usd):
-            return None
-        return estimate
+        return budget_reservation(self.total, self._reserved, self.budget_usd, self.price,
+                                  job.messages, int(self.params["max_tokens"]))
 
     def _advance(self, job: _Job, completion: Completion) -> LLMResult | None:
         """Judge one answer: a final result, or None after queueing a re-ask."""
         job.prompt_tokens += completion.prompt_tokens
         job.completion_tokens += completion.completion_tokens
         job.raw = completion.text
-        if completion.refusal or completion.finish_reason == "content_filter":
-            return self._finish(job, "refused",
-                                error=completion.refusal or "blocked by the content filter")
-        value, error = parse_output(completion.text, job.output_model)
-        if value is not None:
-            return self._finish(job, "ok", value=value)
-        if completion.finish_reason == "length":
-            return self._finish(job, "truncated", error=(
-                f"output stopped at max_tokens={self.params['max_tokens']}: {error}"))
-        if job.reasks >= self.max_reasks:
-            return self._finish(job, "invalid", error=(
-                f"{error} (after {job.reasks} re-ask{'s' if job.reasks != 1 else ''})"))
+        verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
+                        int(self.params["max_tokens"]))
+        if verdict.status is not None:
+            return self._finish(job, verdict.status, value=verdict.value, error=verdict.error)
         job.reasks += 1
-        for target in (self.steps.setdefault(job.step, StepStats()), self.total):
+        for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
-        job.messages = reask_messages(job.messages, completion.text, error or "invalid")
+        job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
         return None
 
     def _finish(self, job: _Job, status: Status, value: Any = None,
                 error: str | None = None) -> LLMResult:
         return LLMResult(status=status, value=value, raw=job.raw, error=error,
-                         model=self.spec.name, prompt_id=job.template.name,
-                         prompt_hash=job.template.hash,
+                         model=self.spec.name, prompt_id=job.plan.template.name,
+                         prompt_hash=job.plan.template.hash,
                          cached=job.answers_fetched == 0 and job.raw is not None,
                          attempts=job.attempts, retries=job.retries, reasks=job.reasks,
                          prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
-                         cost_usd=job.cost_usd, demo_grade=self.demo_grade, step=job.step)
+                         cost_usd=job.cost_usd, demo_grade=self.demo_grade,
+                         step=job.plan.step)
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: the API key, if any, is blanked out."""

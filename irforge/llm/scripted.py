@@ -101,6 +101,7 @@ class LoggedRequest:
     action: str
     messages: list[dict[str, Any]]
     received: float = 0.0  # time.monotonic() when it arrived
+    params: dict[str, Any] = field(default_factory=dict)  # the body without the messages
 
 
 class ScriptedApp:
@@ -142,8 +143,9 @@ class ScriptedApp:
         first_user = next((str(m.get("content")) for m in messages
                            if m.get("role") == "user"), "")
         action = self.choose(first_user)
+        params = {k: v for k, v in request.items() if k != "messages"}
         self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
-                                      time.monotonic()))
+                                      time.monotonic(), params))
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -282,11 +284,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--script", type=Path, help="JSON file of a Script")
     parser.add_argument("--latency", type=float, default=None, help="seconds per answer")
+    parser.add_argument("--answer", help="JSON text of the default answer")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
     script = Script.from_json(args.script.read_text()) if args.script else Script()
-    if args.latency is not None:
-        script = Script(default=script.default, rules=script.rules, latency=args.latency)
+    default = Action.answer(args.answer) if args.answer else script.default
+    latency = script.latency if args.latency is None else args.latency
+    script = Script(default=default, rules=script.rules, latency=latency)
     server = ScriptedServer(script, port=args.port).start()
     print(f"PORT {server.port}", flush=True)
     try:

@@ -65,10 +65,8 @@ def load_config(path: Path | str | None = None) -> dict[str, Any]:
         return {}
     try:
         import tomllib
-    except ImportError:  # Python 3.10
-        from irforge.errors import require
-
-        tomllib = require("tomli", "local")
+    except ImportError:  # Python 3.10: the tomli backport is a dependency there
+        import tomli as tomllib
     try:
         data = tomllib.loads(chosen.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

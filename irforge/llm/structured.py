@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from irforge.llm.completion import Message
+from irforge.llm.completion import Completion, Message
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 MAX_ERROR_CHARS = 1200
@@ -26,9 +27,10 @@ def schema_instruction(schema: dict[str, Any]) -> str:
             + json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
 
 
-def with_instructions(messages: list[Message], schema: dict[str, Any]) -> list[Message]:
+def with_instructions(messages: list[Message], schema: dict[str, Any],
+                      instruction: str | None = None) -> list[Message]:
     """A copy of ``messages`` with the schema instruction appended to the system message."""
-    instruction = schema_instruction(schema)
+    instruction = instruction or schema_instruction(schema)
     out = [dict(message) for message in messages]
     if out and out[0]["role"] == "system":
         out[0]["content"] = f"{out[0]['content']}\n\n{instruction}"
@@ -77,3 +79,28 @@ def reask_messages(messages: list[Message], raw: str, error: str) -> list[Messag
             {"role": "user", "content": (
                 f"That reply could not be used: {error}. Reply again with only one JSON object "
                 "that follows the schema exactly.")}]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one answer: a final status, or ``status=None`` meaning re-ask."""
+
+    status: str | None
+    value: BaseModel | None = None
+    error: str | None = None
+
+
+def judge(completion: Completion, output_model: type[BaseModel], reasks_done: int,
+          max_reasks: int, max_tokens: int) -> Verdict:
+    """Refused, ok, truncated, invalid, or re-ask (status None, with the error to send)."""
+    if completion.refusal or completion.finish_reason == "content_filter":
+        return Verdict("refused", error=completion.refusal or "blocked by the content filter")
+    value, error = parse_output(completion.text, output_model)
+    if value is not None:
+        return Verdict("ok", value=value)
+    if completion.finish_reason == "length":
+        return Verdict("truncated", error=f"output stopped at max_tokens={max_tokens}: {error}")
+    if reasks_done >= max_reasks:
+        plural = "s" if reasks_done != 1 else ""
+        return Verdict("invalid", error=f"{error} (after {reasks_done} re-ask{plural})")
+    return Verdict(None, error=error)

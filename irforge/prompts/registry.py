@@ -77,8 +77,10 @@ def _render_text(template: Template, key: str, variables: Mapping[str, Any]) -> 
     import jinja2
 
     source = template.system if key == "system" else template.user
+    if not any(marker in (source or "") for marker in ("{{", "{%", "{#")):
+        return (source or "").strip()  # plain text: nothing to render
     try:
-        return _jinja_env().from_string(source or "").render(**variables).strip()
+        return _compiled(source or "").render(**variables).strip()
     except jinja2.UndefinedError as exc:
         raise TemplateVariableError(
             f"template {template.name!r} ({template.path}) field {key!r}: {exc.message}; "
@@ -91,6 +93,12 @@ def _jinja_env():
 
     return jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
                               keep_trailing_newline=False)
+
+
+@lru_cache(maxsize=512)
+def _compiled(source: str):
+    """Compile each template text once (compiling costs far more than rendering)."""
+    return _jinja_env().from_string(source)
 
 
 def load_template_file(path: Path, name: str) -> Template:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from irforge.bench import Benchmark
-from irforge.demo import STAGES
-from irforge.eval.demo import run_eval_stage
+from irforge.demo import STAGES, DemoContext
+from irforge.eval.demo import run_eval_stage, stage_eval
 from irforge.records import Doc, Qrel, Query
 
 DOCS = [Doc(f"d{i}", text, title) for i, (title, text) in enumerate([
@@ -22,11 +22,12 @@ DOCS = [Doc(f"d{i}", text, title) for i, (title, text) in enumerate([
 def test_eval_stage_is_registered_after_the_corpus():
     names = [name for name, _ in STAGES]
     assert "eval" in names and names.index("eval") > names.index("corpus")
+    assert dict(STAGES)["eval"] == "irforge.eval.demo:stage_eval"
 
 
 def test_eval_stage_skips_without_qrels(tmp_path):
     Benchmark(tmp_path).write_corpus(DOCS)
-    summary = run_eval_stage(tmp_path)
+    summary = stage_eval(DemoContext(out=tmp_path, model=None))
     assert summary.startswith("skipped: no qrels")
 
 

@@ -47,6 +47,7 @@ def test_budget_stops_gracefully_keeps_completed_work_and_resumes(tmp_path: Path
         assert all(r.cost_usd > 0 and r.value.label == 1 for r in done)
         assert all("budget" in r.error and r.value is None for r in skipped)
         assert manifest["budget_stopped"] is True
+        assert "BUDGET STOP" in engine.summary() and f"{len(skipped)} skipped" in engine.summary()
         assert manifest["steps"]["budgeted"]["statuses"] == {"ok": len(done),
                                                              "skipped": len(skipped)}
 

@@ -42,3 +42,14 @@ def test_structured_call_through_llama_cpp_is_valid_cached_and_demo_grade(
     engine.close()
     with ResponseCache(cache_path) as cache:
         assert cache.stats()["entries"] == result.attempts
+
+
+def test_any_gguf_by_path_runs_in_process_and_is_not_labelled_demo_grade(
+        tmp_path: Path, embedded_model_path: Path) -> None:
+    with Engine(f"gguf:{embedded_model_path}", cache_path=tmp_path / "c.sqlite",
+                max_tokens=160) as engine:
+        assert engine.spec.backend == "llama" and engine.concurrency == 1
+        [result] = engine.run([DOC], "demo.keywords", Keywords)
+    assert result.status in {"ok", "invalid", "truncated"}, result.error
+    assert result.raw and result.demo_grade is False
+    assert result.model.startswith(f"gguf:{embedded_model_path.name}:")

@@ -18,7 +18,8 @@ class Label(BaseModel):
 
 
 ANSWER = Action.answer({"label": 1})
-FAST_RETRIES = {"backoff_initial": 0.01, "backoff_max": 0.05, "timeout": 1.0, "concurrency": 4}
+FAST_RETRIES = {"backoff_initial": 0.01, "backoff_max": 0.05, "timeout": 1.0, "concurrency": 4,
+                "progress": False}
 
 SCRIPT = Script(default=Action.answer({"label": 1}), rules=(
     Rule("item-429", (Action.error(429, retry_after=0.3), Action.answer({"label": 2}))),
@@ -54,7 +55,7 @@ def server():
 
 def make_engine(server: ScriptedServer, cache_path: Path, **options) -> Engine:
     return Engine("openai/scripted", api_base=server.url, cache_path=cache_path,
-                  progress=False, **{**FAST_RETRIES, **options})
+                  **{**FAST_RETRIES, **options})
 
 
 def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is_free(
@@ -73,6 +74,10 @@ def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is
         assert result.raw is not None or status == "error", name
         assert result.cached is False
     by_name = dict(zip(ITEMS, results, strict=True))
+    sent_format = server.log[0].params["response_format"]
+    assert sent_format["type"] == "json_schema"
+    assert sent_format["json_schema"]["schema"] == Label.model_json_schema()
+    assert "authorization" not in json.dumps(server.log[0].params).lower()
     assert "max_tokens" in by_name["item-truncated"].error
     assert by_name["item-truncated"].raw == '{"label": '
     assert "can't help" in by_name["item-refusal"].error
@@ -151,3 +156,54 @@ def test_api_key_is_never_stored(tmp_path: Path) -> None:
     assert all(secret not in json.dumps(r.to_dict()) for r in results)
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("c.sqlite*"))
     assert secret.encode() not in stored
+
+
+def test_progress_bar_reports_done_over_total(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with ScriptedServer(Script(default=ANSWER)) as server, \
+            make_engine(server, tmp_path / "c.sqlite", progress=True) as engine:
+        engine.run([{"prompt": f"p{i}"} for i in range(3)], "llm.try", Label, step="shown")
+    err = capsys.readouterr().err
+    assert "shown (openai/scripted)" in err and "3/3" in err and "$0.0000" in err
+
+
+def test_bad_items_and_storage_failures_become_error_results(tmp_path: Path) -> None:
+    import sqlite3
+
+    with ScriptedServer(Script(default=ANSWER)) as server, \
+            make_engine(server, tmp_path / "c.sqlite") as engine:
+        good, missing = engine.run([{"prompt": "fine"}, {"wrong_name": "x"}], "llm.try", Label)
+        assert good.status == "ok"
+        assert missing.status == "error" and "missing ['prompt']" in missing.error
+        assert "try.yaml" in missing.error, "the message names the template file"
+
+        def full_disk(*args, **kwargs):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        engine.cache.put = full_disk  # type: ignore[method-assign]
+        first, second = engine.run([{"prompt": "a"}, {"prompt": "b"}], "llm.try", Label)
+    assert first.status == second.status == "error"
+    assert "disk is full" in first.error
+
+
+def test_authentication_failure_stops_sending_the_remaining_items(tmp_path: Path) -> None:
+    script = Script(default=Action.error(401))
+    items = [{"prompt": f"p{i}"} for i in range(6)]
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", concurrency=1) as engine:
+        results = engine.run(items, "llm.try", Label)
+        assert len(server.log) == 1
+    assert all(r.status == "error" for r in results)
+    assert "401" in results[0].error or "Authentication" in results[0].error
+    assert all("not attempted" in r.error and r.attempts == 0 for r in results[1:])
+
+
+def test_instructions_mode_sends_no_response_format_and_parses_prose(tmp_path: Path) -> None:
+    script = Script(default=Action.answer('Here you go:\n```json\n{"label": 9}\n```'))
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", response_format="instructions") as engine:
+        [result] = engine.run([{"prompt": "x"}], "llm.try", Label)
+        sent = server.log[0]
+    assert result.status == "ok" and result.value == Label(label=9)
+    assert "response_format" not in sent.params
+    assert '"label"' in sent.messages[0]["content"], "the schema is stated in the prompt"

@@ -1,0 +1,104 @@
+"""Stage 4 as a resumable step: kept documents -> ``chunk/chunks.jsonl`` (one row per document).
+
+Each row holds all passages of one document with their provenance, written at once, so a
+killed run never leaves half a document behind and a re-run skips finished documents.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized, page_of
+from irforge.corpus.dedup import kept_documents
+from irforge.corpus.extract import documents
+from irforge.corpus.parallel import imap_bounded
+from irforge.corpus.state import CorpusWork
+from irforge.corpus.tokenizers import Tokenizer, get_tokenizer
+
+_WORKER: tuple[Tokenizer, ChunkSettings] | None = None
+
+
+def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettings,
+                embed: Any = None) -> dict[str, Any]:
+    """The chunk-log row of one extracted document: its passages with provenance."""
+    text = doc["text"]
+    chunks, dropped = chunk_text(text, tokenizer, settings, embed)
+    passages = []
+    for number, chunk in enumerate(chunks):
+        page, page_offset = page_of(doc["pages"], chunk.start)
+        page_end, _ = page_of(doc["pages"], max(chunk.start, chunk.end - 1))
+        passages.append({
+            "_id": f"{doc['doc_id']}_{number}", "text": normalized(text[chunk.start:chunk.end]),
+            "tokens": chunk.tokens, "char_start": chunk.start, "char_end": chunk.end,
+            "page": page, "page_end": page_end, "page_char_start": page_offset,
+        })
+    return {"doc_id": doc["doc_id"], "title": doc.get("title", ""), "file": doc["file"],
+            "source_url": doc.get("source_url"), "passages": passages, "dropped_short": dropped}
+
+
+def _init_worker(spec: str, settings: ChunkSettings) -> None:
+    global _WORKER
+    _WORKER = (get_tokenizer(spec), settings)
+
+
+def _worker(doc: dict[str, Any]) -> dict[str, Any]:
+    assert _WORKER is not None
+    return passages_of(doc, *_WORKER)
+
+
+def _rows(docs: Iterator[dict[str, Any]], settings: ChunkSettings, workers: int
+          ) -> Iterator[dict[str, Any]]:
+    if settings.semantic or workers <= 1:
+        tokenizer = get_tokenizer(settings.tokenizer)
+        embed = None
+        if settings.semantic:
+            from irforge.corpus.embed import Embedder
+
+            embed = Embedder(settings.embedder)
+        for doc in docs:
+            yield passages_of(doc, tokenizer, settings, embed)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(
+            workers, initializer=_init_worker, initargs=(settings.tokenizer, settings)) as pool:
+        yield from imap_bounded(pool, _worker, docs, 16 * workers)
+
+
+def chunk_documents(work: CorpusWork, settings: ChunkSettings | None = None,
+                    workers: int | None = None, fresh: bool = False) -> dict[str, Any]:
+    """Chunk every kept document not yet chunked; returns counts for the manifest."""
+    settings = settings or ChunkSettings()
+    get_tokenizer(settings.tokenizer)  # fail early, before any worker starts, on a bad spec
+    work.start("chunk", asdict(settings), fresh=fresh)
+    log = work.log("chunk", "chunks.jsonl")
+    done = log.keys("doc_id")
+    kept = kept_documents(work) if work.stage_dir("dedup").exists() else None
+    todo = (doc for doc in documents(work)
+            if doc["doc_id"] not in done and (kept is None or doc["doc_id"] in kept))
+    new = 0
+    with log.writer() as writer:
+        for row in _rows(todo, settings, workers or os.cpu_count() or 1):
+            writer.write(row)
+            new += 1
+    passages = dropped = docs = biggest = 0
+    for row in log.rows():
+        docs += 1
+        passages += len(row["passages"])
+        dropped += row["dropped_short"]
+        biggest = max([biggest] + [p["tokens"] for p in row["passages"]])
+    summary = {"documents": docs, "passages": passages, "dropped_short": dropped,
+               "max_tokens_seen": biggest, "newly_chunked": new, "settings": asdict(settings)}
+    work.mark_done("chunk", summary)
+    return summary
+
+
+def passages(work: CorpusWork) -> Iterator[dict[str, Any]]:
+    """Stream every passage with its document's provenance merged in."""
+    for row in work.log("chunk", "chunks.jsonl").rows():
+        for passage in row["passages"]:
+            yield {**passage, "doc_id": row["doc_id"], "title": row["title"], "file": row["file"],
+                   "source_url": row["source_url"]}

@@ -1,0 +1,239 @@
+"""Stage 2, extract: PDFs (and .txt files) -> one clean text per document with page provenance.
+
+DisastIR (Appendix A step 2) converts each PDF to plain text with PyMuPDF and removes tables
+and figures. Per page: text lines inside ``page.find_tables()`` areas are dropped, image blocks
+are ignored, repeated headers/footers and margin page numbers are removed, blocks are put in
+reading order (multi-column aware, see :mod:`irforge.corpus.layout`) and hyphenated line
+breaks are joined. Each page's span in the document text is kept, so every later passage can
+name its file, page and character offsets. A file that cannot give text is skipped with a
+reason (encrypted, truncated, broken, empty, image-only); it never stops the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from irforge.corpus.collect import url_of_files
+from irforge.corpus.layout import (
+    Block,
+    Line,
+    drop_lines,
+    merge_paragraph_lines,
+    page_text,
+    reading_order,
+    repeated_margin_keys,
+)
+from irforge.corpus.parallel import imap_bounded
+from irforge.corpus.state import CorpusWork
+from irforge.errors import require
+
+SUFFIXES = (".pdf", ".txt")
+PAGE_SEPARATOR = "\n\n"
+PLACEHOLDER_TITLES = {"untitled", "(anonymous)", "anonymous", "(untitled)", "title", "document"}
+
+
+@dataclass(frozen=True)
+class ExtractSettings:
+    """What to remove while extracting."""
+
+    remove_tables: bool = True
+    remove_headers: bool = True
+    margin: float = 0.07
+    header_min_share: float = 0.5
+    min_chars: int = 20
+
+
+def _skip(path: Path, reason: str) -> dict[str, Any]:
+    return {"file": path.name, "status": "skipped", "reason": reason}
+
+
+def _truncated(path: Path) -> bool:
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        handle.seek(max(0, size - 4096))
+        return b"%%EOF" not in handle.read()
+
+
+def _page_blocks(page: Any) -> list[Block]:
+    """The text blocks of a page with their lines' boxes (image blocks dropped)."""
+    blocks = []
+    for raw in page.get_text("dict", sort=False)["blocks"]:
+        if raw.get("type") != 0:
+            continue
+        lines = tuple(Line(tuple(line["bbox"]), "".join(span["text"] for span in line["spans"]))
+                      for line in raw["lines"])
+        if any(line.text.strip() for line in lines):
+            blocks.append(Block(tuple(raw["bbox"]), lines))
+    return blocks
+
+
+def _table_areas(page: Any) -> list[tuple[float, float, float, float]]:
+    """Table areas found by ``page.find_tables`` (ruling lines), skipped on pages without any
+    vector drawing: the default line strategy cannot find a table there, and it is slow."""
+    try:
+        if not page.get_cdrawings():
+            return []
+        return [tuple(table.bbox) for table in page.find_tables().tables]
+    except Exception:  # table detection is best effort; the text is still worth having
+        return []
+
+
+def _page_join(before: str, after: str) -> str:
+    """A space when the page ends mid-sentence (no closing punctuation), else a paragraph break."""
+    runs_on = before[-1:].isalnum() or before[-1:] in ",;-–"
+    return " " if runs_on and after[:1].isalnum() else PAGE_SEPARATOR
+
+
+def extract_pdf(path: Path, settings: ExtractSettings) -> dict[str, Any]:
+    """One PDF -> a document row, or a skip row with the reason."""
+    fitz = require("pymupdf", "corpus")
+    path = Path(path)
+    if path.stat().st_size == 0:
+        return _skip(path, "empty: the file has no bytes")
+    if _truncated(path):
+        return _skip(path, "truncated: no %%EOF marker at the end (incomplete download?)")
+    try:
+        doc = fitz.open(path)
+    except Exception as exc:
+        return _skip(path, f"broken: PyMuPDF cannot open it ({type(exc).__name__}: {exc})")
+    with doc:
+        if doc.needs_pass and not doc.authenticate(""):
+            return _skip(path, "encrypted: a password is needed to read it")
+        if doc.page_count == 0:
+            return _skip(path, "empty: no pages")
+        try:
+            return _extract_pages(path, doc, settings)
+        except Exception as exc:
+            return _skip(path, f"broken: extraction failed ({type(exc).__name__}: {exc})")
+
+
+def _extract_pages(path: Path, doc: Any, settings: ExtractSettings) -> dict[str, Any]:
+    pages = [_page_blocks(page) for page in doc]
+    heights = [page.rect.height for page in doc]
+    repeated = (repeated_margin_keys(pages, heights, settings.margin, settings.header_min_share)
+                if settings.remove_headers else set())
+    removed: Counter[str] = Counter()
+    texts, skipped_pages = [], []
+    for number, (page, blocks, height) in enumerate(zip(doc, pages, heights, strict=True), 1):
+        tables = _table_areas(page) if settings.remove_tables else []
+        removed["tables"] += len(tables)
+        kept, dropped = drop_lines(blocks, height, repeated, tables, settings.margin)
+        removed.update(dropped)
+        text = page_text(merge_paragraph_lines(reading_order(kept)))
+        if not text and not blocks:
+            reason = "image-only" if page.get_images() else "blank"
+            skipped_pages.append({"page": number, "reason": reason})
+        texts.append((number, text))
+    return _document_row(path, texts, skipped_pages, removed, doc.metadata or {}, settings)
+
+
+def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: list[dict],
+                  removed: Counter[str], metadata: dict, settings: ExtractSettings
+                  ) -> dict[str, Any]:
+    full, spans = "", []
+    for number, text in texts:
+        if not text:
+            continue
+        if full:
+            full += _page_join(full, text)
+        spans.append([number, len(full), len(full) + len(text)])
+        full += text
+    if len(full.strip()) < settings.min_chars:
+        if skipped_pages and all(p["reason"] == "image-only" for p in skipped_pages):
+            return _skip(path, "image-only: no text layer on any page (OCR is not supported)")
+        return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
+    return {"file": path.name, "status": "ok", "doc_id": path.stem,
+            "title": _title(metadata), "text": full, "pages": spans,
+            "page_count": len(texts), "skipped_pages": skipped_pages,
+            "removed": dict(sorted(removed.items()))}
+
+
+def _title(metadata: dict) -> str:
+    """The PDF's title field, unless it is a placeholder a writer put there."""
+    title = str(metadata.get("title") or "").strip()
+    return "" if title.lower() in PLACEHOLDER_TITLES else title
+
+
+def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:
+    """A UTF-8 text file: first line is the title, blank lines separate paragraphs."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return _skip(path, f"broken: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8")
+    title, _, body = raw.strip().partition("\n")
+    paragraphs = [" ".join(p.split()) for p in body.split("\n\n")]
+    text = "\n\n".join(p for p in paragraphs if p)
+    if len(text) < settings.min_chars:
+        return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
+    return {"file": path.name, "status": "ok", "doc_id": path.stem, "title": title.strip(),
+            "text": text, "pages": [[1, 0, len(text)]], "page_count": 1, "skipped_pages": [],
+            "removed": {}}
+
+
+def extract_file(args: tuple[Path, ExtractSettings]) -> dict[str, Any]:
+    """Dispatch on the suffix (a top-level function so worker processes can run it)."""
+    path, settings = args
+    reader = extract_txt if path.suffix.lower() == ".txt" else extract_pdf
+    return reader(path, settings)
+
+
+def input_files(folder: Path) -> list[Path]:
+    return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+
+
+def _results(paths: list[Path], settings: ExtractSettings, workers: int
+             ) -> Iterator[dict[str, Any]]:
+    jobs = [(path, settings) for path in paths]
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(extract_file, jobs)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=200) as pool:
+        yield from imap_bounded(pool, extract_file, jobs, 4 * workers)
+
+
+def extract(work: CorpusWork, input_dir: Path | None = None,
+            settings: ExtractSettings | None = None, workers: int | None = None,
+            fresh: bool = False) -> dict[str, Any]:
+    """Extract every file not yet in ``extract/documents.jsonl``; returns manifest counts."""
+    settings = settings or ExtractSettings()
+    folder = Path(input_dir) if input_dir else work.files_dir
+    if not folder.is_dir():
+        from irforge.errors import IrforgeError
+
+        raise IrforgeError(f"{folder}: no such folder of PDFs; run 'irforge corpus collect' "
+                           "first or pass --input DIR")
+    work.start("extract", {**settings.__dict__, "input": str(folder.resolve())}, fresh=fresh)
+    log = work.log("extract", "documents.jsonl")
+    done = log.keys("file")
+    todo = [path for path in input_files(folder) if path.name not in done]
+    urls = url_of_files(work)
+    with log.writer() as writer:
+        for row in _results(todo, settings, workers or os.cpu_count() or 1):
+            if row["file"] in urls:
+                row["source_url"] = urls[row["file"]]
+            row["path"] = str((folder / row["file"]).resolve())
+            writer.write(row)
+    counts: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for row in log.rows():
+        counts[row["status"]] += 1
+        if row["status"] == "skipped":
+            reasons[row["reason"].split(":")[0]] += 1
+    summary = {"input": str(folder), "documents": counts.get("ok", 0),
+               "skipped": counts.get("skipped", 0), "skip_reasons": dict(sorted(reasons.items())),
+               "newly_extracted": len(todo), "settings": settings.__dict__}
+    work.mark_done("extract", summary)
+    return summary
+
+
+def documents(work: CorpusWork) -> Iterator[dict[str, Any]]:
+    """Stream the extracted documents (rows with status ok)."""
+    return (row for row in work.log("extract", "documents.jsonl").rows() if row["status"] == "ok")

@@ -1,0 +1,1 @@
+"""Benchmark generators, one subpackage per paper's method; shared helpers in ``common``."""

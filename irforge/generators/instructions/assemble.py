@@ -1,0 +1,155 @@
+"""Deterministic assembly of the benchmark folder from groups and units (no LLM).
+
+Layout (FollowIR / MTEB InstructionRetrieval style: one query id, three qrels files)::
+
+    bench/
+      corpus.jsonl                 positives (given + rewritten), hard negatives, distractors
+      queries.jsonl                one row per unit: text = core query; metadata holds
+                                   instructed, reversed, dimension, condition, gold_doc_id ...
+      qrels/og.tsv                 original mode: every positive of the core query -> 1
+      qrels/changed.tsv            instructed mode: the gold document -> 1, other positives -> 0
+      qrels/reversed.tsv           reversed mode: other positives -> 1, the gold document -> 0
+      qrels/test.tsv               a copy of og.tsv, so BEIR loaders find the default split
+      instructions/queries_changed.jsonl    same ids, text = the instructed query
+      instructions/queries_reversed.jsonl   same ids, text = the reversed query
+      instructions/groups.jsonl             core queries with their members and hard negatives
+
+Hard negatives are judged 0 in all three modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from irforge.bench import Benchmark
+from irforge.generators.instructions.units import Group, Unit
+from irforge.jsonl import write_jsonl
+from irforge.records import Doc, Qrel, Query
+
+MODES = ("og", "changed", "reversed")
+METHOD_FOLDER = "instructions"
+# metadata key holding the text a retriever sees in each mode (None: the core query itself)
+MODE_TEXT = {"og": None, "changed": "instructed", "reversed": "reversed"}
+
+
+def queries_for_mode(queries: Iterable[Query], mode: str) -> tuple[Query, ...]:
+    """Queries with the text a retriever sees in ``mode`` (og, changed or reversed)."""
+    if mode not in MODE_TEXT:
+        raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+    key = MODE_TEXT[mode]
+    return tuple(q if key is None else replace(q, text=str(q.metadata[key])) for q in queries)
+
+
+@dataclass(frozen=True)
+class Assembled:
+    """Everything the folder holds, as records."""
+
+    docs: tuple[Doc, ...]
+    queries: tuple[Query, ...]
+    qrels: dict[str, tuple[Qrel, ...]]
+    groups: tuple[Group, ...]
+
+    def mode_queries(self, mode: str) -> tuple[Query, ...]:
+        """Queries with the text a retriever sees in ``mode`` (og, changed, reversed)."""
+        return queries_for_mode(self.queries, mode)
+
+
+def _unit_qrels(group: Group, unit: Unit) -> dict[str, list[Qrel]]:
+    positives = [member.doc.doc_id for member in group.members]
+    negatives = [doc.doc_id for doc in group.hard_negatives]
+    og = [Qrel(unit.unit_id, doc_id, 1) for doc_id in positives]
+    changed = [Qrel(unit.unit_id, doc_id, int(doc_id == unit.gold_doc_id))
+               for doc_id in positives]
+    reversed_ = [Qrel(unit.unit_id, doc_id, int(doc_id != unit.gold_doc_id))
+                 for doc_id in positives]
+    zeros = [Qrel(unit.unit_id, doc_id, 0) for doc_id in negatives]
+    return {"og": og + zeros, "changed": changed + zeros, "reversed": reversed_ + zeros}
+
+
+def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str], str]) -> Query:
+    return Query(query_id=unit.unit_id, text=group.query, metadata={
+        "core_query_id": group.query_id,
+        "dimension": unit.dimension,
+        "condition": unit.condition,
+        "condition_description": descriptions.get((unit.dimension, unit.condition), ""),
+        "gold_doc_id": unit.gold_doc_id,
+        "positive_doc_ids": [member.doc.doc_id for member in group.members],
+        "instructed": unit.instructed,
+        "reversed": unit.reversed,
+        "phrasing": unit.phrasing,
+    })
+
+
+def _check_unit(group: Group, unit: Unit) -> None:
+    ids = {member.doc.doc_id for member in group.members}
+    if unit.gold_doc_id not in ids:
+        raise ValueError(f"unit {unit.unit_id}: gold document {unit.gold_doc_id!r} is not a "
+                         f"positive of query {group.query_id!r}")
+    if len(ids) < 2:
+        raise ValueError(f"unit {unit.unit_id}: query {group.query_id!r} has one positive, so "
+                         "the reversed mode would have no relevant document")
+
+
+def assemble(groups: Sequence[Group], units: Sequence[Unit],
+             descriptions: Mapping[tuple[str, str], str] | None = None,
+             distractors: Iterable[Doc] = ()) -> Assembled:
+    """Corpus, one query per unit and the og / changed / reversed qrels.
+
+    ``descriptions`` maps (dimension, condition) to the text stored with each query.
+    """
+    by_query = {(group.query_id, group.dimension): group for group in groups}
+    descriptions = descriptions or {}
+    queries, qrels = [], {mode: [] for mode in MODES}
+    seen: set[str] = set()
+    for unit in units:
+        group = by_query[(unit.query_id, unit.dimension)]
+        _check_unit(group, unit)
+        if unit.unit_id in seen:
+            raise ValueError(f"duplicate unit id {unit.unit_id!r}")
+        seen.add(unit.unit_id)
+        queries.append(_unit_query(group, unit, descriptions))
+        for mode, rows in _unit_qrels(group, unit).items():
+            qrels[mode].extend(rows)
+    docs: dict[str, Doc] = {}
+    for group in groups:
+        for member in group.members:
+            docs.setdefault(member.doc.doc_id, member.doc)
+        for doc in group.hard_negatives:
+            docs.setdefault(doc.doc_id, doc)
+    for doc in distractors:
+        docs.setdefault(doc.doc_id, doc)
+    return Assembled(docs=tuple(docs.values()), queries=tuple(queries),
+                     qrels={mode: tuple(rows) for mode, rows in qrels.items()},
+                     groups=tuple(groups))
+
+
+def _group_row(group: Group) -> dict[str, Any]:
+    return {"query_id": group.query_id, "query": group.query, "dimension": group.dimension,
+            "members": [{"doc_id": m.doc.doc_id, "condition": m.condition, "origin": m.origin}
+                        for m in group.members],
+            "hard_negatives": [doc.doc_id for doc in group.hard_negatives]}
+
+
+def write_assembled(bench: Benchmark, assembled: Assembled) -> dict[str, int]:
+    """Write the folder (atomically, file by file); returns the counts for the manifest."""
+    counts = {"docs": bench.write_corpus(assembled.docs),
+              "queries": bench.write_queries(assembled.queries)}
+    for mode in MODES:
+        counts[f"qrels/{mode}"] = bench.write_qrels(assembled.qrels[mode], split=mode)
+    bench.write_qrels(assembled.qrels["og"], split="test")
+    folder = Path(bench.root) / METHOD_FOLDER
+    for mode in ("changed", "reversed"):
+        write_jsonl(folder / f"queries_{mode}.jsonl",
+                    ({"_id": q.query_id, "text": q.text} for q in assembled.mode_queries(mode)))
+    counts["groups"] = write_jsonl(folder / "groups.jsonl",
+                                   (_group_row(group) for group in assembled.groups))
+    return counts
+
+
+def read_modes(bench: Benchmark) -> dict[str, tuple[tuple[Query, ...], dict[str, dict[str, int]]]]:
+    """For each mode, the queries as a retriever sees them and the qrels dict (for eval)."""
+    queries = tuple(bench.queries())
+    return {mode: (queries_for_mode(queries, mode), bench.qrels_dict(mode)) for mode in MODES}

@@ -1,0 +1,134 @@
+"""Input query-document pairs: read them from JSONL or a BEIR folder and group them per query.
+
+A pairs file has one positive pair per line::
+
+    {"query_id": "q1", "query": "...", "doc_id": "d1", "text": "...", "title": "",
+     "dimension": "audience", "condition": "expert"}
+
+``condition`` may be left out for an extracted dimension (Keyword: the LLM extracts it) and for a
+dimension with a rewrite rule (it then defaults to the value documents are rewritten from, for
+example ``expert`` for Audience). A core query keeps one document per condition value; any
+further document with an already-taken value becomes a failure, not a silent duplicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from irforge.bench import Benchmark
+from irforge.errors import FormatError, Problem
+from irforge.generators.instructions.dimensions import Dimension
+from irforge.generators.instructions.units import Group, Member
+from irforge.jsonl import iter_jsonl
+from irforge.records import Doc, Failure
+
+PENDING = ""  # condition of a member whose keyword is still to be extracted
+CONDITIONS_KEY = "conditions"  # doc metadata: {"audience": "expert", ...} in --corpus mode
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One positive query-document pair in one dimension."""
+
+    query_id: str
+    query: str
+    doc: Doc
+    dimension: str
+    condition: str | None = None
+
+
+def _field(path: Path, number: int, row: Mapping, key: str, required: bool = True) -> str:
+    value = row.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
+        raise FormatError(Problem(path, "missing or not a non-empty string", line=number,
+                                  field=key, hint=f'add "{key}" to every pair'))
+    return str(value)
+
+
+def read_pairs(path: Path, dimensions: Mapping[str, Dimension],
+               default_dimension: str | None = None) -> list[Pair]:
+    """Read and check a pairs JSONL file; errors name the line and the field to fix."""
+    path = Path(path)
+    pairs = []
+    for number, row in iter_jsonl(path):
+        dimension = str(row.get("dimension") or default_dimension or "")
+        if dimension not in dimensions:
+            raise FormatError(Problem(path, f"unknown dimension {dimension!r}", line=number,
+                                      field="dimension",
+                                      hint=f"use one of {', '.join(dimensions)} or pass "
+                                           "--dimension / add it with --dimensions FILE"))
+        doc = Doc(doc_id=_field(path, number, row, "doc_id"),
+                  text=_field(path, number, row, "text"),
+                  title=_field(path, number, row, "title", required=False))
+        condition = row.get("condition")
+        spec = dimensions[dimension]
+        if condition is not None and not spec.extracted and str(condition) not in spec.values:
+            raise FormatError(Problem(path, f"unknown condition {condition!r} for {dimension}",
+                                      line=number, field="condition",
+                                      hint=f"use one of {', '.join(spec.values)}"))
+        pairs.append(Pair(query_id=_field(path, number, row, "query_id"),
+                          query=_field(path, number, row, "query"), doc=doc,
+                          dimension=dimension,
+                          condition=None if condition is None else str(condition)))
+    if not pairs:
+        raise FormatError(Problem(path, "no pairs found", hint="one JSON pair per line"))
+    return pairs
+
+
+def pairs_from_beir(root: Path, dimension: str, split: str = "test") -> tuple[list[Pair],
+                                                                              list[Doc]]:
+    """Positive pairs of a BEIR folder's qrels, plus its whole corpus (kept as distractors).
+
+    A document's condition comes from ``metadata["conditions"][dimension]`` when present.
+    """
+    bench = Benchmark(Path(root))
+    docs = {doc.doc_id: doc for doc in bench.corpus()}
+    queries = {query.query_id: query for query in bench.queries()}
+    pairs = []
+    for qrel in bench.qrels(split):
+        if qrel.relevance <= 0 or qrel.query_id not in queries or qrel.doc_id not in docs:
+            continue
+        doc = docs[qrel.doc_id]
+        conditions = doc.metadata.get(CONDITIONS_KEY) or {}
+        condition = conditions.get(dimension) if isinstance(conditions, Mapping) else None
+        pairs.append(Pair(qrel.query_id, queries[qrel.query_id].text, doc, dimension,
+                          None if condition is None else str(condition)))
+    return pairs, list(docs.values())
+
+
+def _default_condition(pair: Pair, spec: Dimension) -> str | None:
+    if pair.condition is not None:
+        return pair.condition
+    if spec.extracted:
+        return PENDING
+    if spec.rewrite is not None:
+        return spec.rewrite.source
+    return None
+
+
+def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
+                ) -> tuple[list[Group], list[Failure]]:
+    """Groups per (query, dimension) with one document per condition value; the rest fail."""
+    groups: dict[tuple[str, str], Group] = {}
+    failures = []
+    for pair in pairs:
+        spec = dimensions[pair.dimension]
+        condition = _default_condition(pair, spec)
+        key = (pair.query_id, pair.dimension)
+        group = groups.get(key) or Group(pair.query_id, pair.query, pair.dimension, ())
+        taken = group.member(condition) if condition else None
+        if condition is None or taken is not None:
+            reason = (f"no condition given for {pair.dimension} (which has no rewrite rule)"
+                      if condition is None else
+                      f"condition {condition!r} already taken by {taken.doc.doc_id} for query "
+                      f"{pair.query_id}; keep one document per condition value")
+            failures.append(Failure(step="instructions.pairs",
+                                    item_id=f"{pair.query_id}/{pair.doc.doc_id}", reason=reason,
+                                    metadata={"dimension": pair.dimension}))
+            continue
+        groups[key] = group.with_members((*group.members, Member(pair.doc, condition)))
+    return list(groups.values()), failures

@@ -1,0 +1,78 @@
+"""Records of an InfoSearch benchmark: groups of positives per core query, and instructed units.
+
+A *group* is one core query in one dimension with its positive documents, one per condition
+value (given or rewritten), plus query hard negatives. A *unit* is one condition of a group:
+the gold document, the instructed query and the reversed query (paper 2.1, 2.3).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from irforge.records import Doc
+
+ORIGINS = ("given", "rewritten")
+
+
+@dataclass(frozen=True)
+class Member:
+    """A positive document of a core query and the condition value it satisfies."""
+
+    doc: Doc
+    condition: str
+    origin: str = "given"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A core query in one dimension with its positives and query hard negatives."""
+
+    query_id: str
+    query: str
+    dimension: str
+    members: tuple[Member, ...]
+    hard_negatives: tuple[Doc, ...] = ()
+
+    def member(self, condition: str) -> Member | None:
+        return next((m for m in self.members if m.condition == condition), None)
+
+    def with_members(self, members: tuple[Member, ...]) -> Group:
+        return Group(self.query_id, self.query, self.dimension, members, self.hard_negatives)
+
+    def with_hard_negatives(self, docs: tuple[Doc, ...]) -> Group:
+        return Group(self.query_id, self.query, self.dimension, self.members, docs)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One instructed query of a group: gold document, instructed and reversed text."""
+
+    unit_id: str
+    query_id: str
+    dimension: str
+    condition: str
+    gold_doc_id: str
+    instructed: str
+    reversed: str
+    phrasing: str = ""
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """A short id-safe form of a condition value (keywords can be any text)."""
+    cleaned = re.sub(r"[^\w]+", "-", text.lower(), flags=re.UNICODE).strip("-")
+    return cleaned[:limit].rstrip("-") or "x"
+
+
+def unit_id(query_id: str, dimension: str, condition: str, phrasing_index: int = 0) -> str:
+    """``<query>-<dimension>-<condition>`` plus ``-p<k>`` for extra phrasings."""
+    base = f"{query_id}-{dimension}-{slug(condition)}"
+    return base if phrasing_index == 0 else f"{base}-p{phrasing_index + 1}"
+
+
+def rewritten_doc_id(source_doc_id: str, dimension: str, condition: str) -> str:
+    return f"{source_doc_id}--{dimension}-{slug(condition)}"
+
+
+def hard_negative_doc_id(query_id: str, index: int) -> str:
+    return f"{query_id}--hardneg-{index + 1}"

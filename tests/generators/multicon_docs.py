@@ -1,0 +1,28 @@
+"""Hand-written documents shared by the MultiConIR tests (no LLM involved)."""
+
+from __future__ import annotations
+
+NOVEL = (
+    "The Salt Orchard is a 1987 novel by Ines Varga. "
+    "It follows a beekeeper named Mara on a windswept island off the northern coast. "
+    "Mara's brother returns after twenty years at sea with a sealed letter. "
+    "The island's orchard has been dying since the lighthouse went dark. "
+    "The book won the Harbour Prize for debut fiction in 1988."
+)
+NOVEL_CONDITIONS = [
+    "The Salt Orchard is a 1987 novel by Ines Varga.",
+    "It follows a beekeeper named Mara on a windswept island off the northern coast.",
+    "The book won the Harbour Prize for debut fiction in 1988.",
+]
+NOVEL_NEGATIVES = [
+    "The Salt Orchard is a 2004 novella by Ines Varga.",
+    "It follows a glassblower named Mara in a crowded river port.",
+    "The book was passed over by every prize jury that year.",
+]
+
+PATIENT = (
+    "A 54-year-old man presented with crushing chest pain radiating to the left arm.\n"
+    "He is allergic to penicillin and to shellfish.  His father died of a stroke at sixty. "
+    "An angiogram showed a blocked right coronary artery. "
+    "He was discharged after four days and returned to work within a month."
+)

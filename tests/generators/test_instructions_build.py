@@ -1,0 +1,175 @@
+"""The build pipeline with a scripted engine: every step's outputs validated, failures recorded.
+
+The scripted engine answers from a table keyed by (template, item) the way the real engine's
+results look (status, value, raw); it stands in for the LLM so the orchestration, the
+validators' effect and the written files can be checked exactly. The real local model runs in
+test_instructions_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from irforge.check import check_benchmark
+from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
+from irforge.generators.instructions.pairs import Pair
+from irforge.generators.instructions.steps import user_names
+from irforge.records import Doc
+
+
+@dataclass
+class Result:
+    status: str
+    value: Any = None
+    raw: str | None = None
+    error: str | None = None
+    model: str = "scripted"
+    prompt_id: str = ""
+
+
+class ScriptedEngine:
+    """Answers each template with a function of the item; records every call."""
+
+    def __init__(self, answers):
+        self.answers, self.calls = answers, []
+
+    def run(self, items, template_name, output_model, step):
+        out = []
+        for item in items:
+            self.calls.append((template_name, dict(item)))
+            text = self.answers[template_name](item)
+            if text is None:
+                out.append(Result("error", raw=None, error="timeout", prompt_id=template_name))
+                continue
+            field = next(iter(output_model.model_fields))
+            out.append(Result("ok", output_model(**{field: text}), json.dumps({field: text}),
+                              prompt_id=template_name))
+        return out
+
+    def manifest_entry(self):
+        return {"model": "scripted", "calls": len(self.calls)}
+
+
+EXPERT = ("Hydrological forecasting couples quantitative precipitation estimates with "
+          "rainfall-runoff models to derive river stage thresholds for tiered flood alerts.")
+KW_DOCS = {"k1": "Sandbags slow shallow floodwater at doorways.",
+           "k2": "Sirens warn residents when the river rises.",
+           "k3": "Sirens and sandbags are both used in towns."}
+
+
+def _instruction(item):
+    if item["condition"] == "expert":
+        return "How do flood warnings work? Do not use technical language."  # negated: rejected
+    return f"How do flood warnings work? Please focus on {item['condition']}, {item['phrasing']}."
+
+
+def _answers():
+    return {
+        "instructions.keyword": lambda item: {KW_DOCS["k1"]: "sandbags",
+                                              KW_DOCS["k2"]: "and"}.get(item["document"]),
+        "instructions.rewrite_audience": lambda item: (
+            "Forecasters use rain measurements and river models to decide when to warn "
+            "people that a flood is coming."),
+        "instructions.instruction": lambda item: (
+            _instruction(item) if item["dimension"] == "audience" else
+            f"What stops flood damage? Tell me about {item['condition']}."),
+        "instructions.reverse": lambda item: (
+            f"How do flood warnings work? Please avoid anything about {item['condition']}."),
+        "instructions.hard_negative": lambda item: (
+            "Flood insurance premiums rose in many towns last year, and brokers say that "
+            "homeowners now compare policies more carefully than before."),
+    }
+
+
+def _pairs():
+    pairs = [Pair("q1", "How do flood warnings work?", Doc("e1", EXPERT), "audience", None)]
+    pairs += [Pair("q2", "What stops flood damage?", Doc(doc_id, text), "keyword", None)
+              for doc_id, text in KW_DOCS.items()]
+    return pairs
+
+
+def test_build_writes_benchmark_and_records_every_rejection(tmp_path):
+    engine = ScriptedEngine(_answers())
+    report = build_instructions(tmp_path / "b", _pairs(), engine, load_dimensions(),
+                                BuildSettings(hard_negatives=1, seed=3))
+    bench_dir = tmp_path / "b"
+    assert check_benchmark(bench_dir).ok
+    failures = [json.loads(line) for line in (bench_dir / "failures.jsonl").read_text()
+                .splitlines()]
+    by_item = {f["item_id"]: f for f in failures}
+    # keyword: "and" is a stop-word, "sandbags" also occurs in k3, k3's answer timed out
+    assert "also occurs in 1 other positive" in by_item["q2/k1"]["reason"]
+    assert "stop-word" in by_item["q2/k2"]["reason"] and by_item["q2/k2"]["raw_output"]
+    assert by_item["q2/k3"]["reason"] == "llm error: timeout"
+    # q2 keeps no keyword document, so the group cannot have a reversed mode
+    assert "0 positive document(s)" in by_item["q2"]["reason"]
+    # the expert instruction negates its own condition and is rejected
+    assert "negates the condition 'expert'" in by_item["q1-audience-expert"]["reason"]
+    assert report.failures_by_step == {"instructions.keyword": 3, "instructions.group": 1,
+                                       "instructions.instruction": 1}
+    queries = [json.loads(line) for line in (bench_dir / "queries.jsonl").read_text()
+               .splitlines()]
+    assert [q["_id"] for q in queries] == ["q1-audience-layman"]
+    meta = queries[0]["metadata"]
+    assert meta["gold_doc_id"] == "e1--audience-layman"
+    assert meta["reversed"] == "How do flood warnings work? Please avoid anything about layman."
+    assert meta["instructed"].endswith(f"layman, {meta['phrasing']}.")
+    changed = (bench_dir / "qrels" / "changed.tsv").read_text().splitlines()[1:]
+    assert sorted(changed) == ["q1-audience-layman\te1\t0",
+                               "q1-audience-layman\te1--audience-layman\t1",
+                               "q1-audience-layman\tq1--hardneg-1\t0"]
+    manifest = json.loads((bench_dir / "manifest.json").read_text())
+    assert manifest["steps"]["instructions"]["llm"] == {"model": "scripted",
+                                                        "calls": len(engine.calls)}
+    judged = [json.loads(line)["task"] for line in (bench_dir / "judgments.jsonl").read_text()
+              .splitlines()]
+    assert judged.count("instructions.rewrite") == 1 and "instructions.reverse" in judged
+
+
+def test_rewrites_get_seeded_forum_user_names():
+    assert user_names(7, "q1/d1/forum_post", 4) == user_names(7, "q1/d1/forum_post", 4)
+    assert user_names(7, "q1/d1/forum_post", 4) != user_names(8, "q1/d1/forum_post", 4)
+    assert len(set(user_names(0, "k", 5))) == 5
+
+
+def test_source_rewrite_prompt_names_the_users(tmp_path):
+    engine = ScriptedEngine({**_answers(), "instructions.rewrite_source": lambda item: None})
+    pair = Pair("q3", "Why did the dam fail?", Doc("n1", "Officials said the dam failed."),
+                "source", None)
+    build_instructions(tmp_path / "b", [pair], engine, load_dimensions(),
+                       BuildSettings(hard_negatives=0, seed=5))
+    forum = next(item for name, item in engine.calls if name == "instructions.rewrite_source"
+                 and item["target"] == "forum post")
+    names = user_names(5, "q3/n1/forum_post", 4)
+    assert ", ".join(names) in forum["requirements"]
+    failures = (tmp_path / "b" / "failures.jsonl").read_text()
+    assert failures.count("instructions.rewrite") == 2 and "needs 2" in failures
+
+
+def test_corpus_mode_keeps_distractors_but_not_dropped_positives(tmp_path):
+    from irforge.bench import Benchmark
+    from irforge.generators.instructions.pairs import pairs_from_beir
+    from irforge.records import Qrel, Query
+
+    source = Benchmark(tmp_path / "in")
+    source.write_corpus([Doc("e1", EXPERT), Doc("e2", EXPERT + " Gauges are checked hourly."),
+                         Doc("x1", "Tide tables for the harbour.")])
+    source.write_queries([Query("q1", "How do flood warnings work?")])
+    source.write_qrels([Qrel("q1", "e1", 1), Qrel("q1", "e2", 1)])
+    pairs, corpus = pairs_from_beir(source.root, "audience")
+    engine = ScriptedEngine(_answers())
+    build_instructions(tmp_path / "out", pairs, engine, load_dimensions(),
+                       BuildSettings(hard_negatives=0, phrasings=2, seed=0), distractors=corpus)
+    out = Benchmark(tmp_path / "out")
+    doc_ids = {doc.doc_id for doc in out.corpus()}
+    # e2 repeats the default condition 'expert' of e1: it fails and must not stay unjudged
+    assert "e2" not in doc_ids and {"e1", "x1", "e1--audience-layman"} <= doc_ids
+    assert any(f.item_id == "q1/e2" and "already taken by e1" in f.reason
+               for f in out.failures())
+    # two phrasings per condition -> two layman units (the expert ones are rejected)
+    assert sorted(q.query_id for q in out.queries()) == ["q1-audience-layman",
+                                                          "q1-audience-layman-p2"]
+    styles = {q.metadata["phrasing"] for q in out.queries()}
+    assert len(styles) == 2

@@ -1,0 +1,36 @@
+"""``irforge build logical`` on the command line: dry run and clear errors (no model call)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from irforge.beir import write_corpus
+from irforge.cli import build_app
+from irforge.generators.logical.types import UnknownTypeError
+from irforge.records import Doc
+
+
+def corpus(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    write_corpus(path, [Doc("a1", "Aaron was the brother of Moses. He was a priest.", "Aaron"),
+                        Doc("a2", "Aaron's sister was Miriam.", "Aaron"),
+                        Doc("c1", "Cairo is the capital of Egypt.", "Cairo")])
+    return path
+
+
+def test_dry_run_estimates_the_query_step_and_writes_nothing(tmp_path):
+    bench = tmp_path / "bench"
+    result = CliRunner().invoke(build_app(), [
+        "build", "logical", str(bench), "--corpus", str(corpus(tmp_path)), "--types", "1p,pin",
+        "--per-type", "2", "--dry-run", "--cache", str(tmp_path / "cache.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert "query step: 4 items, 0 already cached; 4 requests" in result.output
+    assert not bench.exists()
+
+
+def test_unknown_type_is_reported_before_any_work(tmp_path):
+    result = CliRunner().invoke(build_app(), [
+        "build", "logical", str(tmp_path / "bench"), "--corpus", str(corpus(tmp_path)),
+        "--types", "1p,5q"])
+    assert isinstance(result.exception, UnknownTypeError)
+    assert "unknown logical query type '5q'" in str(result.exception)

@@ -1,0 +1,54 @@
+"""Faults in the judge and hypothetical steps, injected through the scripted HTTP server.
+
+The query step answers with the shipped demonstrations so that queries reach the later
+steps; the judge then refuses one query and the hypothetical step is cut off. Every fault
+must end in failures.jsonl while the rest of the build is written.
+"""
+
+from __future__ import annotations
+
+from irforge.bench import Benchmark
+from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.llm import Engine
+from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.records import Doc
+
+FILMS = Doc("films", DEMONSTRATIONS["pin"].passage, "Lena Ortiz filmography")
+SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
+    Rule("Query type: pin", (Action.answer(DEMONSTRATIONS["pin"].output.model_dump()),)),
+    Rule("Query type: 2in", (Action.answer(DEMONSTRATIONS["2in"].output.model_dump()),)),
+    Rule("Declared type: pin", (Action.answer({"score": 4, "reason": "exact pin"}),)),
+    Rule("Declared type: 2in", (Action.refusal("I can't help with that."),)),
+    Rule("Search query (pin)", (Action.truncated('{"title": "Tomas Reyes", "text": "Tomas'),)),
+))
+
+
+def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_written(tmp_path):
+    config = LogicalConfig(types=("pin", "2in"), per_type=1, judge=True, hypothetical=True)
+    with ScriptedServer(SCRIPT) as server, Engine(
+            "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
+            progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:
+        summary = build_logical(tmp_path / "bench", [FILMS], config, engine)
+        assert server.count("Query type:") == 2 and server.count("Declared type:") == 2
+        assert server.count("Search query (pin)") == 1  # only the query the judge kept
+
+    bench = Benchmark(tmp_path / "bench")
+    assert [q.query_id for q in bench.queries()] == ["lq-pin-0000"]
+    query = next(bench.queries())
+    assert query.metadata["judge_score"] == 4 and query.metadata["answer"] == "Ada Kim"
+    assert bench.qrels_dict() == {"lq-pin-0000": {"films": 2}}
+    failures = {(f.step, f.item_id): f for f in bench.failures()}
+    assert set(failures) == {("logical.judge", "lq-2in-0000"),
+                             ("logical.hypothetical", "lq-pin-0000")}
+    assert failures["logical.judge", "lq-2in-0000"].reason.startswith("judge status refused")
+    assert failures["logical.hypothetical", "lq-pin-0000"].reason.startswith(
+        "engine status truncated")
+    assert [(j.query_id, j.doc_id, j.label) for j in bench.judgments()] == [
+        ("lq-pin-0000", "films", 4.0)]
+    assert read_violations(labels_path(bench.root)) == {"lq-pin-0000": {"films": 0}}
+    assert summary.failures_by_check == {"judge": 1, "engine": 1}
+    step = bench.manifest()["steps"]["logical"]
+    assert set(step["engine"]["prompts"]) == {"logical.query", "logical.judge",
+                                              "logical.hypothetical"}
