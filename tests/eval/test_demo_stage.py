@@ -43,3 +43,15 @@ def test_eval_stage_evaluates_bm25_and_dense_on_the_sample_corpus(tmp_path):
     summary = run_eval_stage(tmp_path)
     assert "bm25-lucene nDCG@10=" in summary and "dense-minilm nDCG@10=" in summary
     assert (tmp_path / "eval" / "report.html").is_file()
+
+
+def test_eval_stage_finds_benchmarks_in_sub_folders(tmp_path):
+    sub = tmp_path / "method-bench"
+    bench = Benchmark(sub)
+    bench.write_corpus(DOCS)
+    bench.write_queries([Query("q0", "river Severn flood")])
+    bench.write_qrels([Qrel("q0", "d0", 1)])
+    Benchmark(tmp_path).write_corpus(DOCS)  # the top folder has no qrels
+    summary = run_eval_stage(tmp_path, retrievers=("bm25",))
+    assert summary.startswith(f"{sub}: bm25-lucene nDCG@10=1.000")
+    assert (sub / "eval" / "results.json").is_file()
