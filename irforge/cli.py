@@ -34,6 +34,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
+    (None, "eval", "irforge.eval.cli:eval_command"),
     ("annotate", "push", "irforge.annotation.cli:push"),
     ("annotate", "pull", "irforge.annotation.cli:pull"),
     ("annotate", "status", "irforge.annotation.cli:status"),

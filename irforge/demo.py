@@ -69,6 +69,7 @@ STAGES: list[tuple[str, str]] = [
     ("logical", "irforge.demo:stage_logical"),
     ("intents", "irforge.demo:stage_intents"),
     ("audit", "irforge.validators.demo_stage:stage_audit"),
+    ("eval", "irforge.eval.demo:stage_eval"),
 ]
 
 

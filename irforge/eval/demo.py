@@ -1,0 +1,47 @@
+"""The demo's evaluation stage: BM25 and the embedded dense model on the demo benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEMO_METRICS = ("ndcg@10", "recall@100", "mrr", "judged@10")
+
+
+def _has_qrels(folder: Path) -> bool:
+    from irforge.bench import Benchmark
+
+    bench = Benchmark(folder)
+    return (bench.qrels_path("test").is_file() and bench.corpus_path.is_file()
+            and any(bench.qrels_dict("test").values()))
+
+
+def evaluate_folder(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
+    """Evaluate one folder, print the rich table, write its report; a one-line summary."""
+    from rich.console import Console
+
+    from irforge.eval.report import rich_table, write_outputs
+    from irforge.eval.runner import evaluate_benchmark
+
+    results = evaluate_benchmark(bench_dir, retrievers, metrics=DEMO_METRICS,
+                                 cache_dir=Path(bench_dir) / ".irforge" / "embeddings")
+    written = write_outputs(results, Path(bench_dir) / "eval")
+    Console().print(rich_table(results))
+    scores = ", ".join(f"{s.name} nDCG@10={s.means['ndcg@10']:.3f}" for s in results.systems)
+    return f"{bench_dir}: {scores} on {results.queries} queries; report {written['report']}"
+
+
+def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
+    """Evaluate the demo folder and every benchmark folder inside it that has qrels;
+    skip (saying why) when none has any yet."""
+    out = Path(out)
+    folders = [out, *sorted(p for p in out.iterdir() if p.is_dir())] if out.is_dir() else [out]
+    ready = [folder for folder in folders if _has_qrels(folder)]
+    if not ready:
+        return (f"skipped: no qrels in {out / 'qrels' / 'test.tsv'} or its sub-folders yet "
+                "(query-generation stages write them); then run: irforge eval BENCH_DIR")
+    return "; ".join(evaluate_folder(folder, retrievers) for folder in ready)
+
+
+def stage_eval(ctx) -> str:
+    """Demo stage (``irforge.demo.STAGES``): evaluate the demo folder ``ctx.out``."""
+    return run_eval_stage(Path(ctx.out))

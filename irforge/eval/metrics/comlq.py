@@ -1,0 +1,31 @@
+"""ComLQ (comlq.txt, section 4, eq. 2): Log-Scaled Negation Consistency, LSNC@K."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+
+from irforge.eval.metrics.ranking import RunDict
+from irforge.eval.metrics.ranks import ranked_ids
+
+
+def lsnc_value(violations_in_top_k: int, k: int) -> float:
+    """Eq. 2: ``-log((V + 1) / (K + 1)) / log(K + 1)``; 1 with no violation, 0 with K."""
+    return -math.log((violations_in_top_k + 1) / (k + 1)) / math.log(k + 1)
+
+
+def lsnc(run: RunDict, violations: Mapping[str, Collection[str]], k: int = 100
+         ) -> dict[str, float]:
+    """Per-query LSNC@K for the queries with negation-violation labels.
+
+    ``violations[q]`` holds the documents that violate q's negation condition (V(d) = 1).
+    K stays K when the run returns fewer documents, as in the paper's formula.
+    """
+    if k < 1:
+        raise ValueError(f"LSNC@K needs K >= 1, got {k}")
+    out = {}
+    for query_id, violating in violations.items():
+        violating = set(violating)
+        top = ranked_ids(run.get(query_id, {}), k)
+        out[query_id] = lsnc_value(sum(1 for doc_id in top if doc_id in violating), k)
+    return out

@@ -1,0 +1,75 @@
+"""``evaluate(qrels, run, ["ndcg@10", "map"])``: the trec measures over pytrec_eval-style dicts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+import numpy as np
+
+from irforge.errors import IrforgeError
+from irforge.eval.metrics.ranking import QrelsDict, RunDict, iter_blocks
+from irforge.eval.metrics.registry import Measure, parse_metrics
+from irforge.records import Run
+
+MissingQueries = Literal["zero", "skip"]
+
+
+class EvaluationInputError(IrforgeError, ValueError):
+    """Qrels or run that cannot be evaluated (empty qrels, bad relevance level...)."""
+
+
+def _scores_of(run: RunDict | Run) -> RunDict:
+    return run.scores if isinstance(run, Run) else run
+
+
+def evaluate_per_query(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[str | Measure],
+                       relevance_level: int = 1, missing: MissingQueries = "zero",
+                       ) -> dict[str, dict[str, float]]:
+    """Per-query values ``{query_id: {metric: value}}`` for the queries in ``qrels``.
+
+    ``missing="zero"`` scores queries of the qrels that the run lacks as 0 (trec_eval ``-c``);
+    ``"skip"`` leaves them out (pytrec_eval's default). Run queries without qrels, and queries
+    whose qrels are empty, are ignored (as trec_eval does).
+    """
+    measures = parse_metrics(metrics)
+    scores = _scores_of(run)
+    judged = [q for q, grades in qrels.items() if grades]
+    if not judged:
+        raise EvaluationInputError("the qrels are empty: there is nothing to evaluate against "
+                                   "(check the qrels file and split)")
+    if relevance_level < 1:
+        raise EvaluationInputError(f"relevance_level must be >= 1, got {relevance_level}")
+    if missing not in ("zero", "skip"):
+        raise EvaluationInputError(f"missing must be 'zero' or 'skip', got {missing!r}")
+    query_ids = [q for q in judged if missing == "zero" or q in scores]
+    out: dict[str, dict[str, float]] = {query_id: {} for query_id in query_ids}
+    for block in iter_blocks(qrels, scores, query_ids, relevance_level):
+        columns = [(str(measure), measure.compute(block).tolist()) for measure in measures]
+        for row, query_id in enumerate(block.query_ids):
+            values = out[query_id]
+            for name, column in columns:
+                values[name] = column[row]
+    return out
+
+
+def mean_scores(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Average per-query values into one number per metric (arithmetic mean over queries)."""
+    if not per_query:
+        return {}
+    names = list(next(iter(per_query.values())))
+    return {name: float(np.mean([values[name] for values in per_query.values()]))
+            for name in names}
+
+
+def evaluate(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[str | Measure],
+             per_query: bool = False, relevance_level: int = 1,
+             missing: MissingQueries = "zero"):
+    """Means per metric, or with ``per_query=True`` the ``{query_id: {metric: value}}`` table.
+
+    Inputs are pytrec_eval-style dicts (``{qid: {docid: grade}}``, ``{qid: {docid: score}}``)
+    or a :class:`~irforge.records.Run`; metric names are parsed once (``"ndcg@10"``, ``"p@5"``,
+    ``"recall@100"``, ``"map"``, ``"mrr"``, ``"judged@10"``).
+    """
+    table = evaluate_per_query(qrels, run, metrics, relevance_level, missing)
+    return table if per_query else mean_scores(table)

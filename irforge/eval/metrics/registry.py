@@ -1,0 +1,109 @@
+"""Metric names parsed once at the edge ("ndcg@10", "P@5", "map") into value objects.
+
+A :class:`Measure` is what the rest of the code passes around; the registry maps a measure
+name to the pure function that computes it from :class:`~.ranking.RankedLabels`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from irforge.errors import IrforgeError
+from irforge.eval.metrics.ranking import RankedLabels
+
+MeasureFunction = Callable[[RankedLabels, "int | None"], np.ndarray]
+
+
+class UnknownMetricError(IrforgeError, ValueError):
+    """A metric name that the registry does not know or cannot parse."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A registered measure: its function, whether it takes a cutoff, what it means."""
+
+    name: str
+    function: MeasureFunction
+    cutoff: str  # "required", "optional" or "none"
+    description: str
+    trec_name: str | None = None  # pytrec_eval measure without a cutoff
+    trec_cut: str | None = None  # pytrec_eval measure with "{k}" for the cutoff
+
+
+@dataclass(frozen=True, order=True)
+class Measure:
+    """A parsed metric: canonical name plus cutoff; ``str()`` gives back ``name@k``."""
+
+    name: str
+    cutoff: int | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
+
+    @property
+    def spec(self) -> MetricSpec:
+        return REGISTRY[self.name]
+
+    def compute(self, ranked: RankedLabels) -> np.ndarray:
+        """Per-query values for one block of ranked queries."""
+        return self.spec.function(ranked, self.cutoff)
+
+    @property
+    def trec_name(self) -> str | None:
+        """The equivalent pytrec_eval measure name, when trec_eval has one."""
+        if self.cutoff is None:
+            return self.spec.trec_name
+        pattern = self.spec.trec_cut
+        return None if pattern is None else pattern.format(k=self.cutoff)
+
+
+REGISTRY: dict[str, MetricSpec] = {}
+ALIASES: dict[str, str] = {}
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*)\s*(?:@\s*(\d+))?\s*$")
+
+
+def register(spec: MetricSpec, *aliases: str) -> MetricSpec:
+    """Add a measure under its name and aliases (case-insensitive)."""
+    REGISTRY[spec.name] = spec
+    for alias in (spec.name, *aliases):
+        ALIASES[alias.lower()] = spec.name
+    return spec
+
+
+def parse_metric(text: str | Measure) -> Measure:
+    """Parse ``"ndcg@10"``, ``"P@5"``, ``"recall@100"``, ``"map"``... into a :class:`Measure`."""
+    if isinstance(text, Measure):
+        return text
+    match = _NAME.match(str(text))
+    known = ", ".join(sorted(REGISTRY))
+    if not match:
+        raise UnknownMetricError(f"cannot parse metric {text!r}: write NAME or NAME@K "
+                                 f"(known names: {known})")
+    name = ALIASES.get(match.group(1).lower())
+    if name is None:
+        raise UnknownMetricError(f"unknown metric {match.group(1)!r} in {text!r} "
+                                 f"(known names: {known})")
+    cutoff = int(match.group(2)) if match.group(2) is not None else None
+    spec = REGISTRY[name]
+    if spec.cutoff == "required" and cutoff is None:
+        raise UnknownMetricError(f"metric {text!r} needs a cutoff: write {name}@K, "
+                                 f"for example {name}@10")
+    if spec.cutoff == "none" and cutoff is not None:
+        raise UnknownMetricError(f"metric {name!r} takes no cutoff; write {name!r}")
+    if cutoff is not None and cutoff < 1:
+        raise UnknownMetricError(f"cutoff in metric {text!r} must be a positive integer")
+    return Measure(name=name, cutoff=cutoff)
+
+
+def parse_metrics(texts: Iterable[str | Measure]) -> list[Measure]:
+    """Parse several names, keeping order and dropping duplicates; at least one is needed."""
+    if isinstance(texts, str | Measure):
+        texts = [texts]
+    measures = list(dict.fromkeys(parse_metric(text) for text in texts))
+    if not measures:
+        raise UnknownMetricError("no metric given; ask for at least one, e.g. 'ndcg@10'")
+    return measures

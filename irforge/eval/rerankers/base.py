@@ -1,0 +1,44 @@
+"""Shared pieces of the rerankers: which candidates to rescore and how to assemble the run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from irforge.errors import IrforgeError
+from irforge.eval.metrics.ranks import ranked_ids
+from irforge.eval.retrievers.base import doc_text
+from irforge.records import Doc, Query, Run
+
+DEFAULT_INSTRUCTION = "Given a search request, decide whether the document satisfies it."
+
+
+def candidates(run: Run, query_id: str, k: int, docs_by_id: Mapping[str, Doc]) -> list[str]:
+    """The first-stage top ``k`` of a query (trec tie rule), checked against the corpus."""
+    top = ranked_ids(run.scores.get(query_id, {}), k)
+    missing = [doc_id for doc_id in top if doc_id not in docs_by_id]
+    if missing:
+        raise IrforgeError(f"run {run.name!r} ranks document(s) {missing[:3]} for query "
+                           f"{query_id!r} that are not in the corpus; rerank a run made on "
+                           "this corpus")
+    return top
+
+
+def pairs_for(queries: Sequence[Query], run: Run, k: int, docs_by_id: Mapping[str, Doc],
+              max_chars: int | None = None) -> list[tuple[str, str, str, str]]:
+    """``(query_id, doc_id, query_text, doc_text)`` for every candidate to rescore."""
+    out = []
+    for query in queries:
+        for doc_id in candidates(run, query.query_id, k, docs_by_id):
+            text = doc_text(docs_by_id[doc_id])
+            out.append((query.query_id, doc_id, query.text,
+                        text if max_chars is None else text[:max_chars]))
+    return out
+
+
+def run_from_pairs(name: str, queries: Sequence[Query],
+                   pairs: Sequence[tuple[str, str, str, str]], scores: Sequence[float]) -> Run:
+    """A run holding the new scores of the rescored candidates (the tail is not kept)."""
+    out: dict[str, dict[str, float]] = {query.query_id: {} for query in queries}
+    for (query_id, doc_id, _, _), score in zip(pairs, scores, strict=True):
+        out[query_id][doc_id] = float(score)
+    return Run(name=name, scores=out)

@@ -1,0 +1,102 @@
+"""The trec measures: hand-computed cases, the tie rule, and equality with pytrec_eval."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from irforge.eval import evaluate
+from irforge.eval.metrics import EvaluationInputError, UnknownMetricError, parse_metric
+from irforge.records import Run
+
+QRELS = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
+RUN = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.1}, "q2": {"y": 1.0, "x": 0.5}}
+
+
+def test_hand_computed_values_per_query():
+    table = evaluate(QRELS, RUN, ["ndcg@3", "p@2", "recall@3", "map", "mrr", "judged@4"],
+                     per_query=True)
+    q1 = table["q1"]
+    dcg = 2 / math.log2(2) + 0 + 1 / math.log2(4)
+    idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)
+    assert q1["ndcg@3"] == pytest.approx(dcg / idcg, abs=1e-12)
+    assert q1["p@2"] == 0.5
+    assert q1["recall@3"] == pytest.approx(2 / 3)
+    assert q1["map"] == pytest.approx((1 / 1 + 2 / 3) / 3)
+    assert q1["mrr"] == 1.0
+    assert q1["judged@4"] == 0.75
+    assert table["q2"]["mrr"] == 0.5
+    assert table["q2"]["map"] == 0.5
+
+
+def test_means_and_run_record_and_missing_queries():
+    qrels = {**QRELS, "q3": {"k": 1}}
+    means = evaluate(qrels, Run("r", RUN), ["mrr"])
+    assert means["mrr"] == pytest.approx((1.0 + 0.5 + 0.0) / 3)
+    skipped = evaluate(qrels, RUN, ["mrr"], missing="skip")
+    assert skipped["mrr"] == pytest.approx(0.75)
+
+
+def test_ties_follow_trec_eval_docno_descending():
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    # trec_eval orders ties by doc id descending: c, b, a -> the relevant "a" is third.
+    assert evaluate(qrels, run, ["mrr"])["mrr"] == pytest.approx(1 / 3)
+    run = {"q": {"c": 1.0, "b": 1.0, "a": 1.0, "z": 0.5}}
+    assert evaluate({"q": {"z": 1}}, run, ["mrr"])["mrr"] == pytest.approx(1 / 4)
+
+
+def test_relevance_level_changes_binary_measures_only():
+    both = evaluate(QRELS, RUN, ["p@3", "ndcg@3"], per_query=True, relevance_level=2)["q1"]
+    assert both["p@3"] == pytest.approx(1 / 3)
+    default = evaluate(QRELS, RUN, ["ndcg@3"], per_query=True)["q1"]
+    assert both["ndcg@3"] == default["ndcg@3"]
+
+
+@pytest.mark.parametrize("name", ["ndcg@", "bleu@10", "p", "map@0", "mrr@x", "judged"])
+def test_bad_metric_names_are_clear_errors(name):
+    with pytest.raises(UnknownMetricError, match="metric"):
+        parse_metric(name)
+
+
+def test_metric_names_parse_case_insensitively():
+    assert str(parse_metric("nDCG@10")) == "ndcg@10"
+    assert str(parse_metric("P@5")) == "p@5"
+    assert parse_metric("recip_rank").name == "mrr"
+    assert parse_metric("map@100").trec_name == "map_cut_100"
+
+
+def test_empty_qrels_is_a_clear_error():
+    with pytest.raises(EvaluationInputError, match="qrels are empty"):
+        evaluate({}, RUN, ["map"])
+
+
+def _random_case(seed: int, queries: int = 60):
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        docs = [f"d{rng.randrange(400)}" for _ in range(rng.randrange(1, 80))]
+        run[f"q{q}"] = {d: float(rng.choice([0.5, 1.0, 1.5, rng.random()])) for d in docs}
+        judged = rng.sample(range(400), rng.randrange(0, 30))
+        qrels[f"q{q}"] = {f"d{d}": rng.choice([0, 0, 1, 2, 3]) for d in judged}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("level", [1, 2])
+def test_equal_to_pytrec_eval_on_random_runs_with_ties(seed, level):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_case(seed)
+    names = ["ndcg@10", "ndcg", "p@5", "p@20", "recall@10", "recall@100", "map", "map@10",
+             "mrr"]
+    measures = [parse_metric(name) for name in names]
+    ours = evaluate(qrels, run, names, per_query=True, relevance_level=level, missing="skip")
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, {m.trec_name for m in measures}, relevance_level=level).evaluate(run)
+    assert set(ours) == set(theirs)
+    for query_id, values in theirs.items():
+        for measure in measures:
+            assert ours[query_id][str(measure)] == pytest.approx(
+                values[measure.trec_name], abs=1e-9), (query_id, str(measure))
