@@ -8,6 +8,18 @@ from typing import Annotated
 import typer
 
 from irforge.errors import IrforgeError
+from irforge.llm.options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+    engine_from_options,
+)
 
 
 class InstructionsInputError(IrforgeError, ValueError):
@@ -28,12 +40,15 @@ def build_command(
     dimensions_file: Annotated[Path | None, typer.Option(
         "--dimensions", help="YAML adding or changing dimensions and values.")] = None,
     split: Annotated[str, typer.Option(help="Qrels split read with --corpus.")] = "test",
-    model: Annotated[str | None, typer.Option(
-        help="LLM (litellm name); default IRFORGE_MODEL, else the embedded demo-grade model.")]
-    = None,
-    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
-    cache: Annotated[Path | None, typer.Option(help="LLM cache file (SQLite).")] = None,
-    budget_usd: Annotated[float | None, typer.Option(help="Stop spending beyond this.")] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None,
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
+    prompts_dir: PromptsDirOption = None,
     max_tokens: Annotated[int, typer.Option(
         help="Longest answer per call (articles need about 800).")] = 1024,
     phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
@@ -49,8 +64,6 @@ def build_command(
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
-    from irforge.llm import Engine
-
     if (pairs is None) == (corpus is None):
         raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
                                      "BEIR_DIR")
@@ -68,8 +81,10 @@ def build_command(
     settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
                              rewrite=rewrite, seed=seed)
     recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
-    with Engine(model, api_base=api_base, cache_path=cache, budget_usd=budget_usd,
-                max_tokens=max_tokens, seed=seed) as engine:
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             max_tokens=max_tokens, seed=seed) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
