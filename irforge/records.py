@@ -93,9 +93,12 @@ class Run:
         return cls(name=name, scores=scores)
 
     def ranked(self, query_id: str) -> list[tuple[str, float]]:
-        """Documents of one query best first; ties broken by doc id, ascending."""
+        """Documents of one query best first; ties broken as trec_eval does (doc id descending).
+
+        Every ranking in irforge (metrics, TREC run files, pools) follows this one rule.
+        """
         docs = self.scores.get(query_id, {})
-        return sorted(docs.items(), key=lambda item: (-item[1], item[0]))
+        return sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)
 
     def entries(self) -> Iterator[RunEntry]:
         for query_id in self.scores:

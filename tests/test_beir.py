@@ -168,10 +168,10 @@ def test_manifest_records_steps_and_keeps_earlier_ones(tmp_path: Path) -> None:
         bench.manifest()
 
 
-def test_run_ranking_breaks_ties_by_doc_id() -> None:
+def test_run_ranking_breaks_ties_like_trec_eval() -> None:
     run = Run.from_entries("bm25", [RunEntry("q", "b", 1.0), RunEntry("q", "a", 1.0),
                                     RunEntry("q", "c", 2.0)])
-    assert [doc for doc, _ in run.ranked("q")] == ["c", "a", "b"]
+    assert [doc for doc, _ in run.ranked("q")] == ["c", "b", "a"]
     assert qrels_to_dict(QRELS)["q1"] == {"d1": 2, "d2": 0}
 
 
