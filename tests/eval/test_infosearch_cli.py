@@ -44,17 +44,24 @@ GROUPS = [
 INSTRUCTED = {"progesterone": "progesterone", "mint": "mint tea", "chamomile": "chamomile",
               "expert": "expert forecasters telemetry", "layman": "like an alarm, phone",
               "sentence": "a single sentence", "paragraph": "several groups, workers"}
+SHORT = {"q1": "For acne", "q2": "About flood warnings", "q3": "Heat wave risk"}
 DISTRACTORS = [Doc("x1", "Wildfire smoke harms people with asthma."),
                Doc("x2", "Earthquake drills teach pupils to drop and cover."),
                Doc("x3", "Tea plantations need steady rainfall.")]
 
 
 def _units() -> list[Unit]:
-    return [Unit(unit_id(g.query_id, g.dimension, m.condition), g.query_id, g.dimension,
-                 m.condition, m.doc.doc_id,
-                 f"{g.query} Answer with {INSTRUCTED[m.condition]}.",
-                 f"{g.query} Do not answer with {INSTRUCTED[m.condition]}.")
-            for g in GROUPS for m in g.members]
+    """Instructed text names the condition; the reversed one (a shorter core query, so BM25
+    scores can drop) turns to another member's condition."""
+    units = []
+    for g in GROUPS:
+        for i, m in enumerate(g.members):
+            other = g.members[(i + 1) % len(g.members)].condition
+            units.append(Unit(
+                unit_id(g.query_id, g.dimension, m.condition), g.query_id, g.dimension,
+                m.condition, m.doc.doc_id, f"{g.query} Answer with {INSTRUCTED[m.condition]}.",
+                f"{SHORT[g.query_id]}, rather {INSTRUCTED[other]}."))
+    return units
 
 
 @pytest.fixture(scope="module")
@@ -105,6 +112,7 @@ def test_cli_infosearch_metrics_equal_the_python_api(bench_dir, evaluated):
     # the runs differ between modes, so the metrics are computed from three real runs
     assert runs["changed"] != runs["og"] != runs["reversed"]
     assert len(set(expected["wise"].values())) > 1
+    assert len(set(expected["sicr"].values())) == 2
     keyword = [q for q in expected["wise"] if q.startswith("q1-")]
     assert got["per_dimension"]["keyword"]["wise"] == pytest.approx(
         sum(expected["wise"][q] for q in keyword) / 3, abs=1e-12)
