@@ -17,7 +17,7 @@ from irforge.eval.retrievers import get_retriever
 from irforge.eval.trec_io import read_trec_run
 from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
 from irforge.generators.instructions.units import Group, Member, Unit, unit_id
-from irforge.records import Doc
+from irforge.records import Doc, Run
 from tests.eval.test_cli import irforge
 
 GROUPS = [
@@ -146,3 +146,41 @@ def test_missing_reversed_text_is_a_clear_error(tmp_path):
     assert done.returncode == 2
     assert "queries_reversed.jsonl" in done.stderr and "q1-keyword-progesterone" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+class WordOverlapReranker:
+    """Rescores by words shared with the query text, so each mode's own text must reach it."""
+
+    name = "overlap"
+
+    def rerank(self, queries, docs_by_id, run, k):
+        scores = {}
+        for query in queries:
+            words = set(query.text.lower().split())
+            top = sorted(run.scores[query.query_id].items(), key=lambda item: -item[1])[:k]
+            scores[query.query_id] = {
+                d: float(len(words & set(docs_by_id[d].text.lower().split()))) + s / 100
+                for d, s in top}
+        return Run(self.name, scores)
+
+
+def test_reranked_systems_get_infosearch_metrics_from_reranked_mode_runs(bench_dir,
+                                                                          monkeypatch):
+    from irforge.eval import runner
+
+    monkeypatch.setattr(runner, "get_reranker", lambda spec: WordOverlapReranker())
+    results = runner.evaluate_benchmark(bench_dir, ["bm25"], ["overlap"], ["ndcg@10"],
+                                        depth=100, rerank_k=5)
+    reranked = results.systems[1]
+    assert reranked.name == "bm25-lucene>overlap"
+    runs, qrels = _api_runs(bench_dir)
+    modes = read_modes(Benchmark(bench_dir))
+    reranker = WordOverlapReranker()
+    docs = {d.doc_id: d for d in Benchmark(bench_dir).corpus()}
+    mode_runs = {m: reranker.rerank(modes[m][0], docs, Run("bm25", runs[m]), 5).scores
+                 for m in ("og", "changed", "reversed")}
+    expected = infosearch.wise(mode_runs["og"], mode_runs["changed"], mode_runs["reversed"],
+                               qrels["og"], qrels["changed"], k=20)
+    got = reranked.tasks["infosearch"]["per_query"]
+    assert {q: v["wise"] for q, v in got.items()} == pytest.approx(expected, abs=1e-12)
+    assert results.runs["bm25-lucene>overlap.reversed"].scores == mode_runs["reversed"]
