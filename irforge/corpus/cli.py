@@ -177,7 +177,8 @@ def pool_command(bench: Annotated[Path, typer.Argument(
 
     folder = Benchmark(bench)
     specs = retriever or list(DEFAULT_RETRIEVERS)
-    pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k)
+    pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
+                           cache_dir=folder.root / ".irforge" / "embeddings")
     target = out or folder.root / "pool" / "candidates.jsonl"
     write_pool(pool, target)
     stats = {**pool.stats(), "file": str(target)}

@@ -63,26 +63,29 @@ class CandidatePool:
         return rows
 
 
-def _resolve(retrievers: Mapping[str, Retriever | str] | Sequence[str]
-             ) -> dict[str, Retriever]:
+def _resolve(retrievers: Mapping[str, Retriever | str] | Sequence[str],
+             cache_dir: Path | None = None) -> dict[str, Retriever]:
     named = (dict(retrievers) if isinstance(retrievers, Mapping)
              else {spec: spec for spec in retrievers})
     resolved: dict[str, Retriever] = {}
     for name, retriever in named.items():
         if isinstance(retriever, str):
             module = require("irforge.eval.retrievers", "eval")
-            retriever = module.get_retriever(retriever)
+            retriever = module.get_retriever(retriever, cache_dir)
         resolved[name] = retriever
     return resolved
 
 
 def pool_candidates(queries: Sequence[Query], docs: Sequence[Doc],
                     retrievers: Mapping[str, Retriever | str] | Sequence[str] = DEFAULT_RETRIEVERS,
-                    k: int = 10) -> CandidatePool:
-    """Index ``docs`` with every retriever, take each one's top-k per query, and pool them."""
+                    k: int = 10, cache_dir: Path | None = None) -> CandidatePool:
+    """Index ``docs`` with every retriever, take each one's top-k per query, and pool them.
+
+    ``cache_dir`` keeps dense embeddings of specs on disk (``dense`` and ``dense-hnsw`` of the
+    same model then encode the corpus once)."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    systems = _resolve(retrievers)
+    systems = _resolve(retrievers, cache_dir)
     if not systems:
         raise ValueError("give at least one retriever to pool")
     found: dict[str, dict[str, list[str]]] = {query.query_id: {} for query in queries}

@@ -27,7 +27,8 @@ def eval_command(
     depth: Annotated[int, typer.Option(help="Documents retrieved per query.")] = 100,
     rerank_k: Annotated[int, typer.Option(help="Top documents each reranker rescores.")] = 50,
     group_field: Annotated[str, typer.Option(
-        help="Query metadata field for per-group results (ComLQ: type).")] = "type",
+        help="Query metadata field for per-group results (ComLQ: type; InfoSearch folders "
+        "fall back to dimension).")] = "type",
     ann: Annotated[bool, typer.Option(
         "--ann", help="Also compare exact and HNSW search for each dense retriever.")] = False,
     query_prefix: Annotated[str, typer.Option(
@@ -38,7 +39,10 @@ def eval_command(
         help="Output folder (default BENCH_DIR/eval).")] = None,
     plots: Annotated[bool, typer.Option(help="Write matplotlib plots.")] = True,
 ) -> None:
-    """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report."""
+    """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
+
+    InfoSearch folders (irforge build instructions) also get SICR, WISE, p-MRR, Robustness@10.
+    """
     from rich.console import Console
 
     from irforge.eval.report import rich_table, write_outputs

@@ -48,28 +48,47 @@ def plot_conditions(results: EvalResults, path: Path) -> Path | None:
     return path
 
 
+def _radar(path: Path, groups: list[str], series: dict[str, list[float]], title: str,
+           limits: tuple[float, float]) -> Path:
+    """One polygon per series over ``groups`` (at least 3), saved as PNG."""
+    plt = _pyplot()
+    angles = [2 * math.pi * i / len(groups) for i in range(len(groups))]
+    figure = plt.figure(figsize=(6, 6))
+    axes = figure.add_subplot(polar=True)
+    for name, values in series.items():
+        axes.plot([*angles, angles[0]], [*values, values[0]], label=name)
+        axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.1)
+    axes.set_xticks(angles)
+    axes.set_xticklabels(groups, fontsize=8)
+    axes.set_ylim(*limits)
+    axes.set_title(title)
+    axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.3, -0.1))
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    return path
+
+
 def plot_radar(results: EvalResults, path: Path) -> Path | None:
     """The first metric per query group (type / dimension), one polygon per system."""
     groups = sorted({g for s in results.systems for g in s.per_group})
     if len(groups) < 3:
         return None
-    plt = _pyplot()
     metric = results.metrics[0]
-    angles = [2 * math.pi * i / len(groups) for i in range(len(groups))]
-    figure = plt.figure(figsize=(6, 6))
-    axes = figure.add_subplot(polar=True)
-    for system in results.systems:
-        values = [system.per_group.get(g, {}).get(metric, 0.0) for g in groups]
-        axes.plot([*angles, angles[0]], [*values, values[0]], label=system.name)
-        axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.1)
-    axes.set_xticks(angles)
-    axes.set_xticklabels(groups, fontsize=8)
-    axes.set_ylim(0, 1)
-    axes.set_title(f"{metric} per {results.group_field}")
-    axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.3, -0.1))
-    figure.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(figure)
-    return path
+    series = {s.name: [s.per_group.get(g, {}).get(metric, 0.0) for g in groups]
+              for s in results.systems}
+    return _radar(path, groups, series, f"{metric} per {results.group_field}", (0, 1))
+
+
+def plot_infosearch_radar(results: EvalResults, path: Path) -> Path | None:
+    """InfoSearch WISE per dimension (range -1..1), one polygon per system."""
+    dims = {s.name: s.tasks["infosearch"]["per_dimension"] for s in results.systems
+            if "infosearch" in s.tasks}
+    groups = sorted({g for per_dim in dims.values() for g in per_dim})
+    if len(groups) < 3:
+        return None
+    series = {name: [per_dim.get(g, {}).get("wise", 0.0) for g in groups]
+              for name, per_dim in dims.items()}
+    return _radar(path, groups, series, "InfoSearch WISE per dimension", (-1, 1))
 
 
 def plot_exact_vs_ann(results: EvalResults, path: Path) -> Path | None:
@@ -99,6 +118,7 @@ def plot_exact_vs_ann(results: EvalResults, path: Path) -> Path | None:
 PLOTS = {
     "conditions.png": plot_conditions,
     "radar.png": plot_radar,
+    "infosearch_radar.png": plot_infosearch_radar,
     "exact_vs_ann.png": plot_exact_vs_ann,
 }
 

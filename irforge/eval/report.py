@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
 from irforge.eval.runner import EvalResults
 from irforge.eval.trec_io import write_trec_run
 from irforge.jsonl import atomic_open
@@ -23,11 +24,43 @@ def rich_table(results: EvalResults):
 
     table = Table(title=f"{results.bench} ({results.queries} queries, {results.docs} docs)")
     table.add_column("system")
-    for metric in results.metrics:
+    infosearch = any("infosearch" in s.tasks for s in results.systems)
+    extra = list(INFOSEARCH_METRICS) if infosearch else []
+    for metric in [*results.metrics, *extra]:
         table.add_column(metric, justify="right")
     for system in results.systems:
-        table.add_row(system.name, *(f"{system.means[m]:.4f}" for m in results.metrics))
+        table.add_row(system.name, *(f"{system.means[m]:.4f}" for m in results.metrics),
+                      *_infosearch_cells(system.tasks, extra))
     return table
+
+
+def _infosearch_cells(tasks: dict, names: list[str]) -> list[str]:
+    means = tasks.get("infosearch", {}).get("means", {})
+    return [f"{means[name]:.4f}" if name in means else "-" for name in names]
+
+
+def _infosearch_markdown(results: EvalResults) -> list[str]:
+    """InfoSearch means per system, then per dimension, then the first metric per mode."""
+    systems = [s for s in results.systems if "infosearch" in s.tasks]
+    if not systems:
+        return []
+    names = list(INFOSEARCH_METRICS)
+    parts = ["", "## InfoSearch (original / instructed / reversed queries)", "",
+             "WISE with K = 20, p-MRR of the gold documents under the reversed instruction, "
+             "Robustness@10 = minimum nDCG@10 over the three modes (docs/eval.md).", ""]
+    parts.append(_markdown_table(["system", *names], [
+        [s.name, *_infosearch_cells(s.tasks, names)] for s in systems]))
+    rows = [[s.name, dim, *(f"{values[n]:.4f}" for n in names), str(int(values["queries"]))]
+            for s in systems for dim, values in s.tasks["infosearch"]["per_dimension"].items()]
+    if rows:
+        parts += ["", "### Per dimension", "",
+                  _markdown_table(["system", "dimension", *names, "queries"], rows)]
+    metric = results.metrics[0]
+    parts += ["", f"### {metric} per mode", "", _markdown_table(
+        ["system", "og", "changed", "reversed"],
+        [[s.name, *(f"{s.tasks['infosearch'][f'{metric}_by_mode'][m]:.4f}"
+                    for m in ("og", "changed", "reversed"))] for s in systems])]
+    return parts
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
@@ -50,7 +83,9 @@ def to_markdown(results: EvalResults, plots: list[Path]) -> str:
         parts.append(_markdown_table(["system", *groups], [
             [s.name, *(f"{s.per_group[g][metric]:.4f}" if g in s.per_group else "-"
                        for g in groups)] for s in results.systems]))
-    tasks = [(s.name, key, value) for s in results.systems for key, value in s.tasks.items()]
+    parts += _infosearch_markdown(results)
+    tasks = [(s.name, key, value) for s in results.systems for key, value in s.tasks.items()
+             if key != "infosearch"]
     if tasks:
         parts += ["", "## Paper task metrics", ""]
         parts.append(_markdown_table(["system", "metric", "value"],

@@ -13,6 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
+from irforge.eval.infosearch_eval import (
+    DIMENSION_FIELD,
+    InfoSearchModes,
+    infosearch_results,
+    is_infosearch_bench,
+    read_infosearch_modes,
+    search_modes,
+)
 from irforge.eval.metrics import EvaluationInputError, evaluate_per_query, mean_scores
 from irforge.eval.metrics.groups import group_means, query_groups
 from irforge.eval.metrics.registry import Measure, parse_metrics
@@ -104,6 +112,15 @@ def _ann_check(spec: str, docs: Sequence[Doc], queries: Sequence[Query], qrels, 
             "search_seconds_exact": seconds["dense"], "search_seconds_ann": seconds["dense-hnsw"]}
 
 
+def _add_infosearch(results: EvalResults, name: str, modes: InfoSearchModes,
+                    runs: dict[str, Run]) -> None:
+    """SICR, WISE, p-MRR, Robustness@k of the last scored system; its mode runs are kept."""
+    results.systems[-1].tasks["infosearch"] = infosearch_results(modes, runs,
+                                                                 results.metrics[0])
+    for mode in ("changed", "reversed"):
+        results.runs[f"{name}.{mode}"] = runs[mode]
+
+
 def _list_recall(exact: list[list[str]], ann: list[list[str]], k: int) -> float:
     hits = [len(set(e[:k]) & set(a[:k])) / max(len(e[:k]), 1) for e, a in
             zip(exact, ann, strict=True)]
@@ -129,6 +146,9 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
     all_queries = list(bench.queries())
     queries = [q for q in all_queries if q.query_id in qrels]
     task_queries = [q for q in all_queries if q.query_id in task_ids]
+    infosearch = read_infosearch_modes(bench_dir) if is_infosearch_bench(bench_dir) else None
+    if infosearch is not None and not any(group_field in q.metadata for q in queries):
+        group_field = DIMENSION_FIELD
     results = EvalResults(bench=str(bench_dir), split=split, metrics=[str(m) for m in measures],
                           group_field=group_field, queries=len(queries), docs=len(docs))
     reranker_objects = [get_reranker(spec) for spec in rerankers]
@@ -142,14 +162,26 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
         searched = time.perf_counter()
         task_run = retriever.search(task_queries, len(docs)) if task_queries else None
         seconds = {"index": indexed - start, "search": searched - indexed}
+        mode_runs = None
+        if infosearch is not None:
+            mode_runs = search_modes(infosearch, run, retriever, depth)
+            seconds["search_modes"] = time.perf_counter() - searched
         _score(results, retriever.name, run, qrels, measures, queries, bench_dir, task_run,
                seconds)
+        if mode_runs is not None:
+            _add_infosearch(results, retriever.name, infosearch, mode_runs)
         for reranker in reranker_objects:
             start = time.perf_counter()
             reranked = reranker.rerank(queries, docs_by_id, run, rerank_k)
             name = f"{retriever.name}>{reranker.name}"
             _score(results, name, Run(name, reranked.scores), qrels, measures, queries,
                    bench_dir, None, {"rerank": time.perf_counter() - start})
+            if mode_runs is not None:
+                reranked_modes = {mode: Run(name, reranker.rerank(
+                    infosearch.queries[mode], docs_by_id, mode_runs[mode], rerank_k).scores)
+                    for mode in ("changed", "reversed")}
+                _add_infosearch(results, name, infosearch,
+                                {"og": Run(name, reranked.scores), **reranked_modes})
         if ann and spec.startswith("dense"):
             results.ann.append(_ann_check(spec, docs, queries, qrels, depth, cache_dir,
                                           (query_prefix, passage_prefix)))
