@@ -25,9 +25,10 @@ def write_trec_run(path: Path, run: Run, tag: str | None = None) -> int:
     return count
 
 
-def read_trec_run(path: Path, corpus_ids: Collection[str] | None = None) -> Run:
-    """Read a TREC run; with ``corpus_ids``, a document not in the corpus is an error that
-    names the file and line."""
+def read_trec_run(path: Path, corpus_ids: Collection[str] | None = None,
+                  name: str | None = None) -> Run:
+    """Read a TREC run named ``name`` (default: its tag column); with ``corpus_ids``, a document
+    not in the corpus is an error that names the file and line."""
     path = Path(path)
     scores: dict[str, dict[str, float]] = {}
     tag = path.stem
@@ -47,4 +48,4 @@ def read_trec_run(path: Path, corpus_ids: Collection[str] | None = None) -> Run:
                                       line=number, field="doc_id",
                                       hint="evaluate runs made on this benchmark's corpus"))
         scores.setdefault(query_id, {})[doc_id] = score
-    return Run(name=tag, scores=scores)
+    return Run(name=name or tag, scores=scores)

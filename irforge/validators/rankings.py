@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from irforge.errors import FormatError, Problem
-from irforge.jsonl import iter_lines
-from irforge.records import Run, RunEntry
+from irforge.records import Run
 from irforge.validators.bootstrap import Estimate, bootstrap_ci
 from irforge.validators.correlation import kendall_tau_b, spearman_rho
 
@@ -100,57 +99,24 @@ def load_results(path: Path, metric: str) -> dict[str, float]:
 
 
 def read_trec_run(path: Path) -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``); the run is named after the file."""
-    path = Path(path)
-    entries = []
-    for number, text in iter_lines(path):
-        parts = text.split()
-        if len(parts) != 6:
-            raise FormatError(Problem(path, f"expected 6 columns, got {len(parts)}", line=number,
-                                      hint="use 'qid Q0 docid rank score tag'"))
-        try:
-            score = float(parts[4])
-        except ValueError as exc:
-            raise FormatError(Problem(path, f"score {parts[4]!r} is not a number", line=number,
-                                      field="score")) from exc
-        entries.append(RunEntry(parts[0], parts[2], score))
-    return Run.from_entries(path.stem, entries)
+    """A TREC run file named after the file (the one shared reader, :mod:`irforge.eval.trec_io`)."""
+    from irforge.eval.trec_io import read_trec_run as read_run
 
-
-def _pytrec_measure(metric: str) -> tuple[str, str]:
-    """Map ``ndcg@10``/``map``/``mrr``/``recall@100``/``p@5`` to pytrec_eval's request and key."""
-    base, _, cutoff = metric.lower().partition("@")
-    if cutoff:
-        family = _CUTOFF_FAMILIES.get(base)
-        if family is None or not cutoff.isdigit():
-            raise ValueError(f"unsupported metric {metric!r}; use one of "
-                             f"{sorted(_CUTOFF_FAMILIES)} with @k, or {sorted(_PLAIN)}")
-        return f"{family}.{cutoff}", f"{family}_{cutoff}"
-    if base not in _PLAIN:
-        raise ValueError(f"unsupported metric {metric!r}; use one of {sorted(_PLAIN)} "
-                         f"or {sorted(_CUTOFF_FAMILIES)} with @k")
-    return _PLAIN[base], _PLAIN[base]
-
-
-_CUTOFF_FAMILIES = {"ndcg": "ndcg_cut", "map": "map_cut", "recall": "recall", "p": "P"}
-_PLAIN = {"ndcg": "ndcg", "map": "map", "mrr": "recip_rank"}
+    return read_run(path, name=Path(path).stem)
 
 
 def score_runs(runs: Sequence[Run], qrels: Mapping[str, Mapping[str, int]], metric: str,
                query_ids: set[str] | None = None) -> dict[str, float]:
     """Mean ``metric`` per run over the judged queries (or a subset); a missing query scores 0."""
-    from irforge.errors import require
+    from irforge.eval import evaluate
 
     kept = {qid: {doc: int(rel) for doc, rel in docs.items()} for qid, docs in qrels.items()
             if query_ids is None or qid in query_ids}
     if not kept:
         raise ValueError("no judged query left to score; check the qrels and the query subset")
-    request, key = _pytrec_measure(metric)
-    pytrec_eval = require("pytrec_eval", "dev")
-    evaluator = pytrec_eval.RelevanceEvaluator(kept, {request})
     scores = {}
     for run in runs:
-        per_query = evaluator.evaluate({qid: {doc: float(s) for doc, s in docs.items()}
-                                        for qid, docs in run.scores.items() if qid in kept})
-        scores[run.name] = float(np.mean([per_query.get(qid, {}).get(key, 0.0) for qid in kept]))
+        restricted = {qid: dict(docs) for qid, docs in run.scores.items() if qid in kept}
+        means = evaluate(kept, restricted, [metric])  # a judged query the run misses scores 0
+        scores[run.name] = float(next(iter(means.values())))
     return scores

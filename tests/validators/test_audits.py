@@ -159,7 +159,7 @@ def test_rankings_from_runs_under_two_qrels(tmp_path: Path) -> None:
     assert under_llm["good"] == pytest.approx(1.0) and under_llm["flipped"] < 1.0
     assert compare_rankings(under_llm, under_human, n_resamples=10).kendall.value == -1.0
     assert score_runs(runs, llm_qrels, "ndcg@10", {"q2"}) == {"good": 1.0, "flipped": 1.0}
-    with pytest.raises(ValueError, match="unsupported metric"):
+    with pytest.raises(ValueError, match="unknown metric"):
         score_runs(runs, llm_qrels, "bleu@4")
     (tmp_path / "qrels").mkdir()
     for name, qrels in (("llm", llm_qrels), ("human", human_qrels)):

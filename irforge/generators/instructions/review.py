@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import iter_lines, write_jsonl
+from irforge.jsonl import write_jsonl
 from irforge.records import Judgment, Run
 
 REVIEW_FILE = "instructions/review.jsonl"
@@ -76,21 +75,10 @@ def flag_for_review(qrels: Mapping[str, Mapping[str, int]], runs: Sequence[Run],
 
 
 def read_trec_run(path: Path, name: str | None = None) -> Run:
-    """A TREC run file (``qid Q0 docid rank score tag``); errors name the line."""
-    path = Path(path)
-    scores: dict[str, dict[str, float]] = {}
-    for number, text in iter_lines(path):
-        cells = text.split()
-        if len(cells) != 6:
-            raise FormatError(Problem(path, f"expected 6 columns, got {len(cells)}", line=number,
-                                      hint="rows are: qid Q0 docid rank score tag"))
-        try:
-            score = float(cells[4])
-        except ValueError:
-            raise FormatError(Problem(path, f"score {cells[4]!r} is not a number", line=number,
-                                      field="score")) from None
-        scores.setdefault(cells[0], {})[cells[2]] = score
-    return Run(name=name or path.stem, scores=scores)
+    """A TREC run file named after the file (the one shared reader, :mod:`irforge.eval.trec_io`)."""
+    from irforge.eval.trec_io import read_trec_run as read_run
+
+    return read_run(path, name=name or Path(path).stem)
 
 
 def _row(item: ReviewItem, queries: Mapping[str, Any], docs: Mapping[str, Any]) -> dict:
