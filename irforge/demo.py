@@ -59,6 +59,18 @@ def stage_intents(ctx: DemoContext) -> str:
     return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite")
 
 
+def stage_seed(ctx: DemoContext) -> str:
+    """Write the hand-written seed benchmark (whole documents, document-level qrels) to
+    ``seed/``, so the eval stage always has judged queries even when the demo LLM's
+    generated items fail validation."""
+    from irforge.sample import write_seed_benchmark
+
+    folder = ctx.out / "seed"
+    counts = write_seed_benchmark(folder)
+    return (f"wrote {counts['queries']} hand-written queries, {counts['qrels']} qrels over "
+            f"{counts['docs']} whole documents to {folder}")
+
+
 # (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
 STAGES: list[tuple[str, str]] = [
     ("corpus", "irforge.demo:stage_corpus"),
@@ -68,8 +80,9 @@ STAGES: list[tuple[str, str]] = [
     ("instructions", "irforge.demo:stage_instructions"),
     ("logical", "irforge.demo:stage_logical"),
     ("intents", "irforge.demo:stage_intents"),
-    ("audit", "irforge.validators.demo_stage:stage_audit"),
+    ("seed", "irforge.demo:stage_seed"),
     ("eval", "irforge.eval.demo:stage_eval"),
+    ("audit", "irforge.validators.demo_stage:stage_audit"),
 ]
 
 
@@ -88,7 +101,17 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
         summary = stage_function(name)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
+    typer.echo(final_report(ctx.out, results))
     return results
+
+
+def final_report(out: Path, results: list[tuple[str, str]]) -> str:
+    """The demo's closing summary: one line per stage and the eval reports written."""
+    lines = ["", f"== irforge demo report ({out}) ==",
+             *(f"  {name:<16} {summary}" for name, summary in results)]
+    reports = sorted(Path(out).glob("eval/report.md")) + sorted(Path(out).glob("*/eval/report.md"))
+    lines.append("Eval reports: " + (", ".join(str(r) for r in reports) if reports else "none"))
+    return "\n".join(lines)
 
 
 def demo_command(

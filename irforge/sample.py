@@ -1,4 +1,9 @@
-"""The sample corpus shipped with irforge (original text written for this project, CC0)."""
+"""The sample corpus shipped with irforge (original text written for this project, CC0).
+
+Besides the 18 documents, irforge ships a hand-written query set for them
+(``sample_queries.jsonl``, ``sample_qrels.tsv``, also CC0): qrels are at document level, so
+they point at the whole documents of :func:`sample_docs`, not at the corpus pipeline's passages.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,12 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from irforge.records import Doc
+from irforge.records import Doc, Qrel, Query
 
 SAMPLE_PACKAGE = "irforge.data"
 SAMPLE_FOLDER = "sample_corpus"
+SAMPLE_QUERIES = "sample_queries.jsonl"
+SAMPLE_QRELS = "sample_qrels.tsv"
 
 
 def sample_corpus_dir() -> Path:
@@ -30,3 +37,34 @@ def read_text_folder(folder: Path) -> Iterator[Doc]:
 
 def sample_docs() -> list[Doc]:
     return list(read_text_folder(sample_corpus_dir()))
+
+
+def _data_file(name: str) -> Path:
+    return Path(str(resources.files(SAMPLE_PACKAGE).joinpath(name)))
+
+
+def sample_queries() -> list[Query]:
+    """The 24 hand-written queries for the sample corpus (metadata ``source: hand-written``)."""
+    from irforge.beir import read_queries
+
+    return list(read_queries(_data_file(SAMPLE_QUERIES)))
+
+
+def sample_qrels() -> list[Qrel]:
+    """Graded document-level qrels of :func:`sample_queries` (2 answers, 1 answers in part)."""
+    from irforge.beir import read_qrels
+
+    return list(read_qrels(_data_file(SAMPLE_QRELS)))
+
+
+def write_seed_benchmark(folder: Path) -> dict[str, int]:
+    """Write the sample documents, queries and qrels as a BEIR benchmark in ``folder``."""
+    from irforge.bench import Benchmark
+
+    bench = Benchmark(folder)
+    counts = {"docs": bench.write_corpus(sample_docs()),
+              "queries": bench.write_queries(sample_queries()),
+              "qrels": bench.write_qrels(sample_qrels())}
+    bench.record_step("seed", {"source": "irforge hand-written sample queries (CC0)",
+                               "qrels_level": "document", **counts})
+    return counts

@@ -26,8 +26,25 @@ def evaluate_folder(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "den
                                  cache_dir=Path(bench_dir) / ".irforge" / "embeddings")
     written = write_outputs(results, Path(bench_dir) / "eval")
     Console().print(rich_table(results))
+    if any(system.per_group for system in results.systems):
+        Console().print(group_table(results))
     scores = ", ".join(f"{s.name} nDCG@10={s.means['ndcg@10']:.3f}" for s in results.systems)
     return f"{bench_dir}: {scores} on {results.queries} queries; report {written['report']}"
+
+
+def group_table(results, metric: str = "ndcg@10"):
+    """A rich Table of ``metric`` per query group (metadata ``results.group_field``)."""
+    from rich.table import Table
+
+    groups = sorted({group for system in results.systems for group in system.per_group})
+    table = Table(title=f"{metric} per {results.group_field}")
+    table.add_column("system")
+    for group in groups:
+        table.add_column(group, justify="right")
+    for system in results.systems:
+        table.add_row(system.name, *(f"{system.per_group[g][metric]:.4f}"
+                                     if g in system.per_group else "-" for g in groups))
+    return table
 
 
 def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:

@@ -58,3 +58,15 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
     assert "demo.intents" in json.loads(bench.manifest_path.read_text())["steps"]
     report = check_benchmark(bench.root)
     assert report.ok, [str(problem) for problem in report.problems]
+
+
+def test_hand_query_pool_names_passages_after_the_corpus_pipeline_chunked_documents():
+    from irforge.generators.intents.demo_stage import first_passage
+    from irforge.records import Doc
+
+    chunked = [Doc(f"d01-flood-early-warning_{n}", "text") for n in (10, 2, 0)]
+    assert first_passage(chunked, "d01-flood-early-warning") == "d01-flood-early-warning_0"
+    assert first_passage([Doc("d04-heatwave-advisory", "t")], "d04-heatwave-advisory") == (
+        "d04-heatwave-advisory")
+    with pytest.raises(ValueError, match="missing from the demo corpus"):
+        first_passage(chunked, "d04-heatwave-advisory")

@@ -14,13 +14,29 @@ from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.jsonl import write_jsonl
-from irforge.records import Query
+from irforge.records import Doc, Query
 
 DEMO_INTENTS = ("QA", "FC")
 DEMO_CATEGORIES = ("MH", "Geo")
 DISASTER_DOCS = tuple(f"d0{i}" for i in range(1, 9))
 HAND_QUERY = Query("demo_hand_qa", "At what river level does Marrowbridge get a flood warning?",
                    {"intent": "QA", "hand_written": True})
+
+HAND_POOL = ("d01-flood-early-warning", "d04-heatwave-advisory")
+
+
+def first_passage(docs: list[Doc], doc_id: str) -> str:
+    """Id of ``doc_id`` in the demo corpus, or of its first passage once the corpus pipeline
+    has chunked it (``<doc_id>_0``); the labeling pool must name ids that exist."""
+    ids = {doc.doc_id for doc in docs}
+    if doc_id in ids:
+        return doc_id
+    prefix = f"{doc_id}_"
+    chunks = {int(suffix): i for i in ids
+              if i.startswith(prefix) and (suffix := i[len(prefix):]).isdigit()}
+    if not chunks:
+        raise ValueError(f"sample document {doc_id!r} is missing from the demo corpus")
+    return chunks[min(chunks)]
 
 
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
@@ -45,8 +61,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
         bench.write_queries([*queries, HAND_QUERY])
         pool_rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id,
-                                            "doc_ids": ["d01-flood-early-warning",
-                                                        "d04-heatwave-advisory"]}]
+                                            "doc_ids": [first_passage(docs, doc_id) for doc_id in
+                                                        HAND_POOL]}]
         for query in queries:
             if query.metadata.get("generated_by") == "intents":
                 pool_rows.append({"query_id": query.query_id,
