@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from irforge.llm.scripted_batch import ScriptedBatches
+
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
 
@@ -79,6 +81,7 @@ class Script:
     default: Action = field(default_factory=lambda: Action.answer({"ok": True}))
     rules: tuple[Rule, ...] = ()
     latency: float = 0.0
+    batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -89,7 +92,8 @@ class Script:
         rules = tuple(Rule(r["match"], tuple(Action(**a) for a in r["actions"]))
                       for r in data.get("rules", []))
         return cls(default=Action(**data.get("default", {})), rules=rules,
-                   latency=float(data.get("latency", 0.0)))
+                   latency=float(data.get("latency", 0.0)),
+                   batch_polls=int(data.get("batch_polls", 1)))
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,8 @@ class ScriptedApp:
         self.in_flight = 0
         self.max_in_flight = 0
         self._seen: Counter[str] = Counter()
+        self.batch_lines = 0  # batch requests answered (they are not in ``log``)
+        self.batches = ScriptedBatches(self)
 
     def choose(self, first_user: str) -> Action:
         for rule in self.script.rules:
@@ -126,8 +132,10 @@ class ScriptedApp:
         """How many logged requests had ``match`` in their first user message."""
         return sum(1 for entry in self.log if match in entry.first_user)
 
-    async def handle(self, method: str, path: str,
-                     body: bytes) -> tuple[int, dict[str, str], bytes]:
+    async def handle(self, method: str, path: str, body: bytes,
+                     headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        if self.batches.handles(path):
+            return await self.batches.handle(method, path, body, headers or {})
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return _json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
         if method == "GET" and path == "/_stats":
@@ -197,7 +205,7 @@ async def _serve_connection(app: ScriptedApp, reader: asyncio.StreamReader,
             headers = {k.strip().lower(): v.strip() for k, _, v in
                        (line.partition(":") for line in lines[1:] if line)}
             body = await reader.readexactly(int(headers.get("content-length", "0")))
-            status, out_headers, payload = await app.handle(method, path, body)
+            status, out_headers, payload = await app.handle(method, path, body, headers)
             reason = REASONS.get(status, "Status")
             extra = "".join(f"{k}: {v}\r\n" for k, v in out_headers.items())
             writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(payload)}\r\n"
