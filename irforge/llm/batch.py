@@ -231,7 +231,7 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
                 "(no batch discount)")
         if note not in engine.notes:
             engine.notes.append(note)
-        return engine.run(items, template_name, output_model, step)
+        return _run_sync(engine.arun(items, template_name, output_model, step))
     plan = engine._plan(template_name, output_model, step)
     engine.prompts[plan.template.name] = plan.template.hash
     stats = engine.steps.setdefault(plan.step, StepStats())

@@ -89,7 +89,8 @@ class Engine:
                  prompts_dir: Path | str | None = None, progress: bool | None = None,
                  backoff_initial: float = 1.0, backoff_max: float = 60.0,
                  price_per_mtok: tuple[float, float] | None = None,
-                 response_format: str = "auto", batch_discount: float | None = None,
+                 response_format: str = "auto", batch: bool = False,
+                 batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
                  config: Mapping[str, Any] | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg)
@@ -111,6 +112,8 @@ class Engine:
         # batch APIs bill a fraction of the online price (OpenAI: half)
         self.batch_discount = float(batch_discount if batch_discount is not None
                                     else cfg.get("batch_discount", 0.5))
+        self.batch = batch  # run() goes through run_batch (the provider's batch API)
+        self.batch_poll_seconds = batch_poll_seconds
         self.batch_ids: list[str] = []
         self.notes: list[str] = []
         self._api_key = api_key
@@ -159,6 +162,9 @@ class Engine:
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str,
             output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
         """One result per item, in order; works inside or outside a running event loop."""
+        if self.batch:
+            return self.run_batch(items, template_name, output_model, step,
+                                  self.batch_poll_seconds)
         return _run_sync(self.arun(items, template_name, output_model, step))
 
     def run_batch(self, items: Sequence[Mapping[str, Any]], template_name: str,
