@@ -27,6 +27,7 @@ from irforge.llm.accounting import StepStats, cost_usd
 from irforge.llm.backends import _schema_name
 from irforge.llm.completion import Completion, Message
 from irforge.llm.result import LLMResult
+from irforge.llm.retry import status_code
 
 if TYPE_CHECKING:
     from irforge.llm.engine import Engine, _Job
@@ -173,7 +174,7 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
     batch_ids: list[str] = []
     covered: set[str] = set()
     for batch_id, batch_keys in (engine.cache.open_batches(spec.name) if engine.cache else []):
-        if wanted & set(batch_keys):
+        if wanted & set(batch_keys) and _still_known(engine, client, batch_id):
             batch_ids.append(batch_id)
             covered |= set(batch_keys)
     missing = [key for key in keys if key not in covered]
@@ -217,6 +218,20 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
         outcome.answers.update(part.answers)
         outcome.errors.update(part.errors)
     return outcome
+
+
+def _still_known(engine: Engine, client: BatchClient, batch_id: str) -> bool:
+    """Whether the provider still has a recorded batch; a 404 closes it so its keys resubmit."""
+    try:
+        client.retrieve(batch_id)
+    except Exception as exc:
+        if status_code(exc) != 404:
+            raise  # e.g. the network is down: keep the record for the next run
+        assert engine.cache is not None
+        engine.cache.close_batch(batch_id, "missing")
+        engine.notes.append(f"batch {batch_id} is unknown to the provider; resubmitted")
+        return False
+    return True
 
 
 def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name: str,

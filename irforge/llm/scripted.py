@@ -4,8 +4,9 @@ It answers ``POST /v1/chat/completions`` from a :class:`Script`: requests whose 
 message contains a rule's ``match`` text get that rule's actions in order (the last one
 repeats); others get the default action. Actions: a normal answer, an HTTP error status
 (optionally with ``Retry-After``), a hang, a body that is not JSON, an answer cut off with
-``finish_reason=length``, a refusal. Every request is logged. It is not a model: it exists to
-make failures happen on purpose, through the real HTTP path.
+``finish_reason=length``, a refusal. Every request is logged. A minimal OpenAI Batch API
+(``/v1/files``, ``/v1/batches``) answers batch lines by the same rules (scripted_batch.py).
+It is not a model: it exists to make failures happen on purpose, through the real HTTP path.
 
 Run it in a thread (:class:`ScriptedServer`) or as a process:
 ``python -m irforge.llm.scripted --script script.json --latency 0.05`` (prints the port).

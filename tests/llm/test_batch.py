@@ -115,6 +115,19 @@ def test_a_killed_run_resumes_the_submitted_batch(server: ScriptedServer,
         assert cache.open_batches("openai/scripted") == []
 
 
+def test_a_batch_the_provider_no_longer_knows_is_resubmitted(server: ScriptedServer,
+                                                              tmp_path: Path) -> None:
+    cache_path = tmp_path / "cache.sqlite"
+    with make_engine(server, cache_path) as engine:
+        key = engine.request_key_for(ITEMS[0], "llm.try", Label)
+        engine.cache.record_batch("batch-gone", "openai/scripted", "llm.try", [key])
+        results = engine.run_batch(ITEMS[:1], "llm.try", Label, poll_seconds=0.01)
+        assert engine.batch_ids == ["batch-1"] and "batch-gone" in engine.notes[0]
+    assert results[0].status == "ok" and server.app.batches.calls["batches.create"] == 1
+    with ResponseCache(cache_path) as cache:
+        assert cache.open_batches("openai/scripted") == []
+
+
 def test_the_embedded_model_falls_back_to_the_online_path_with_a_note(
         tmp_path: Path, embedded_model_path: Path) -> None:
     class Word(BaseModel):
