@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from irforge.errors import IrforgeError
 from irforge.llm.accounting import StepStats, cost_usd
-from irforge.llm.backends import _schema_name
+from irforge.llm.backends import schema_name
 from irforge.llm.completion import Completion, Message
 from irforge.llm.result import LLMResult
 from irforge.llm.retry import status_code
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 CHAT_ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+# OpenAI's limits per batch input file: 50,000 requests and 200 MB (a margin is kept)
+MAX_BATCH_REQUESTS = 50_000
+MAX_BATCH_BYTES = 190 * 2**20
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([0-9a-f]{64})"')
 
 
@@ -60,10 +63,28 @@ def request_body(model: str, messages: list[Message], schema: dict[str, Any],
     body: dict[str, Any] = {"model": provider_model(model), "messages": messages, **params}
     if response_format == "json_schema":
         body["response_format"] = {"type": "json_schema", "json_schema": {
-            "name": _schema_name(schema), "schema": schema, "strict": False}}
+            "name": schema_name(schema), "schema": schema, "strict": False}}
     elif response_format == "json_object":
         body["response_format"] = {"type": "json_object"}
     return body
+
+
+def chunked(lines: list[dict[str, Any]], max_requests: int,
+            max_bytes: int) -> list[list[dict[str, Any]]]:
+    """Split batch lines into files within the provider's request and size limits."""
+    chunks: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    size = 0
+    for line in lines:
+        line_bytes = len(json.dumps(line, ensure_ascii=False).encode("utf-8")) + 1
+        if current and (len(current) >= max_requests or size + line_bytes > max_bytes):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(line)
+        size += line_bytes
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 @dataclass
@@ -171,27 +192,27 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
     client = BatchClient(spec.api_base, getattr(backend, "_api_key", None), engine.timeout,
                          engine.max_retries)
     wanted = set(keys)
-    batch_ids: list[str] = []
-    covered: set[str] = set()
+    batches: dict[str, list[str]] = {}  # batch id -> the request keys it answers
     for batch_id, batch_keys in (engine.cache.open_batches(spec.name) if engine.cache else []):
         if wanted & set(batch_keys) and _still_known(engine, client, batch_id):
-            batch_ids.append(batch_id)
-            covered |= set(batch_keys)
-    missing = [key for key in keys if key not in covered]
-    if missing:
-        response_format = getattr(backend, "response_format", "json_schema")
-        lines = [{"custom_id": key, "method": "POST", "url": CHAT_ENDPOINT,
-                  "body": request_body(spec.name, keys[key].messages, keys[key].plan.schema,
-                                       engine.params, response_format)} for key in missing]
-        batch_id = client.submit(lines)
-        if engine.cache is not None:
+            batches[batch_id] = batch_keys
+    covered = {key for batch_keys in batches.values() for key in batch_keys}
+    response_format = getattr(backend, "response_format", "json_schema")
+    lines = [{"custom_id": key, "method": "POST", "url": CHAT_ENDPOINT,
+              "body": request_body(spec.name, job.messages, job.plan.schema, engine.params,
+                                   response_format)}
+             for key, job in keys.items() if key not in covered]
+    for chunk in chunked(lines, MAX_BATCH_REQUESTS, MAX_BATCH_BYTES):
+        batch_id = client.submit(chunk)
+        chunk_keys = [line["custom_id"] for line in chunk]
+        if engine.cache is not None:  # at once: a kill from here on resumes this batch
             engine.cache.record_batch(batch_id, spec.name, next(iter(keys.values())).plan.step,
-                                      missing)
-        batch_ids.append(batch_id)
-    engine.batch_ids.extend(b for b in batch_ids if b not in engine.batch_ids)
+                                      chunk_keys)
+        batches[batch_id] = chunk_keys
+    engine.batch_ids.extend(b for b in batches if b not in engine.batch_ids)
     deadline = None if max_wait_seconds is None else time.monotonic() + max_wait_seconds
     outcome = BatchOutcome()
-    for batch_id in batch_ids:
+    for batch_id, batch_keys in batches.items():
         batch = wait_for(client, batch_id, poll_seconds, deadline)
         part = download(client, batch)
         for key, completion in part.answers.items():
@@ -211,7 +232,7 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
                                  step=job.plan.step if job else "")
         if batch.status != "completed":
             reason = f"batch {batch_id} ended {batch.status}: {getattr(batch, 'errors', None)}"
-            for key in wanted - set(part.answers):
+            for key in set(batch_keys) - set(part.answers):
                 part.errors.setdefault(key, reason)
         if engine.cache is not None:
             engine.cache.close_batch(batch_id, str(batch.status))

@@ -225,7 +225,7 @@ class Engine:
 
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
-        """What a run would send and cost, without sending anything (``--dry-run``)."""
+        """What a run would send and cost, sending nothing (``--dry-run``; batch-discounted)."""
         plan = self._plan(template_name, output_model, None)
         cached = requests = prompt_tokens = 0
         for index, item in enumerate(items):
@@ -239,11 +239,15 @@ class Engine:
             prompt_tokens += count_prompt_tokens(self.spec, job.messages)
         completion = requests * int(self.params["max_tokens"])
         price = self.price
+        from irforge.llm.batch import supports_batch
+
+        scale = (self.batch_discount if self.batch and supports_batch(
+            self.spec.backend, self.spec.name, self.spec.api_base) else 1.0)
         return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
                         requests=requests, prompt_tokens=prompt_tokens,
                         max_completion_tokens=completion,
-                        input_cost_usd=cost_usd(price, prompt_tokens, 0),
-                        max_cost_usd=cost_usd(price, prompt_tokens, completion),
+                        input_cost_usd=scale * cost_usd(price, prompt_tokens, 0),
+                        max_cost_usd=scale * cost_usd(price, prompt_tokens, completion),
                         priced=price is not None)
 
     def summary(self) -> str:

@@ -98,6 +98,27 @@ def test_batch_cost_carries_the_discount(server: ScriptedServer, tmp_path: Path)
     stored.close()
 
 
+def test_large_runs_are_split_into_several_batches_within_the_limits(
+        server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("irforge.llm.batch.MAX_BATCH_REQUESTS", 2)
+    items = [{"prompt": f"item-plain {n}"} for n in range(5)]
+    with make_engine(server, tmp_path / "c.sqlite") as engine:
+        results = engine.run_batch(items, "llm.try", Label, poll_seconds=0.01)
+        assert engine.batch_ids == ["batch-1", "batch-2", "batch-3"]
+    assert [r.status for r in results] == ["ok"] * 5
+    assert server.app.batches.calls["files.create"] == 3 and server.app.batch_lines == 5
+
+
+def test_the_dry_run_estimate_carries_the_batch_discount(server: ScriptedServer,
+                                                         tmp_path: Path) -> None:
+    with make_engine(server, tmp_path / "c.sqlite") as online, \
+            make_engine(server, tmp_path / "c.sqlite", batch=True) as batched:
+        full = online.estimate(ITEMS, "llm.try", Label)
+        half = batched.estimate(ITEMS, "llm.try", Label)
+    assert full.max_cost_usd > 0
+    assert half.max_cost_usd == pytest.approx(0.5 * full.max_cost_usd)
+
+
 def test_a_killed_run_resumes_the_submitted_batch(server: ScriptedServer,
                                                   tmp_path: Path) -> None:
     cache_path = tmp_path / "cache.sqlite"
