@@ -27,7 +27,8 @@ from irforge.llm.accounting import StepStats, cost_usd
 from irforge.llm.backends import schema_name
 from irforge.llm.completion import Completion, Message
 from irforge.llm.result import LLMResult
-from irforge.llm.retry import status_code
+from irforge.llm.retry import is_retryable, retry_after_seconds, status_code
+from irforge.llm.settings import silence_litellm
 
 if TYPE_CHECKING:
     from irforge.llm.engine import Engine, _Job
@@ -134,37 +135,63 @@ def parse_batch_file(text: str, source: str, outcome: BatchOutcome) -> None:
 
 
 class BatchClient:
-    """The OpenAI Batch API over real HTTP, through the ``openai`` client."""
+    """The OpenAI Batch API over real HTTP, through litellm's file and batch helpers."""
 
     def __init__(self, api_base: str | None, api_key: str | None, timeout: float,
                  max_retries: int) -> None:
-        import openai
-
-        self._client = openai.OpenAI(base_url=api_base, api_key=api_key, timeout=timeout,
-                                     max_retries=max_retries)
+        silence_litellm()
+        # no client-side retry of batch creation (a retried create could bill twice) nor of
+        # polls (wait_for owns those); uploads and downloads are retried
+        self._retries = max_retries
+        self._options: dict[str, Any] = {"custom_llm_provider": "openai", "timeout": timeout,
+                                         "max_retries": 0}
+        if api_base:
+            self._options["api_base"] = api_base
+        if api_key:
+            self._options["api_key"] = api_key
 
     def submit(self, lines: list[dict[str, Any]]) -> str:
         """Upload the JSONL file and create the batch; returns the batch id."""
+        import litellm
+
         payload = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        uploaded = self._client.files.create(
+        uploaded = litellm.create_file(
             file=("irforge-batch.jsonl", payload.encode("utf-8"), "application/jsonl"),
-            purpose="batch")
-        batch = self._client.batches.create(input_file_id=uploaded.id, endpoint=CHAT_ENDPOINT,
-                                            completion_window=COMPLETION_WINDOW)
+            purpose="batch", **{**self._options, "max_retries": self._retries})
+        batch = litellm.create_batch(input_file_id=uploaded.id, endpoint=CHAT_ENDPOINT,
+                                     completion_window=COMPLETION_WINDOW, **self._options)
         return str(batch.id)
 
     def retrieve(self, batch_id: str) -> Any:
-        return self._client.batches.retrieve(batch_id)
+        import litellm
+
+        return litellm.retrieve_batch(batch_id=batch_id, **self._options)
 
     def content(self, file_id: str) -> str:
-        return self._client.files.content(file_id).text
+        import litellm
+
+        return litellm.file_content(file_id=file_id,
+                                    **{**self._options, "max_retries": self._retries}).text
 
 
 def wait_for(client: BatchClient, batch_id: str, poll_seconds: float,
-             deadline: float | None) -> Any:
-    """Poll until the batch ends; :class:`BatchPending` once ``deadline`` has passed."""
+             deadline: float | None, max_retries: int) -> Any:
+    """Poll until the batch ends; :class:`BatchPending` once ``deadline`` has passed.
+
+    Up to ``max_retries`` transient failures in a row (429, 5xx, timeouts) are waited out;
+    anything else is raised with the batch still recorded for the next run.
+    """
+    failures = 0
     while True:
-        batch = client.retrieve(batch_id)
+        try:
+            batch = client.retrieve(batch_id)
+        except Exception as exc:
+            failures += 1
+            if not is_retryable(exc) or failures > max_retries:
+                raise
+            time.sleep(retry_after_seconds(exc) or poll_seconds)
+            continue
+        failures = 0
         if batch.status in TERMINAL:
             return batch
         if deadline is not None and time.monotonic() >= deadline:
@@ -213,7 +240,7 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
     deadline = None if max_wait_seconds is None else time.monotonic() + max_wait_seconds
     outcome = BatchOutcome()
     for batch_id, batch_keys in batches.items():
-        batch = wait_for(client, batch_id, poll_seconds, deadline)
+        batch = wait_for(client, batch_id, poll_seconds, deadline, engine.max_retries)
         part = download(client, batch)
         for key, completion in part.answers.items():
             cost = engine.batch_discount * cost_usd(engine.price, completion.prompt_tokens,

@@ -83,6 +83,7 @@ class Script:
     rules: tuple[Rule, ...] = ()
     latency: float = 0.0
     batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
+    batch_retrieve_errors: int = 0  # the first N batch retrieves answer 503
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -94,7 +95,8 @@ class Script:
                       for r in data.get("rules", []))
         return cls(default=Action(**data.get("default", {})), rules=rules,
                    latency=float(data.get("latency", 0.0)),
-                   batch_polls=int(data.get("batch_polls", 1)))
+                   batch_polls=int(data.get("batch_polls", 1)),
+                   batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The scripted server's minimal OpenAI Batch API: ``/v1/files`` and ``/v1/batches``.
 
 Upload (multipart, purpose ``batch``), file content, batch create and retrieve. A batch
-completes after ``Script.batch_polls`` retrieves; then each input line is answered with the
-server's scripted chat behaviour (its rules and default), written to an output file, or to an
+completes after ``Script.batch_polls`` retrieves (the first ``Script.batch_retrieve_errors``
+retrieves answer 503); then each input line is answered with the server's scripted chat
+behaviour (its rules and default), written to an output file, or to an
 error file for scripted error statuses. A scripted ``broken_body`` becomes a malformed output
 line; a ``hang`` leaves the line out (as if it expired). For fault-injection tests only.
 """
@@ -100,6 +101,8 @@ class ScriptedBatches:
 
     async def _retrieve(self, batch_id: str) -> Response:
         self.calls["batches.retrieve"] += 1
+        if self.calls["batches.retrieve"] <= self.app.script.batch_retrieve_errors:
+            return _json(503, {"error": {"message": "scripted batch retrieve failure"}})
         batch = self.batches.get(batch_id)
         if batch is None:
             return _json(404, {"error": {"message": f"no batch {batch_id}"}})

@@ -37,7 +37,8 @@ def server():
 
 def make_engine(server: ScriptedServer, cache_path: Path, **options) -> Engine:
     return Engine("openai/scripted", api_base=server.url, cache_path=cache_path,
-                  progress=False, max_retries=0, price_per_mtok=PRICE, timeout=5.0, **options)
+                  **{"progress": False, "max_retries": 0, "price_per_mtok": PRICE,
+                     "timeout": 5.0, **options})
 
 
 def test_batch_run_validates_in_order_and_a_second_run_sends_nothing(
@@ -147,6 +148,19 @@ def test_a_batch_the_provider_no_longer_knows_is_resubmitted(server: ScriptedSer
     assert results[0].status == "ok" and server.app.batches.calls["batches.create"] == 1
     with ResponseCache(cache_path) as cache:
         assert cache.open_batches("openai/scripted") == []
+
+
+def test_transient_polling_failures_are_waited_out(tmp_path: Path) -> None:
+    script = Script(default=Action.answer({"label": 1}), batch_retrieve_errors=2)
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", max_retries=2) as engine:
+        results = engine.run_batch(ITEMS[:1], "llm.try", Label, poll_seconds=0.01)
+        assert server.app.batches.calls["batches.retrieve"] == 3
+    assert results[0].status == "ok"
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "d.sqlite", max_retries=1) as engine, \
+            pytest.raises(Exception, match="503"):
+        engine.run_batch(ITEMS[:1], "llm.try", Label, poll_seconds=0.01)
 
 
 def test_the_embedded_model_falls_back_to_the_online_path_with_a_note(
