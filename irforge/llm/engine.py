@@ -2,7 +2,8 @@
 
 ``Engine(model).run(items, template_name, OutputModel, step=...)`` returns one
 :class:`LLMResult` per item, in order, each with an explicit status; a failing item never
-stops the run. See docs/llm.md.
+stops the run. ``run_batch`` (or ``Engine(batch=True)``) sends the cache misses through the
+provider's batch API instead (irforge/llm/batch.py). See docs/llm.md.
 """
 
 from __future__ import annotations
