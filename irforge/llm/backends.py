@@ -21,7 +21,7 @@ class Backend(Protocol):
                        params: dict[str, Any], timeout: float) -> Completion: ...
 
 
-def _schema_name(schema: dict[str, Any]) -> str:
+def schema_name(schema: dict[str, Any]) -> str:
     title = str(schema.get("title") or "output")
     return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in title)[:64] or "output"
 
@@ -67,7 +67,7 @@ class LiteLLMBackend:
             kwargs["api_key"] = self._api_key
         if self.response_format == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": _schema_name(schema), "schema": schema, "strict": False}}
+                "name": schema_name(schema), "schema": schema, "strict": False}}
         elif self.response_format == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
         response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout * 2 + 5)

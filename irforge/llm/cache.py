@@ -7,6 +7,7 @@ prompt id and step); never API keys, endpoints or headers.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -33,6 +34,19 @@ CREATE TABLE IF NOT EXISTS responses (
 )
 """
 
+# provider batches submitted and not yet downloaded: a re-run polls these instead of resubmitting
+BATCH_SCHEMA = """
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    step TEXT,
+    keys TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL
+)
+"""
+
 
 class ResponseCache:
     """Get/put provider answers by request key; counts hits and misses for this process."""
@@ -46,6 +60,7 @@ class ResponseCache:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(SCHEMA)
+        self._conn.execute(BATCH_SCHEMA)
         self.hits = 0
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
@@ -100,6 +115,28 @@ class ResponseCache:
                 (key, model, completion.text, completion.finish_reason, completion.refusal,
                  completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
                  prompt_id, step, time.time()))
+
+    def record_batch(self, batch_id: str, model: str, step: str, keys: list[str]) -> None:
+        """Remember a submitted provider batch and the request keys it answers (for resume)."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO batches (batch_id, model, step, keys, status, created)"
+                " VALUES (?, ?, ?, ?, 'submitted', ?)",
+                (batch_id, model, step, json.dumps(keys), time.time()))
+
+    def open_batches(self, model: str) -> list[tuple[str, list[str]]]:
+        """Batches of ``model`` submitted but not yet downloaded: (batch id, keys), oldest first."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT batch_id, keys FROM batches WHERE model = ? AND finished IS NULL"
+                " ORDER BY created", (model,)).fetchall()
+        return [(row[0], json.loads(row[1])) for row in rows]
+
+    def close_batch(self, batch_id: str, status: str) -> None:
+        """Mark a batch downloaded (its answers are already stored as responses)."""
+        with self._lock:
+            self._conn.execute("UPDATE batches SET status = ?, finished = ? WHERE batch_id = ?",
+                               (status, time.time(), batch_id))
 
     def flush_hits(self) -> None:
         """Write the hit counts gathered since the last flush (one transaction)."""

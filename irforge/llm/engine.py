@@ -2,13 +2,14 @@
 
 ``Engine(model).run(items, template_name, OutputModel, step=...)`` returns one
 :class:`LLMResult` per item, in order, each with an explicit status; a failing item never
-stops the run. See docs/llm.md.
+stops the run. ``run_batch`` (or ``Engine(batch=True)``) sends the cache misses through the
+provider's batch API instead (irforge/llm/batch.py). See docs/llm.md.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -89,7 +90,9 @@ class Engine:
                  prompts_dir: Path | str | None = None, progress: bool | None = None,
                  backoff_initial: float = 1.0, backoff_max: float = 60.0,
                  price_per_mtok: tuple[float, float] | None = None,
-                 response_format: str = "auto", config: Mapping[str, Any] | None = None) -> None:
+                 response_format: str = "auto", batch: bool = False,
+                 batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
+                 config: Mapping[str, Any] | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg)
         self.demo_grade = self.spec.demo_grade
@@ -107,6 +110,13 @@ class Engine:
         self.progress = progress
         self.backoff = (backoff_initial, backoff_max)
         self.response_format = response_format
+        # batch APIs bill a fraction of the online price (OpenAI: half)
+        self.batch_discount = float(batch_discount if batch_discount is not None
+                                    else cfg.get("batch_discount", 0.5))
+        self.batch = batch  # run() goes through run_batch (the provider's batch API)
+        self.batch_poll_seconds = batch_poll_seconds
+        self.batch_ids: list[str] = []
+        self.notes: list[str] = []
         self._api_key = api_key
         self._price_override: Price | None = (
             (price_per_mtok[0] / 1e6, price_per_mtok[1] / 1e6) if price_per_mtok else None)
@@ -153,13 +163,20 @@ class Engine:
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str,
             output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
         """One result per item, in order; works inside or outside a running event loop."""
-        coro = self.arun(items, template_name, output_model, step)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coro).result()
+        if self.batch:
+            return self.run_batch(items, template_name, output_model, step,
+                                  self.batch_poll_seconds)
+        return _run_sync(self.arun(items, template_name, output_model, step))
+
+    def run_batch(self, items: Sequence[Mapping[str, Any]], template_name: str,
+                  output_model: type[BaseModel], step: str | None = None,
+                  poll_seconds: float = 30.0,
+                  max_wait_seconds: float | None = None) -> list[LLMResult]:
+        """Like :meth:`run`, through the provider's batch API at its discount (see batch.py)."""
+        from irforge.llm.batch import run_batch
+
+        return run_batch(self, items, template_name, output_model, step, poll_seconds,
+                         max_wait_seconds)
 
     async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
                    output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
@@ -170,16 +187,22 @@ class Engine:
         stats = self.steps.setdefault(step, StepStats())
         results: list[LLMResult | None] = [None] * len(items)
         pending = self._resolve_cached(items, plan, stats, results)
+        await self._drive(pending, stats, results, f"{step} ({self.spec.name})")
+        return self._tally(results, stats)
+
+    async def _drive(self, pending: list[_Job], stats: StepStats,
+                     results: list[LLMResult | None], label: str,
+                     looked_up: bool = True) -> None:
+        """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
         self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
-        label = f"{step} ({self.spec.name})"
-        with RunProgress(self.progress, label, len(items)) as bar:
-            bar.advance(len(items) - len(pending), self.total.cost_usd)
+        with RunProgress(self.progress, label, len(results)) as bar:
+            bar.advance(len(results) - len(pending), self.total.cost_usd)
             queue = iter(pending)
 
             async def worker() -> None:
                 for job in queue:
                     try:
-                        results[job.index] = await self._solve(job, stats)
+                        results[job.index] = await self._solve(job, stats, looked_up)
                     except Exception as exc:  # e.g. the cache disk is full: keep going
                         results[job.index] = self._finish(job, "error",
                                                           error=self._describe(exc))
@@ -188,10 +211,13 @@ class Engine:
 
             await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
                                                                len(pending)))))
+
+    def _tally(self, results: list[LLMResult | None], stats: StepStats) -> list[LLMResult]:
+        """Count the statuses of a finished run; every item must have its result."""
         if self.cache is not None:
             self.cache.flush_hits()
         final = [result for result in results if result is not None]
-        assert len(final) == len(items)
+        assert len(final) == len(results)
         for result in final:
             for target in (stats, self.total):
                 target.items += 1
@@ -200,7 +226,7 @@ class Engine:
 
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
-        """What a run would send and cost, without sending anything (``--dry-run``)."""
+        """What a run would send and cost, sending nothing (``--dry-run``; batch-discounted)."""
         plan = self._plan(template_name, output_model, None)
         cached = requests = prompt_tokens = 0
         for index, item in enumerate(items):
@@ -214,11 +240,15 @@ class Engine:
             prompt_tokens += count_prompt_tokens(self.spec, job.messages)
         completion = requests * int(self.params["max_tokens"])
         price = self.price
+        from irforge.llm.batch import supports_batch
+
+        scale = (self.batch_discount if self.batch and supports_batch(
+            self.spec.backend, self.spec.name, self.spec.api_base) else 1.0)
         return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
                         requests=requests, prompt_tokens=prompt_tokens,
                         max_completion_tokens=completion,
-                        input_cost_usd=cost_usd(price, prompt_tokens, 0),
-                        max_cost_usd=cost_usd(price, prompt_tokens, completion),
+                        input_cost_usd=scale * cost_usd(price, prompt_tokens, 0),
+                        max_cost_usd=scale * cost_usd(price, prompt_tokens, completion),
                         priced=price is not None)
 
     def summary(self) -> str:
@@ -243,6 +273,9 @@ class Engine:
                 "completion_tokens": self.total.completion_tokens,
                 "cost_usd": round(self.total.cost_usd, 6), "budget_usd": self.budget_usd,
                 "budget_stopped": self.budget_stopped,
+                **({"batches": list(self.batch_ids), "batch_discount": self.batch_discount}
+                   if self.batch_ids else {}),
+                **({"notes": list(self.notes)} if self.notes else {}),
                 "statuses": dict(self.total.statuses),
                 "steps": {name: stats.as_dict() for name, stats in sorted(self.steps.items())}}
 
@@ -312,8 +345,8 @@ class Engine:
             if done is not None:
                 return done
 
-    async def _solve(self, job: _Job, stats: StepStats) -> LLMResult:
-        looked_up = True  # the caller already found no cached answer for this conversation
+    async def _solve(self, job: _Job, stats: StepStats, looked_up: bool = True) -> LLMResult:
+        # looked_up: the caller already found no cached answer for this conversation
         while True:
             done = None if looked_up else self._from_cache(job, stats)
             looked_up = False
@@ -413,3 +446,13 @@ class Engine:
             if secret and len(secret) > 4:
                 text = text.replace(secret, "***")
         return text
+
+
+def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to completion, inside or outside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -4,8 +4,9 @@ It answers ``POST /v1/chat/completions`` from a :class:`Script`: requests whose 
 message contains a rule's ``match`` text get that rule's actions in order (the last one
 repeats); others get the default action. Actions: a normal answer, an HTTP error status
 (optionally with ``Retry-After``), a hang, a body that is not JSON, an answer cut off with
-``finish_reason=length``, a refusal. Every request is logged. It is not a model: it exists to
-make failures happen on purpose, through the real HTTP path.
+``finish_reason=length``, a refusal. Every request is logged. A minimal OpenAI Batch API
+(``/v1/files``, ``/v1/batches``) answers batch lines by the same rules (scripted_batch.py).
+It is not a model: it exists to make failures happen on purpose, through the real HTTP path.
 
 Run it in a thread (:class:`ScriptedServer`) or as a process:
 ``python -m irforge.llm.scripted --script script.json --latency 0.05`` (prints the port).
@@ -20,6 +21,8 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from irforge.llm.scripted_batch import ScriptedBatches
 
 REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
@@ -79,6 +82,8 @@ class Script:
     default: Action = field(default_factory=lambda: Action.answer({"ok": True}))
     rules: tuple[Rule, ...] = ()
     latency: float = 0.0
+    batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
+    batch_retrieve_errors: int = 0  # the first N batch retrieves answer 503
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -89,7 +94,9 @@ class Script:
         rules = tuple(Rule(r["match"], tuple(Action(**a) for a in r["actions"]))
                       for r in data.get("rules", []))
         return cls(default=Action(**data.get("default", {})), rules=rules,
-                   latency=float(data.get("latency", 0.0)))
+                   latency=float(data.get("latency", 0.0)),
+                   batch_polls=int(data.get("batch_polls", 1)),
+                   batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)))
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,8 @@ class ScriptedApp:
         self.in_flight = 0
         self.max_in_flight = 0
         self._seen: Counter[str] = Counter()
+        self.batch_lines = 0  # batch requests answered (they are not in ``log``)
+        self.batches = ScriptedBatches(self)
 
     def choose(self, first_user: str) -> Action:
         for rule in self.script.rules:
@@ -126,8 +135,10 @@ class ScriptedApp:
         """How many logged requests had ``match`` in their first user message."""
         return sum(1 for entry in self.log if match in entry.first_user)
 
-    async def handle(self, method: str, path: str,
-                     body: bytes) -> tuple[int, dict[str, str], bytes]:
+    async def handle(self, method: str, path: str, body: bytes,
+                     headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        if self.batches.handles(path):
+            return await self.batches.handle(method, path, body, headers or {})
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return _json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
         if method == "GET" and path == "/_stats":
@@ -197,7 +208,7 @@ async def _serve_connection(app: ScriptedApp, reader: asyncio.StreamReader,
             headers = {k.strip().lower(): v.strip() for k, _, v in
                        (line.partition(":") for line in lines[1:] if line)}
             body = await reader.readexactly(int(headers.get("content-length", "0")))
-            status, out_headers, payload = await app.handle(method, path, body)
+            status, out_headers, payload = await app.handle(method, path, body, headers)
             reason = REASONS.get(status, "Status")
             extra = "".join(f"{k}: {v}\r\n" for k, v in out_headers.items())
             writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(payload)}\r\n"

@@ -48,6 +48,11 @@ def label_command(
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
     dry_run: DryRunOption = False,
+    batch: Annotated[bool, typer.Option(
+        "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
+        " discounted, up to 24 h per step; re-run the same command to resume).")] = False,
+    batch_poll: Annotated[float, typer.Option(
+        help="Seconds between batch status checks with --batch.")] = 30.0,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
@@ -62,7 +67,8 @@ def label_command(
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens) as engine:
+                             max_tokens=max_tokens, batch=batch,
+                             batch_poll_seconds=batch_poll) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
@@ -81,3 +87,5 @@ def label_command(
                f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
                f"{report.positives_checked} generated passages flagged"
                f"{grade_note(engine.demo_grade)}")
+    for note in engine.notes:
+        typer.echo(f"note: {note}")
