@@ -8,8 +8,7 @@ judgment or failure rows.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,8 +167,8 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
             labels += negation_labels(item.plan.query_id, item.plan.doc_ids, violating,
                                       item.negated)
     write_negation_labels(bench.root, labels)
-    bench.add_judgments(_new_rows(judgments, bench.judgments()))
-    bench.add_failures(_new_rows(failures, bench.failures()))
+    bench.add_judgments(judgments)  # identical rows of an earlier run are not appended again
+    bench.add_failures(failures)
 
     summary = LogicalSummary(
         planned=len(plans), accepted=len(accepted), failures=len(failures),
@@ -188,19 +187,4 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
         "negation_labels": str(labels_path(bench.root).relative_to(bench.root))})
     return summary
 
-
-def _new_rows(rows: Iterable[Any], existing: Iterable[Any]) -> list[Any]:
-    """Rows not already logged, so re-running a build does not duplicate its log lines."""
-    seen = {_key(row) for row in existing}
-    fresh = []
-    for row in rows:
-        key = _key(row)
-        if key not in seen:
-            seen.add(key)
-            fresh.append(row)
-    return fresh
-
-
-def _key(row: Any) -> str:
-    return json.dumps(asdict(row), sort_keys=True, default=str)
 
