@@ -38,6 +38,9 @@ def plot_conditions(results: EvalResults, path: Path) -> Path | None:
     if not drawn:
         plt.close(figure)
         return None
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # condition counts are whole
     axes.set_xlabel("number of conditions in the query")
     axes.set_ylabel(ylabel)
     axes.set_ylim(0, 1)
