@@ -8,8 +8,10 @@ generator's output format and the eval readers fails here.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from irforge.bench import Benchmark
@@ -105,7 +107,12 @@ def test_logical_build_over_http_is_evaluated_with_lsnc_and_per_type_ndcg(tmp_pa
     results = evaluate_benchmark(bench_dir, ["bm25:okapi"], metrics=["ndcg@10"])
     system = results.systems[0]
     assert system.tasks["lsnc_queries"] == 2
-    # every corpus passage is retrieved, so each query's violating passage is in the top 100
-    assert 0.0 < system.tasks["lsnc@100"] < 1.0
+    # BM25 retrieves all three passages (each shares terms with both queries), so each query
+    # has its one violating passage in the top 100: LSNC = -log(2/101) / log(101)
+    assert system.tasks["lsnc@100"] == pytest.approx(-math.log(2 / 101) / math.log(101))
     assert set(system.per_group) == {"pin", "2in"}
     assert all(0.0 < m["ndcg@10"] <= 1.0 for m in system.per_group.values())
+    # the value comes from the generator's labels file: without it there is no LSNC
+    labels_path(bench_dir).unlink()
+    again = evaluate_benchmark(bench_dir, ["bm25:okapi"], metrics=["ndcg@10"])
+    assert "lsnc@100" not in again.systems[0].tasks
