@@ -117,6 +117,22 @@ Engine = Any
 Runner = Callable[[Engine, Sequence[Pair], str], list[Outcome]]
 
 
+def _final_phase(engine: Engine, outcomes: list[Outcome], indexes: Sequence[int],
+                 items: list[dict[str, Any]], template: str, field: str, top: int,
+                 step: str) -> None:
+    """Ask one final score per item and record label, raw output or failure on its outcome."""
+    results = engine.run(items, template, score_model(field, top), step=step)
+    for i, result in zip(indexes, results, strict=True):
+        outcome = outcomes[i]
+        outcome.raws["final"] = result.raw
+        _note(outcome, result)
+        if result.status != "ok":
+            outcome.failure = ("final", result)
+            continue
+        outcome.label = int(getattr(result.value, field))
+        outcome.parsed[field] = outcome.label
+
+
 def run_zero_shot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 1: one direct score per pair, grouped by template and scale."""
     outcomes = [Outcome("zero_shot") for _ in pairs]
@@ -127,17 +143,9 @@ def run_zero_shot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outc
     for (template, top), indexes in groups.items():
         items = [{**base_variables(pairs[i]), "goal": pairs[i].intent.relevance.goal,
                   "scale": list(pairs[i].intent.relevance.scale)} for i in indexes]
-        results = engine.run(items, template, score_model("final_score", top), step=step)
-        for i, result in zip(indexes, results, strict=True):
-            outcome = outcomes[i]
-            outcome.prompt_id = template
-            outcome.raws["final"] = result.raw
-            _note(outcome, result)
-            if result.status != "ok":
-                outcome.failure = ("final", result)
-                continue
-            outcome.label = int(result.value.final_score)
-            outcome.parsed["final_score"] = outcome.label
+        for i in indexes:
+            outcomes[i].prompt_id = template
+        _final_phase(engine, outcomes, indexes, items, template, "final_score", top, step)
     return outcomes
 
 
@@ -222,17 +230,8 @@ def run_multi_dim(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outc
                   "scale": list(pairs[i].intent.relevance.scale),
                   "criteria_scores": _criteria_text(outcomes[i].parsed["criteria"])}
                  for i in indexes]
-        results = engine.run(items, MULTI_FINAL, score_model("final_relevance_score", top),
-                             step=step)
-        for i, result in zip(indexes, results, strict=True):
-            outcome = outcomes[i]
-            outcome.raws["final"] = result.raw
-            _note(outcome, result)
-            if result.status != "ok":
-                outcome.failure = ("final", result)
-                continue
-            outcome.label = int(result.value.final_relevance_score)
-            outcome.parsed["final_relevance_score"] = outcome.label
+        _final_phase(engine, outcomes, indexes, items, MULTI_FINAL, "final_relevance_score", top,
+                     step)
     return outcomes
 
 
