@@ -115,9 +115,9 @@ def _recall_by_jaccard(docs, planted: dict[str, str], removed: set[str]) -> None
 
 
 def bench_extract(folder: Path, docs, count: int, workers: int) -> None:
-    from irforge.corpus.demo import render_pdf
     from irforge.corpus.extract import extract
     from irforge.corpus.state import CorpusWork
+    from irforge.demo.corpus import render_pdf
 
     pdf_dir = folder / "pdfs"
     pdf_dir.mkdir()

@@ -24,9 +24,8 @@ from irforge.beir import read_corpus, read_qrels, read_queries
 from irforge.eval import evaluate
 from irforge.records import qrels_to_dict
 
-_CANDIDATES = [Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq",
-               Path("/work/shared/data/comlq")]
-DEFAULT_DATA = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])
+# ../shared beside the checkout (the project never needs it at run time; this benchmark does)
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"
 
 
 def timed(function):

@@ -38,20 +38,20 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("annotate", "push", "irforge.annotation.cli:push"),
     ("annotate", "pull", "irforge.annotation.cli:pull"),
     ("annotate", "status", "irforge.annotation.cli:status"),
-    ("audit", "agreement", "irforge.validators.cli:agreement"),
-    ("audit", "rankings", "irforge.validators.cli:rankings"),
-    ("audit", "duplicates", "irforge.validators.cli:duplicates"),
-    ("audit", "overlap", "irforge.validators.cli:overlap"),
-    ("audit", "pool", "irforge.validators.cli:pool"),
-    ("build", "instructions", "irforge.generators.instructions.command:build_command"),
-    ("build", "instructions-review", "irforge.generators.instructions.command:review_command"),
-    ("llm", "try", "irforge.llm.commands:llm_try"),
-    ("cache", "stats", "irforge.llm.commands:cache_stats"),
-    ("cache", "clear", "irforge.llm.commands:cache_clear"),
-    ("prompts", "list", "irforge.prompts.commands:prompts_list"),
-    ("prompts", "show", "irforge.prompts.commands:prompts_show"),
-    ("build", "logical", "irforge.generators.logical.command:build_logical_command"),
-    ("build", "multicon", "irforge.generators.multicon.build:build_command"),
+    ("audit", "agreement", "irforge.audits.cli:agreement"),
+    ("audit", "rankings", "irforge.audits.cli:rankings"),
+    ("audit", "duplicates", "irforge.audits.cli:duplicates"),
+    ("audit", "overlap", "irforge.audits.cli:overlap"),
+    ("audit", "pool", "irforge.audits.cli:pool"),
+    ("build", "instructions", "irforge.generators.instructions.cli:build_command"),
+    ("build", "instructions-review", "irforge.generators.instructions.cli:review_command"),
+    ("llm", "try", "irforge.llm.cli:llm_try"),
+    ("cache", "stats", "irforge.llm.cli:cache_stats"),
+    ("cache", "clear", "irforge.llm.cli:cache_clear"),
+    ("prompts", "list", "irforge.prompts.cli:prompts_list"),
+    ("prompts", "show", "irforge.prompts.cli:prompts_show"),
+    ("build", "logical", "irforge.generators.logical.cli:build_logical_command"),
+    ("build", "multicon", "irforge.generators.multicon.cli:build_command"),
     ("corpus", "build", "irforge.corpus.cli:build_command"),
     ("corpus", "collect", "irforge.corpus.cli:collect_command"),
     ("corpus", "extract", "irforge.corpus.cli:extract_command"),
@@ -120,7 +120,7 @@ def main() -> None:
         code = app(standalone_mode=False)  # click returns Exit codes instead of raising here
     except IrforgeError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except typer.Abort:

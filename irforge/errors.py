@@ -7,7 +7,19 @@ from pathlib import Path
 
 
 class IrforgeError(Exception):
-    """Base class for errors irforge raises on purpose (shown without a traceback by the CLI)."""
+    """Base class for errors irforge raises on purpose (shown without a traceback by the CLI).
+
+    ``exit_code`` is the process exit status the command line uses for it (docs/failures.md).
+    """
+
+    exit_code: int = 2
+
+
+class EmptyResultError(IrforgeError):
+    """A step or run accepted nothing: never a silent success. The message lists the most
+    common failure reasons and what to do."""
+
+    exit_code = 3
 
 
 @dataclass(frozen=True)

@@ -22,3 +22,21 @@ def comlq_dir() -> Path:
     if not (path / "corpus.jsonl").is_file():
         pytest.fail(f"shared data not found at {path}: tests expect ../shared beside the checkout")
     return path
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The bundled all-MiniLM-L6-v2, loaded once per session."""
+    from irforge.corpus.embed import Embedder
+
+    model = Embedder("minilm")
+    model(["warm up"])
+    return model
+
+
+@pytest.fixture(scope="session")
+def embedded_model_path() -> Path:
+    """The shipped GGUF; loading it happens once per session inside the engine backend."""
+    from irforge.llm.settings import embedded_gguf
+
+    return embedded_gguf()

@@ -24,7 +24,7 @@ from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from irforge.records import Doc
-from tests.generators.multicon_docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 N = 3
 

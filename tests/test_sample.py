@@ -8,7 +8,7 @@ import pytest
 
 from irforge.bench import Benchmark
 from irforge.demo import STAGES, DemoContext, final_report, stage_seed
-from irforge.eval.demo import run_eval_stage
+from irforge.demo.eval import run_eval_stage
 from irforge.eval.retrievers import get_retriever
 from irforge.records import qrels_to_dict
 from irforge.sample import sample_docs, sample_qrels, sample_queries

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.errors import require
 from irforge.jsonl import write_jsonl
 from irforge.records import Doc, Query, Run
 
@@ -68,10 +67,13 @@ def _resolve(retrievers: Mapping[str, Retriever | str] | Sequence[str],
     named = (dict(retrievers) if isinstance(retrievers, Mapping)
              else {spec: spec for spec in retrievers})
     resolved: dict[str, Retriever] = {}
+    # irforge's own module: third-party libraries are checked (with the extra named) inside
+    # each retriever's builder, so an ImportError here is a real bug, not a missing extra.
+    from irforge.eval.retrievers import get_retriever
+
     for name, retriever in named.items():
         if isinstance(retriever, str):
-            module = require("irforge.eval.retrievers", "eval")
-            retriever = module.get_retriever(retriever, cache_dir)
+            retriever = get_retriever(retriever, cache_dir)
         resolved[name] = retriever
     return resolved
 

@@ -25,7 +25,7 @@ from irforge.eval.metrics import EvaluationInputError, evaluate_per_query, mean_
 from irforge.eval.metrics.groups import group_means, query_groups
 from irforge.eval.metrics.registry import Measure, parse_metrics
 from irforge.eval.retrievers import get_reranker, get_retriever
-from irforge.eval.tasks import lsnc_metrics, multicon_metrics, multicon_task_queries
+from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
 from irforge.records import Doc, Query, Run
 

@@ -1,4 +1,4 @@
-"""Fixtures for the corpus tests: real PDFs, the bundled embedder (once), a local HTTP server."""
+"""Fixtures for the corpus tests: real PDFs, a local HTTP server."""
 
 from __future__ import annotations
 
@@ -31,16 +31,6 @@ def pdf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                              ("south", "Sandbags are handed out at the fire station."),
                              ("east", "The ferry stops running when the barrier closes."))])
     return folder
-
-
-@pytest.fixture(scope="session")
-def embedder():
-    """The bundled all-MiniLM-L6-v2, loaded once per session."""
-    from irforge.corpus.embed import Embedder
-
-    model = Embedder("minilm")
-    model(["warm up"])
-    return model
 
 
 @pytest.fixture()

@@ -10,23 +10,17 @@ import pytest
 from irforge.beir import read_corpus, read_qrels, read_queries
 from irforge.records import qrels_to_dict
 
-COMLQ = Path(__file__).resolve().parents[3] / "shared" / "data" / "comlq"
-if not COMLQ.is_dir():
-    COMLQ = Path("/work/shared/data/comlq")
-
 
 @pytest.fixture(scope="session")
-def comlq_sample():
+def comlq_sample(comlq_dir: Path):
     """80 ComLQ queries (seeded), their gold passages and 200 other passages as distractors."""
-    if not (COMLQ / "corpus.jsonl").is_file():
-        pytest.skip(f"ComLQ data not found at {COMLQ}")
     rng = random.Random(13)
-    queries = list(read_queries(COMLQ / "queries.jsonl"))
-    qrels = qrels_to_dict(read_qrels(COMLQ / "qrels" / "test.tsv"))
+    queries = list(read_queries(comlq_dir / "queries.jsonl"))
+    qrels = qrels_to_dict(read_qrels(comlq_dir / "qrels" / "test.tsv"))
     chosen = sorted(rng.sample([q for q in queries if q.query_id in qrels], 80),
                     key=lambda q: int(q.query_id))
     gold = {d for q in chosen for d in qrels[q.query_id]}
-    corpus = list(read_corpus(COMLQ / "corpus.jsonl"))
+    corpus = list(read_corpus(comlq_dir / "corpus.jsonl"))
     others = rng.sample([d for d in corpus if d.doc_id not in gold], 200)
     docs = [d for d in corpus if d.doc_id in gold] + others
     sample_qrels = {q.query_id: dict(qrels[q.query_id]) for q in chosen}

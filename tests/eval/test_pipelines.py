@@ -53,8 +53,9 @@ def test_naive_and_fixed_decomposers_cover_every_condition_once():
 
 
 def test_adaptive_decomposer_uses_the_engine_and_falls_back_on_failure(tmp_path):
-    script = Script(default=Action.answer({"subqueries": ["novel set in Norway",
-                                                          "female detective after 2010"]}),
+    script = Script(default=Action.answer({"subqueries": [
+        {"text": "novel set in Norway", "conditions": [1, 4, 5]},
+        {"text": "female detective after 2010", "conditions": [2, 3]}]}),
                     rules=(Rule("bad query", (Action.answer({"subqueries": []}),)),))
     with ScriptedServer(script) as server:
         engine = Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / "c.db",
@@ -64,6 +65,9 @@ def test_adaptive_decomposer_uses_the_engine_and_falls_back_on_failure(tmp_path)
     assert [s.text for s in out["q"]] == ["novel set in Norway", "female detective after 2010"]
     assert [s.text for s in out["b"]] == ["bad query"]
     assert [f.item_id for f in decomposer.failures] == ["b"]
+    assert [s.metadata["conditions"] for s in out["q"]] == [
+        ["set in Norway", "a winter setting", "a murder in a fishing village"],
+        ["written after 2010", "a female detective"]]
 
 
 def test_rrf_and_score_sum_by_hand():

@@ -12,12 +12,10 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from pydantic import BaseModel
-
 from irforge.errors import IrforgeError
 from irforge.records import Failure, Query
 
-ADAPTIVE_TEMPLATE = "eval.decompose_adaptive"
+ADAPTIVE_STEP = "eval.decompose"
 
 
 class Decomposer(Protocol):
@@ -93,15 +91,10 @@ class NaiveDecomposer(FixedSizeDecomposer):
         self.name = "naive"
 
 
-class SubQueries(BaseModel):
-    """The adaptive decomposer's answer."""
-
-    subqueries: list[str]
-
-
 class AdaptiveDecomposer:
-    """The LLM chooses the sub-queries (template ``eval.decompose_adaptive``). A query whose
-    answer is unusable stays whole and is listed in :attr:`failures`."""
+    """The LLM groups each query's conditions into sub-queries (the shared step of
+    ``irforge.steps.decomposition``, validated for covering every condition exactly once). A
+    query whose answer is unusable stays whole and is listed in :attr:`failures`."""
 
     def __init__(self, engine=None, max_subqueries: int = 10) -> None:
         if engine is None:
@@ -113,21 +106,21 @@ class AdaptiveDecomposer:
         self.failures: list[Failure] = []
 
     def decompose(self, queries: Sequence[Query]) -> dict[str, list[Query]]:
-        results = self.engine.run([{"query": q.text} for q in queries], ADAPTIVE_TEMPLATE,
-                                  SubQueries, step="eval.decompose")
+        from irforge.steps import run_step
+        from irforge.steps.decomposition import DecompositionItem, adaptive_step
+
+        items = [DecompositionItem(q.query_id, q.text, tuple(conditions_of(q))) for q in queries]
+        outcome = run_step(self.engine, adaptive_step(ADAPTIVE_STEP, self.max_subqueries), items)
+        self.failures.extend(outcome.failures)
         out = {}
-        for query, result in zip(queries, results, strict=True):
-            texts = [t.strip() for t in (result.value.subqueries if result.ok else []) if
-                     t.strip()]
-            reason = (result.error or result.status) if not result.ok else (
-                "no sub-query" if not texts else
-                f"{len(texts)} sub-queries (max {self.max_subqueries})"
-                if len(texts) > self.max_subqueries else None)
-            if reason is not None:
-                self.failures.append(Failure("eval.decompose", query.query_id, str(reason),
-                                             raw_output=result.raw))
-                texts = [query.text]
-            out[query.query_id] = [_sub(query, i, t, [t]) for i, t in enumerate(texts)]
+        for query, item in zip(queries, items, strict=True):
+            subs = outcome.accepted.get(query.query_id)
+            if subs is None:
+                out[query.query_id] = [_sub(query, 0, query.text, list(item.conditions))]
+                continue
+            out[query.query_id] = [
+                _sub(query, i, sub.text, [item.conditions[c - 1] for c in sub.conditions])
+                for i, sub in enumerate(subs)]
         return out
 
 

@@ -16,8 +16,8 @@ from irforge.generators.instructions.assemble import (
 )
 from irforge.generators.instructions.build import BuildReport, BuildSettings, build_instructions
 from irforge.generators.instructions.dimensions import Dimension, load_dimensions
+from irforge.generators.instructions.manual_review import flag_for_review, write_review_list
 from irforge.generators.instructions.pairs import Pair, group_pairs, pairs_from_beir, read_pairs
-from irforge.generators.instructions.review import flag_for_review, write_review_list
 from irforge.generators.instructions.units import Group, Member, Unit
 
 __all__ = [

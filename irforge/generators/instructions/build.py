@@ -19,6 +19,7 @@ from irforge.generators.instructions.assemble import assemble, write_assembled
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.pairs import Pair, group_pairs
 from irforge.generators.instructions.units import Group, Unit
+from irforge.llm.protocol import EngineLike
 from irforge.records import Doc, Failure, Judgment
 
 STEP = "instructions"
@@ -81,7 +82,7 @@ def _descriptions(dimensions: Mapping[str, Dimension], units: Iterable[Unit]
             for u in units}
 
 
-def run_steps(engine: steps.EngineLike, pairs: Sequence[Pair],
+def run_steps(engine: EngineLike, pairs: Sequence[Pair],
               dimensions: Mapping[str, Dimension], settings: BuildSettings
               ) -> tuple[list[Group], list[Unit], list[Failure], list[Judgment]]:
     """All LLM steps; returns the groups and units that survived, failures and judgments."""
@@ -113,7 +114,7 @@ def run_steps(engine: steps.EngineLike, pairs: Sequence[Pair],
     return groups, units, failures, judgments
 
 
-def build_instructions(out: Path, pairs: Sequence[Pair], engine: steps.EngineLike,
+def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
                        dimensions: Mapping[str, Dimension],
                        settings: BuildSettings | None = None,
                        distractors: Iterable[Doc] = (),

@@ -11,9 +11,16 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from irforge.generators.common import accepted_judgment, rejection, result_failure
+from irforge.generators.instructions.checks import (
+    check_hard_negative,
+    check_instruction,
+    check_keyword,
+    check_reversal,
+    check_rewrite,
+    clean_keyword,
+)
 from irforge.generators.instructions.dimensions import ConditionValue, Dimension
 from irforge.generators.instructions.models import (
     HardNegativeDocument,
@@ -32,15 +39,9 @@ from irforge.generators.instructions.units import (
     rewritten_doc_id,
     unit_id,
 )
-from irforge.generators.instructions.validate import (
-    check_hard_negative,
-    check_instruction,
-    check_keyword,
-    check_reversal,
-    check_rewrite,
-    clean_keyword,
-)
+from irforge.llm.protocol import EngineLike
 from irforge.records import Doc, Failure, Judgment
+from irforge.steps.failures import accepted_judgment, rejection, result_failure
 
 PHRASINGS = ("a polite request", "a direct instruction", "a question",
              "a plain statement of what you need", "a short casual remark")
@@ -51,13 +52,6 @@ _NAME_PARTS = (("river", "amber", "quiet", "copper", "night", "salt", "maple", "
                 "slow", "paper", "iron", "wild", "blue", "frost"),
                ("fox", "heron", "otter", "pine", "stone", "lark", "moth", "wren", "comet",
                 "fern", "badger", "reef", "kite", "cedar", "finch"))
-
-
-class EngineLike(Protocol):
-    """What the steps need from :class:`irforge.llm.Engine` (see docs/contracts.md)."""
-
-    def run(self, items: Sequence[Mapping[str, Any]], template_name: str, output_model: type,
-            step: str) -> list[Any]: ...
 
 
 @dataclass

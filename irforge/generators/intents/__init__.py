@@ -10,7 +10,7 @@ from irforge.generators.intents.config import (
     load_taxonomy,
     select_intents,
 )
-from irforge.generators.intents.tasks import (
+from irforge.generators.intents.plan import (
     assign_categories,
     build_tasks,
     plan_queries,

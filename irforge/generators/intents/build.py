@@ -26,7 +26,7 @@ from irforge.generators.intents.generate import (
     only_declared,
     query_values,
 )
-from irforge.generators.intents.tasks import (
+from irforge.generators.intents.plan import (
     PlannedQuery,
     assign_categories,
     build_tasks,

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.errors import IrforgeError
-from irforge.llm.options import (
+from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -22,6 +21,7 @@ from irforge.llm.options import (
     engine_from_options,
     grade_note,
 )
+from irforge.errors import IrforgeError
 
 MaxTokensOption = Annotated[int, typer.Option(help="Completion token limit per call.")]
 

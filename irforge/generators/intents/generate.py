@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from irforge.generators.common import failure_from_result
-from irforge.generators.intents.tasks import PlannedQuery, Task, pick_need
+from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
 from irforge.records import Doc, Failure, Query
+from irforge.steps.failures import failure_from_result
 
 GENERATED_BY = "intents"
 NEEDS_STEP = "intents.needs"

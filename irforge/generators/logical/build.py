@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
-from irforge.generators.logical import review
+from irforge.generators.logical import checks as review
 from irforge.generators.logical.labels import (
     NegationLabel,
     graded_qrels,

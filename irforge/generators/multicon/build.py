@@ -1,115 +1,248 @@
-"""``irforge build multicon``: a BEIR corpus of one domain -> the three MultiConIR tasks."""
+"""The MultiConIR build: documents -> LLM steps 1-3 (``steps.py``) -> step 4 assembly -> records.
+
+Every LLM step runs through :func:`irforge.steps.run_step`: every item that fails becomes a
+Failure with the reason and the raw output, every accepted one is logged as a Judgment with
+its provenance, and each step's yield is kept for the manifest.
+"""
 
 from __future__ import annotations
 
-from itertools import islice
-from pathlib import Path
-from typing import Annotated, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-import typer
-
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, IrforgeError, Problem
-from irforge.generators.multicon.domains import get_domain, load_domains
-from irforge.generators.multicon.pipeline import EngineLike, MulticonConfig, generate
-from irforge.generators.multicon.writer import write_output
-from irforge.jsonl import iter_jsonl
-from irforge.llm.options import (
-    ApiBaseOption,
-    BudgetOption,
-    CacheOption,
-    ConcurrencyOption,
-    ModelOption,
-    NoCacheOption,
-    PromptsDirOption,
-    RpmOption,
-    TpmOption,
+from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
+from irforge.generators.multicon.domains import STRATEGIES, Domain
+from irforge.generators.multicon.sentences import Located, split_sentences
+from irforge.generators.multicon.steps import (
+    STEP,
+    HardNegativeItem,
+    QueryItem,
+    conditions_step,
+    descriptive_query_step,
+    hard_negative_step,
+    instruction_query_step,
+    render_instruction,
+    validate_conditions,
 )
-from irforge.records import Doc
+from irforge.generators.multicon.task_files import (
+    SourceParts,
+    build_documents,
+    build_qrels,
+    build_queries,
+    build_task_rows,
+    query_id,
+    source_row,
+)
+from irforge.llm.protocol import EngineLike
+from irforge.records import Doc, Failure, Judgment, Qrel, Query
+from irforge.steps import Rejected, Step, StepYield, run_step
+from irforge.steps.decomposition import DecompositionItem, adaptive_step
+from irforge.steps.failures import rejection_failure
 
 
-def read_given_conditions(path: Path) -> dict[str, list[str]]:
-    """Condition sentences chosen beforehand: JSONL rows ``{"doc_id", "conditions": [...]}``."""
-    out: dict[str, list[str]] = {}
-    for number, row in iter_jsonl(Path(path)):
-        doc_id, conditions = row.get("doc_id"), row.get("conditions")
-        if not isinstance(doc_id, str) or not doc_id:
-            raise FormatError(Problem(Path(path), "missing or not a string", line=number,
-                                      field="doc_id", hint="give the corpus id of the document"))
-        if not isinstance(conditions, list) or not all(isinstance(c, str) for c in conditions):
-            raise FormatError(Problem(Path(path), "must be a list of sentences", line=number,
-                                      field="conditions",
-                                      hint="copy N sentences from the document"))
-        out[doc_id] = conditions
+@dataclass(frozen=True)
+class MulticonConfig:
+    """Parameters of one build; recorded in the manifest."""
+
+    domain: Domain
+    n: int = 10
+    strategy: str | None = None
+    pad_to: int | None = None
+    seed: int = 0
+    threshold: float = 90.0
+    fixed_size: tuple[int, int] = (2, 3)
+    adaptive: bool = False
+    filler: tuple[str, ...] = DEFAULT_FILLER
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"n must be at least 1, got {self.n}")
+        if self.strategy is not None and self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.strategy!r}; use one of {STRATEGIES}")
+        if self.pad_to is not None and self.pad_to < 1:
+            raise ValueError(f"pad_to must be a positive word count, got {self.pad_to}")
+        if not 0 < self.threshold <= 100:
+            raise ValueError(f"threshold is a rapidfuzz score in (0, 100], got {self.threshold}")
+
+    @property
+    def hard_negative_strategy(self) -> str:
+        return self.strategy or self.domain.strategy
+
+    def params(self) -> dict[str, Any]:
+        return {"domain": self.domain.name, "n": self.n, "strategy": self.hard_negative_strategy,
+                "pad_to": self.pad_to, "seed": self.seed, "threshold": self.threshold,
+                "fixed_size": list(self.fixed_size), "adaptive": self.adaptive}
+
+
+@dataclass
+class MulticonOutput:
+    """What a build produced, ready to be written to a benchmark folder."""
+
+    docs: list[Doc] = field(default_factory=list)
+    queries: list[Query] = field(default_factory=list)
+    qrels: list[Qrel] = field(default_factory=list)
+    tasks: dict[str, list[dict[str, Any]]] = field(
+        default_factory=lambda: {"task1": [], "task2": [], "task3": []})
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    accepted: list[Judgment] = field(default_factory=list)
+    yields: dict[str, StepYield] = field(default_factory=dict)
+
+
+@dataclass
+class _Run:
+    """Mutable state of one build: the engine, the config and what was produced so far."""
+
+    engine: EngineLike
+    config: MulticonConfig
+    out: MulticonOutput
+
+    def run(self, step: Step, items: Sequence[Any]) -> dict[str, Any]:
+        """Run one step through the shared runner; keeps its failures, provenance and yield."""
+        outcome = run_step(self.engine, step, items)
+        self.out.failures.extend(outcome.failures)
+        self.out.accepted.extend(outcome.judgments)
+        self.out.yields.setdefault(step.name, StepYield(step.name)).add(outcome.yield_)
+        return outcome.accepted
+
+
+def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
+             given: Mapping[str, Sequence[str]] | None = None) -> MulticonOutput:
+    """Build the MultiConIR tasks for ``docs`` of one domain.
+
+    ``given`` maps doc ids to condition sentences chosen beforehand (by people, or an earlier
+    run); they pass the same validator and skip step 1 for those documents.
+    """
+    run = _Run(engine, config, MulticonOutput())
+    by_id = {doc.doc_id: doc for doc in docs}
+    given = dict(given or {})
+    conditions = _given_conditions(run, [d for d in docs if d.doc_id in given], given)
+    conditions.update(_conditions(run, [d for d in docs if d.doc_id not in given]))
+    instruction, descriptive = _queries(run, conditions)
+    negatives = _hard_negatives(run, conditions, instruction)
+    adaptive = _adaptive(run, instruction) if config.adaptive else {}
+    for source, located in conditions.items():
+        wanted = [f"{source}:c{i}" for i in range(1, len(located) + 1)]
+        missing = [key.rsplit(":c", 1)[1] for key in wanted if key not in negatives]
+        if missing:
+            run.out.failures.append(Failure(
+                step=f"{STEP}.documents", item_id=source, metadata={"source_doc": source},
+                reason=f"no hard-negative sentence for condition(s) {', '.join(missing)}; "
+                       "its hard-negative documents and queries are left out"))
+            continue
+        _assemble(run, by_id[source], located, [negatives[key] for key in wanted],
+                  instruction.get(source, {}), descriptive.get(source, {}),
+                  adaptive.get(source, {}))
+    return run.out
+
+
+def _given_conditions(run: _Run, docs: Sequence[Doc], given: Mapping[str, Sequence[str]]
+                      ) -> dict[str, list[Located]]:
+    out: dict[str, list[Located]] = {}
+    for doc in docs:
+        try:
+            out[doc.doc_id] = validate_conditions(list(given[doc.doc_id]), doc.text, run.config.n,
+                                                  run.config.threshold)
+        except Rejected as exc:
+            run.out.failures.append(rejection_failure(
+                exc, f"{STEP}.conditions", doc.doc_id, None,
+                {"source_doc": doc.doc_id, "given": True}))
     return out
 
 
-def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
-                   engine: EngineLike, source: str = "",
-                   given: dict[str, list[str]] | None = None) -> dict[str, int]:
-    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest."""
-    if not docs:
-        raise IrforgeError("no documents to build from (is the corpus empty?)")
-    output = generate(docs, engine, config, given)
-    manifest_entry = getattr(engine, "manifest_entry", None)
-    entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
-    entry.update({"generator": "multicon", "params": config.params(),
-                  "source_corpus": source, "source_docs": len(docs)})
-    return write_output(Benchmark(bench_dir), output, entry)
+def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
+    config = run.config
+    usable = []
+    for doc in docs:
+        count = len(split_sentences(doc.text))
+        if count < config.n:
+            run.out.failures.append(Failure(
+                step=f"{STEP}.conditions", item_id=doc.doc_id, metadata={"source_doc": doc.doc_id},
+                reason=f"document has {count} sentence(s), fewer than n={config.n}"))
+            continue
+        usable.append(doc)
+    return run.run(conditions_step(config.domain, config.n, config.threshold), usable)
 
 
-def build_command(
-    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
-    corpus: Annotated[Path, typer.Option(help="BEIR corpus.jsonl with the source documents.")],
-    domain: Annotated[str, typer.Option(
-        help="books, movies, people, medical, legal, or one from --domains.")] = "books",
-    n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
-    strategy: Annotated[str | None, typer.Option(
-        help="Hard-negative strategy: modify or keyword (default: the domain's).")] = None,
-    pad_to: Annotated[int | None, typer.Option(
-        help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
-    = None,
-    seed: Annotated[int, typer.Option(help="Seed for the padding positions.")] = 0,
-    threshold: Annotated[float, typer.Option(
-        help="rapidfuzz score (0-100) above which a paraphrased condition is snapped.")] = 90.0,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N documents.")] = None,
-    domains: Annotated[Path | None, typer.Option(
-        help="YAML file defining extra domains (see docs/multicon.md).")] = None,
-    adaptive: Annotated[bool, typer.Option(
-        help="Also ask the LLM for adaptive sub-query decompositions.")] = False,
-    conditions: Annotated[Path | None, typer.Option(
-        help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
-             "those documents skip step 1.")] = None,
-    model: ModelOption = None,
-    api_base: ApiBaseOption = None,
-    budget: BudgetOption = None,
-    concurrency: ConcurrencyOption = None,
-    rpm: RpmOption = None,
-    tpm: TpmOption = None,
-    cache: CacheOption = None,
-    no_cache: NoCacheOption = False,
-    prompts_dir: PromptsDirOption = None,
-) -> None:
-    """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
-    from irforge import beir
-    from irforge.llm.options import engine_from_options, grade_note
+def _queries(run: _Run, conditions: Mapping[str, list[Located]]
+             ) -> tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, str]]]:
+    domain, n = run.config.domain, run.config.n
+    instruction: dict[str, dict[int, list[str]]] = {}
+    descriptive: dict[str, dict[int, str]] = {}
+    for k in range(1, n + 1):
+        sentences = {source: tuple(c.span.text for c in located[:k])
+                     for source, located in conditions.items()}
+        items = [QueryItem(query_id(source, k, "instruction"), source, k, sentences[source])
+                 for source in conditions]
+        for key, phrases in run.run(instruction_query_step(domain, k), items).items():
+            instruction.setdefault(_source(items, key), {})[k] = phrases
+        items = [QueryItem(query_id(source, k, "descriptive"), source, k, sentences[source])
+                 for source in conditions]
+        for key, text in run.run(descriptive_query_step(domain), items).items():
+            descriptive.setdefault(_source(items, key), {})[k] = text
+    return instruction, descriptive
 
-    extra = load_domains(domains) if domains is not None else {}
-    try:
-        config = MulticonConfig(domain=get_domain(domain, extra), n=n, strategy=strategy,
-                                pad_to=pad_to, seed=seed, threshold=threshold,
-                                adaptive=adaptive)
-    except ValueError as exc:
-        raise IrforgeError(str(exc)) from exc
-    given = read_given_conditions(conditions) if conditions is not None else None
-    docs = list(islice(beir.read_corpus(corpus), limit))
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir) as engine:
-        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
-        note = grade_note(engine.demo_grade)
-    summary = ", ".join(f"{key}={value}" for key, value in counts.items())
-    typer.echo(f"multicon: {summary} -> {bench_dir}{note}")
-    if counts["failures"]:
-        typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
-                   f"{Benchmark(bench_dir).failures_path}")
+
+def _source(items: Sequence[QueryItem], key: str) -> str:
+    return next(item.source for item in items if item.key == key)
+
+
+def _condition_query(phrases: Mapping[int, Sequence[str]], index: int, sentence: str) -> str:
+    """The short phrase for condition ``index`` from the largest query that has it."""
+    for k in sorted(phrases, reverse=True):
+        if k >= index:
+            return phrases[k][index - 1]
+    return sentence
+
+
+def _hard_negatives(run: _Run, conditions: Mapping[str, list[Located]],
+                    instruction: Mapping[str, Mapping[int, Sequence[str]]]) -> dict[str, str]:
+    items = [HardNegativeItem(f"{source}:c{index}", source,
+                              _condition_query(instruction.get(source, {}), index,
+                                               condition.span.text),
+                              condition.span.text)
+             for source, located in conditions.items()
+             for index, condition in enumerate(located, start=1)]
+    step = hard_negative_step(run.config.domain, run.config.hard_negative_strategy)
+    return run.run(step, items)
+
+
+def _adaptive(run: _Run, instruction: Mapping[str, Mapping[int, Sequence[str]]]
+              ) -> dict[str, dict[int, list[dict[str, Any]]]]:
+    domain = run.config.domain
+    items = [DecompositionItem(query_id(source, k, "instruction"),
+                               render_instruction(domain.instruction_text, conditions),
+                               tuple(conditions), {"source_doc": source, "k": k})
+             for source, phrases in instruction.items()
+             for k, conditions in phrases.items() if k >= 2]
+    got = run.run(adaptive_step(f"{STEP}.adaptive_decomposition"), items)
+    out: dict[str, dict[int, list[dict[str, Any]]]] = {}
+    for item in items:
+        if item.key in got:
+            out.setdefault(item.metadata["source_doc"], {})[item.metadata["k"]] = [
+                s.model_dump() for s in got[item.key]]
+    return out
+
+
+def _assemble(run: _Run, doc: Doc, located: list[Located], negatives: list[str],
+              instruction: Mapping[int, list[str]], descriptive: Mapping[int, str],
+              adaptive: Mapping[int, list[dict[str, Any]]]) -> None:
+    config = run.config
+    spans = [c.span for c in located]
+    padding = (plan_padding(doc.text, spans, config.pad_to, f"{config.seed}:{doc.doc_id}",
+                            config.filler) if config.pad_to else [])
+    parts = SourceParts(
+        doc=doc, domain=config.domain.name, strategy=config.hard_negative_strategy,
+        conditions=located, hard_negatives=negatives, instruction=instruction,
+        instruction_text={k: render_instruction(config.domain.instruction_text, phrases)
+                          for k, phrases in instruction.items()},
+        descriptive=descriptive, adaptive=adaptive, padding=padding,
+        padded_to=config.pad_to)
+    queries = build_queries(parts, config.fixed_size)
+    run.out.docs.extend(build_documents(parts))
+    run.out.queries.extend(queries)
+    run.out.qrels.extend(build_qrels(parts, queries))
+    for task, rows in build_task_rows(parts, queries).items():
+        run.out.tasks[task].extend(rows)
+    run.out.sources.append(source_row(parts))

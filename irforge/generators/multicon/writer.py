@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
-from irforge.generators.multicon.pipeline import STEP, MulticonOutput
+from irforge.generators.multicon.build import STEP, MulticonOutput
 from irforge.jsonl import iter_jsonl, write_jsonl
 
 TASK_DIR = "multicon"

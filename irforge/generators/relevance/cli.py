@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.generators.intents.cli import MaxTokensOption, split_names
-from irforge.llm.options import (
+from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -22,6 +21,7 @@ from irforge.llm.options import (
     engine_from_options,
     grade_note,
 )
+from irforge.generators.intents.cli import MaxTokensOption, split_names
 
 
 def label_command(

@@ -16,7 +16,6 @@ from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import FormatError, IrforgeError, Problem
-from irforge.generators.common import failure_from_result
 from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.aggregate import (
@@ -28,6 +27,7 @@ from irforge.generators.relevance.aggregate import (
 from irforge.generators.relevance.pairs import read_pairs
 from irforge.jsonl import iter_jsonl, write_jsonl
 from irforge.records import Failure, Judgment, Qrel
+from irforge.steps.failures import failure_from_result
 
 STEP = "relevance"
 

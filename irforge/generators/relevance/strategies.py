@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from irforge.generators.intents.config import IntentSpec
+from irforge.llm.protocol import EngineLike
 
 PRESENCE = "relevance.cot_presence"
 CRITERION = "relevance.criterion"
@@ -113,11 +114,10 @@ def _criteria_text(scores: dict[str, int]) -> str:
     return ", ".join(f"{name} {value}" for name, value in scores.items())
 
 
-Engine = Any
-Runner = Callable[[Engine, Sequence[Pair], str], list[Outcome]]
+Runner = Callable[[EngineLike, Sequence[Pair], str], list[Outcome]]
 
 
-def _final_phase(engine: Engine, outcomes: list[Outcome], indexes: Sequence[int],
+def _final_phase(engine: EngineLike, outcomes: list[Outcome], indexes: Sequence[int],
                  items: list[dict[str, Any]], template: str, field: str, top: int,
                  step: str) -> None:
     """Ask one final score per item and record label, raw output or failure on its outcome."""
@@ -133,7 +133,7 @@ def _final_phase(engine: Engine, outcomes: list[Outcome], indexes: Sequence[int]
         outcome.parsed[field] = outcome.label
 
 
-def run_zero_shot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_zero_shot(engine: EngineLike, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 1: one direct score per pair, grouped by template and scale."""
     outcomes = [Outcome("zero_shot") for _ in pairs]
     groups: dict[tuple[str, int], list[int]] = {}
@@ -149,7 +149,7 @@ def run_zero_shot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outc
     return outcomes
 
 
-def _criterion_phase(engine: Engine, pairs: Sequence[Pair], outcomes: list[Outcome],
+def _criterion_phase(engine: EngineLike, pairs: Sequence[Pair], outcomes: list[Outcome],
                      names_of: Callable[[Pair], list[str]], step: str) -> None:
     """Score each pair's criteria; a pair with any failed criterion gets a failure."""
     jobs: list[tuple[int, str]] = [(i, name) for i, pair in enumerate(pairs)
@@ -168,7 +168,7 @@ def _criterion_phase(engine: Engine, pairs: Sequence[Pair], outcomes: list[Outco
         outcome.parsed.setdefault("criteria", {})[name] = int(result.value.criterion_score)
 
 
-def run_cot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_cot(engine: EngineLike, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 2: answer presence, criterion scores, then a final score bounded by phase 1."""
     outcomes = [Outcome("cot", prompt_id=COT_FINAL) for _ in pairs]
     items = [{**base_variables(pair), "presence_question": pair.intent.relevance.presence_question}
@@ -216,7 +216,7 @@ def run_cot(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     return outcomes
 
 
-def run_multi_dim(engine: Engine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_multi_dim(engine: EngineLike, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 3: every criterion scored, then one aggregate score on the intent's scale."""
     outcomes = [Outcome("multi_dim", prompt_id=MULTI_FINAL) for _ in pairs]
     _criterion_phase(engine, pairs, outcomes,

@@ -1,0 +1,220 @@
+"""``irforge audit ...``: agreement and data audits over a benchmark folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from irforge.errors import IrforgeError
+
+BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
+
+
+def _audit_dir(bench_dir: Path, out: Path | None) -> Path:
+    folder = out or Path(bench_dir) / "audits"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for name in header:
+        table.add_column(name)
+    for row in rows:
+        table.add_row(*(f"{cell:.3f}" if isinstance(cell, float) else str(cell) for cell in row))
+    Console().print(table)
+
+
+def agreement(
+    bench_dir: BenchDir,
+    task: Annotated[str, typer.Option(help="Judgment task to compare.")] = "relevance",
+    strata: Annotated[str, typer.Option(help="Comma-separated metadata keys to stratify by.")]
+    = "intent,type",
+    threshold: Annotated[float, typer.Option(help="Binarize: relevant when label > threshold "
+                                             "(DisastIR 4.2 uses 0).")] = 0.0,
+    graded: Annotated[bool, typer.Option(help="Compare graded labels instead of binarizing.")]
+    = False,
+    weights: Annotated[str, typer.Option(help="Kappa weights: none, linear or quadratic.")]
+    = "none",
+    tie_break: Annotated[str, typer.Option(help="Tie-break between annotators: median, lower, "
+                                           "higher or first.")] = "median",
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the CI.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default BENCH_DIR/audits).")]
+    = None,
+) -> None:
+    """LLM vs human Cohen's kappa per stratum, per prompt and for the ensemble; table + plot."""
+    from irforge.agreement.llm_agreement import (
+        agreement_table,
+        human_reliability,
+        pair_judgments,
+    )
+    from irforge.agreement.plots import plot_agreement
+    from irforge.bench import Benchmark
+    from irforge.jsonl import write_json
+
+    bench = Benchmark(bench_dir)
+    keys = [key.strip() for key in strata.split(",") if key.strip()]
+    queries = list(bench.queries()) if bench.queries_path.exists() else []
+    if weights not in ("none", "linear", "quadratic"):
+        raise IrforgeError(f"unknown --weights {weights!r}; use none, linear or quadratic")
+    try:
+        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
+                               tie_break=tie_break)
+    except IrforgeError:
+        raise
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
+    if not pairs:
+        raise IrforgeError(f"{bench.judgments_path}: no item has both an LLM and a human "
+                           f"'{task}' label; run `irforge annotate pull` first")
+    kappa_weights = None if weights == "none" else weights
+    rows = agreement_table(pairs, keys, None if graded else threshold, kappa_weights,  # type: ignore[arg-type]
+                           resamples, seed)
+    people = human_reliability(bench.judgments(), task)
+    folder = _audit_dir(bench_dir, out)
+    write_json(folder / f"agreement_{task}.json", {
+        "human_reliability": people,
+        "task": task, "pairs": len(pairs), "binarized": not graded, "threshold": threshold,
+        "weights": weights, "resamples": resamples, "seed": seed,
+        "rows": [row.as_dict() for row in rows]})
+    plot = plot_agreement(rows, folder / f"agreement_{task}.png", f"LLM vs human: {task}")
+    _print_table(f"LLM vs human agreement ({len(pairs)} pairs)",
+                 ["stratum", "value", "rater", "n", "kappa", "95% low", "95% high", "agree"],
+                 [[r.stratum, r.value, r.rater, r.n, r.kappa, r.low, r.high, r.agreement]
+                  for r in rows])
+    typer.echo("people among themselves: " + ", ".join(
+        f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
+        for key, value in people.items()))
+    typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
+
+
+def rankings(
+    results_a: Annotated[Path | None, typer.Option(help="Eval results JSON, first setting.")]
+    = None,
+    results_b: Annotated[Path | None, typer.Option(help="Eval results JSON, second setting.")]
+    = None,
+    runs: Annotated[list[Path] | None, typer.Option(help="TREC run files (repeat).")] = None,
+    qrels_a: Annotated[Path | None, typer.Option(help="Qrels TSV for the first ranking.")] = None,
+    qrels_b: Annotated[Path | None, typer.Option(help="Qrels TSV for the second ranking "
+                                                 "(default: same as --qrels-a).")] = None,
+    queries_a: Annotated[Path | None, typer.Option(help="queries.jsonl subset for ranking A.")]
+    = None,
+    queries_b: Annotated[Path | None, typer.Option(help="queries.jsonl subset for ranking B.")]
+    = None,
+    metric: Annotated[str, typer.Option(help="Metric that ranks the systems.")] = "ndcg@10",
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the CI.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Write the comparison as JSON here.")] = None,
+) -> None:
+    """Kendall's tau between system rankings under two qrels sets or two query sets."""
+    from irforge import beir
+    from irforge.agreement.rankings import (
+        compare_rankings,
+        load_results,
+        read_trec_run,
+        score_runs,
+    )
+    from irforge.jsonl import write_json
+    from irforge.records import qrels_to_dict
+
+    if results_a and results_b:
+        scores_a, scores_b = load_results(results_a, metric), load_results(results_b, metric)
+    elif runs and qrels_a:
+        loaded = [read_trec_run(path) for path in runs]
+        first = qrels_to_dict(beir.read_qrels(qrels_a))
+        second = qrels_to_dict(beir.read_qrels(qrels_b)) if qrels_b else first
+        subset_a = {q.query_id for q in beir.read_queries(queries_a)} if queries_a else None
+        subset_b = {q.query_id for q in beir.read_queries(queries_b)} if queries_b else None
+        if qrels_b is None and subset_a is None and subset_b is None:
+            raise IrforgeError("give --qrels-b or --queries-a/--queries-b: with one qrels file "
+                               "and all queries both rankings would be the same")
+        scores_a = score_runs(loaded, first, metric, subset_a)
+        scores_b = score_runs(loaded, second, metric, subset_b)
+    else:
+        raise IrforgeError("give --results-a and --results-b, or --runs with --qrels-a "
+                           "(and --qrels-b or --queries-a/--queries-b)")
+    try:
+        comparison = compare_rankings(scores_a, scores_b, metric, resamples, seed)
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
+    _print_table(f"System rankings by {metric}", ["system", "A", "B"],
+                 [[name, a, b] for name, a, b in zip(comparison.systems, comparison.scores_a,
+                                                     comparison.scores_b, strict=True)])
+    k = comparison.kendall
+    typer.echo(f"Kendall tau-b = {k.value:.4f} (95% CI {k.low:.4f}..{k.high:.4f}), "
+               f"Spearman = {comparison.spearman:.4f}, systems = {len(comparison.systems)}")
+    if out:
+        write_json(out, comparison.as_dict())
+
+
+def duplicates(
+    bench_dir: BenchDir,
+    threshold: Annotated[float, typer.Option(help="Jaccard similarity of content terms.")] = 0.8,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default BENCH_DIR/audits).")]
+    = None,
+) -> None:
+    """Near-duplicate queries (Jaccard similarity of content terms)."""
+    from irforge.audits.data import near_duplicate_queries
+    from irforge.bench import Benchmark
+    from irforge.jsonl import write_jsonl
+
+    queries = list(Benchmark(bench_dir).queries())
+    pairs = near_duplicate_queries(queries, threshold)
+    path = _audit_dir(bench_dir, out) / "near_duplicate_queries.jsonl"
+    write_jsonl(path, ({"query_a": p.query_a, "query_b": p.query_b,
+                        "similarity": round(p.similarity, 4)} for p in pairs))
+    typer.echo(f"{len(pairs)} near-duplicate pair(s) among {len(queries)} queries "
+               f"(Jaccard >= {threshold}); wrote {path}")
+
+
+def overlap(
+    bench_dir: BenchDir,
+    split: Annotated[str, typer.Option(help="Qrels split giving sources when metadata lacks "
+                                       "them.")] = "test",
+    threshold: Annotated[float, typer.Option(help="Report the share of queries at or above "
+                                             "this overlap.")] = 0.8,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default BENCH_DIR/audits).")]
+    = None,
+) -> None:
+    """Lexical overlap between each query and its source passages (high overlap favors BM25)."""
+    from irforge.audits.data import query_sources, source_overlap
+    from irforge.bench import Benchmark
+    from irforge.jsonl import write_json
+
+    bench = Benchmark(bench_dir)
+    queries = list(bench.queries())
+    qrels = bench.qrels_dict(split) if bench.qrels_path(split).exists() else {}
+    docs = {doc.doc_id: doc for doc in bench.corpus()}
+    report = source_overlap(queries, docs, query_sources(queries, qrels), threshold)
+    path = _audit_dir(bench_dir, out) / "query_source_overlap.json"
+    write_json(path, {"mean": report.mean, "median": report.median,
+                      "share_above": report.share_above, "threshold": threshold,
+                      "per_query": report.per_query})
+    typer.echo(f"{len(report.per_query)} queries with a source: mean overlap {report.mean:.3f}, "
+               f"median {report.median:.3f}, {report.share_above:.1%} >= {threshold}; "
+               f"wrote {path}")
+
+
+def pool(
+    bench_dir: BenchDir,
+    runs: Annotated[list[Path], typer.Option(help="TREC run files (repeat).")],
+    split: Annotated[str, typer.Option(help="Qrels split.")] = "test",
+    k: Annotated[int, typer.Option(help="Depth for the unjudged rate.")] = 10,
+) -> None:
+    """Unjudged rate at k per run and the depth to which each run is fully judged."""
+    from irforge.agreement.rankings import read_trec_run
+    from irforge.audits.data import pool_audit
+    from irforge.bench import Benchmark
+
+    bench = Benchmark(bench_dir)
+    report = pool_audit([read_trec_run(path) for path in runs], bench.qrels_dict(split), k)
+    _print_table(f"Pool audit ({report.queries} judged queries, mean pool "
+                 f"{report.pool_size_mean:.1f})", ["run", f"unjudged@{k}", "judged depth"],
+                 [[name, report.unjudged_at_k[name], report.judged_depth[name]]
+                  for name in report.unjudged_at_k])

@@ -1,0 +1,123 @@
+"""``make demo``: build a small benchmark from the shipped sample corpus, evaluate, report.
+
+Each stage is one entry of :data:`STAGES`; a stage reads and writes the demo folder, so the
+demo shows exactly what a user would run by hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.bench import Benchmark
+
+
+@dataclass(frozen=True)
+class DemoContext:
+    out: Path
+    model: str | None
+
+    @property
+    def bench(self) -> Benchmark:
+        return Benchmark(self.out)
+
+
+def stage_corpus(ctx: DemoContext) -> str:
+    from irforge.sample import sample_docs
+
+    count = ctx.bench.write_corpus(sample_docs())
+    ctx.bench.record_step("demo.corpus", {"source": "irforge sample corpus", "docs": count})
+    return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
+
+
+def stage_instructions(ctx: DemoContext) -> str:
+    from irforge.demo.instructions import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
+def stage_logical(ctx: DemoContext) -> str:
+    from irforge.demo.logical import demo_stage
+
+    return demo_stage(ctx.out / "logical", ctx.model)
+
+
+def stage_multicon(ctx: DemoContext) -> str:
+    from irforge.demo.multicon import demo_stage
+
+    return demo_stage(ctx.out, ctx.model)
+
+
+def stage_intents(ctx: DemoContext) -> str:
+    from irforge.demo.intents import run_intents_demo
+
+    return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite")
+
+
+def stage_seed(ctx: DemoContext) -> str:
+    """Write the hand-written seed benchmark (whole documents, document-level qrels) to
+    ``seed/``, so the eval stage always has judged queries even when the demo LLM's
+    generated items fail validation."""
+    from irforge.sample import write_seed_benchmark
+
+    folder = ctx.out / "seed"
+    counts = write_seed_benchmark(folder)
+    return (f"wrote {counts['queries']} hand-written queries, {counts['qrels']} qrels over "
+            f"{counts['docs']} whole documents to {folder}")
+
+
+# (stage name, "module:function"); each function takes the DemoContext, returns a summary line.
+STAGES: list[tuple[str, str]] = [
+    ("corpus", "irforge.demo:stage_corpus"),
+    ("corpus-pipeline", "irforge.demo.corpus:stage_corpus_pipeline"),
+    ("llm", "irforge.demo.llm:stage_llm"),
+    ("multicon", "irforge.demo:stage_multicon"),
+    ("instructions", "irforge.demo:stage_instructions"),
+    ("logical", "irforge.demo:stage_logical"),
+    ("intents", "irforge.demo:stage_intents"),
+    ("seed", "irforge.demo:stage_seed"),
+    ("eval", "irforge.demo.eval:stage_eval"),
+    ("audit", "irforge.demo.audit:stage_audit"),
+]
+
+
+def stage_function(name: str) -> Callable[[DemoContext], str]:
+    """The function of the demo stage called ``name``."""
+    module_name, _, attr = dict(STAGES)[name].partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
+    """Run every demo stage in order; returns (stage, summary) pairs."""
+    ctx = DemoContext(out=Path(out), model=model)
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for name, _ in STAGES:
+        summary = stage_function(name)(ctx)
+        typer.echo(f"[demo:{name}] {summary}")
+        results.append((name, summary))
+    typer.echo(final_report(ctx.out, results))
+    return results
+
+
+def final_report(out: Path, results: list[tuple[str, str]]) -> str:
+    """The demo's closing summary: one line per stage and the eval reports written."""
+    lines = ["", f"== irforge demo report ({out}) ==",
+             *(f"  {name:<16} {summary}" for name, summary in results)]
+    reports = sorted(Path(out).glob("eval/report.md")) + sorted(Path(out).glob("*/eval/report.md"))
+    lines.append("Eval reports: " + (", ".join(str(r) for r in reports) if reports else "none"))
+    return "\n".join(lines)
+
+
+def demo_command(
+    out: Annotated[Path, typer.Option(help="Folder for the demo benchmark.")] = Path("demo-bench"),
+    model: Annotated[str | None, typer.Option(help="LLM to use (default: embedded local model).")]
+    = None,
+) -> None:
+    """Build a small benchmark from the shipped sample corpus, evaluate retrievers, report."""
+    run_demo(out, model)

@@ -1,0 +1,115 @@
+"""CLI verbs: ``irforge build instructions`` and ``irforge build instructions-review``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.cli_options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+    engine_from_options,
+)
+from irforge.errors import IrforgeError
+
+
+class InstructionsInputError(IrforgeError, ValueError):
+    """The command line names no input, or two."""
+
+
+def build_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
+    pairs: Annotated[Path | None, typer.Option(
+        help="JSONL of positive pairs: query_id, query, doc_id, text, dimension, condition.")]
+    = None,
+    corpus: Annotated[Path | None, typer.Option(
+        help="A BEIR folder instead of --pairs: its positive qrels become the pairs and its "
+             "corpus stays as distractors.")] = None,
+    dimension: Annotated[str | None, typer.Option(
+        help="Dimension for rows without one (required with --corpus): audience, keyword, "
+             "format, language, length, source, or one added with --dimensions.")] = None,
+    dimensions_file: Annotated[Path | None, typer.Option(
+        "--dimensions", help="YAML adding or changing dimensions and values.")] = None,
+    split: Annotated[str, typer.Option(help="Qrels split read with --corpus.")] = "test",
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None,
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
+    prompts_dir: PromptsDirOption = None,
+    max_tokens: Annotated[int, typer.Option(
+        help="Longest answer per call (articles need about 800).")] = 1024,
+    phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
+    hard_negatives: Annotated[int, typer.Option(help="Query hard negatives per core query.")]
+    = 1,
+    rewrite: Annotated[bool, typer.Option(
+        help="Rewrite documents into missing condition values (audience, length, source).")]
+    = True,
+    seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")] = 0,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")] = None,
+) -> None:
+    """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs."""
+    from irforge.generators.instructions.build import BuildSettings, build_instructions
+    from irforge.generators.instructions.dimensions import load_dimensions
+    from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
+    if (pairs is None) == (corpus is None):
+        raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
+                                     "BEIR_DIR")
+    dims = load_dimensions(dimensions_file)
+    distractors = []
+    if pairs is not None:
+        chosen = read_pairs(pairs, dims, default_dimension=dimension)
+    else:
+        if dimension not in dims:
+            raise InstructionsInputError(f"--corpus needs --dimension, one of {', '.join(dims)}")
+        chosen, distractors = pairs_from_beir(corpus, dimension, split)
+        if not chosen:
+            raise InstructionsInputError(f"{corpus}: no positive qrels in split {split!r}")
+    chosen = chosen[:limit] if limit else chosen
+    settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
+                             rewrite=rewrite, seed=seed)
+    recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             max_tokens=max_tokens, seed=seed) as engine:
+        if engine.demo_grade:
+            typer.echo("note: using the embedded demo-grade model; expect many rejected items",
+                       err=True)
+        report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
+                                    recipe)
+    typer.echo(f"wrote {bench_dir}: {report.summary()}")
+
+
+def review_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder built by instructions.")],
+    run: Annotated[list[Path], typer.Option(help="TREC run file; repeat for each retriever.")],
+    mode: Annotated[str, typer.Option(help="Qrels mode to review: og, changed, reversed.")]
+    = "og",
+    rank_cutoff: Annotated[int, typer.Option(help="Flag positives ranked below this.")] = 50,
+    min_low_runs: Annotated[int | None, typer.Option(
+        help="Runs that must rank a positive low to flag it (default: half of them).")] = None,
+    min_relevance: Annotated[float, typer.Option(
+        help="Flag positives whose judged relevance (scaled to 0..1) is below this.")] = 0.5,
+) -> None:
+    """Flag anomalous positives (paper A.7) into instructions/review.jsonl for annotation."""
+    from irforge.bench import Benchmark
+    from irforge.generators.instructions.manual_review import read_trec_run, write_review_list
+
+    runs = [read_trec_run(path) for path in run]
+    path, count = write_review_list(Benchmark(bench_dir), runs, mode=mode,
+                                    rank_cutoff=rank_cutoff, min_low_runs=min_low_runs,
+                                    min_relevance=min_relevance)
+    typer.echo(f"flagged {count} pair(s) for review: {path}")

@@ -1,0 +1,79 @@
+"""CLI verb ``irforge build logical``: a thin wrapper over :func:`build_logical`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.cli_options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    DryRunOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+)
+
+
+def build_logical_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
+    corpus: Annotated[Path, typer.Option(help="Source passages (BEIR corpus.jsonl).")],
+    types: Annotated[str, typer.Option(help="Comma-separated types (1p,2p,3p,2i,3i,pi,ip,"
+                                            "2u,up,2in,3in,inp,pin,pni) or 'all'.")] = "all",
+    per_type: Annotated[int, typer.Option(help="Queries to attempt per type.")] = 2,
+    group_key: Annotated[str, typer.Option(
+        help="Passages of one query share this key: 'title' or a metadata field.")] = "title",
+    max_passages: Annotated[int, typer.Option(help="Most passages per query (1-3).")] = 3,
+    passage_sentences: Annotated[int, typer.Option(
+        help="Cut each document into passages of this many sentences sharing its title "
+             "(0: use documents as they are).")] = 0,
+    distractors: Annotated[int | None, typer.Option(
+        help="Distractor passages to keep (default: every passage of an unsampled group).")]
+    = None,
+    hypothetical: Annotated[bool, typer.Option(
+        help="Ask the LLM for one hypothetical (HyDE-style) negative passage per query.")]
+    = False,
+    judge: Annotated[bool, typer.Option(help="Score structure conformity 1-4 with the LLM.")]
+    = False,
+    min_judge_score: Annotated[int, typer.Option(help="Judge score needed to keep a query.")]
+    = 3,
+    seed: Annotated[int, typer.Option(help="Seed for passage selection and distractors.")] = 0,
+    max_tokens: Annotated[int, typer.Option(help="Completion token limit per call.")] = 768,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    budget: BudgetOption = None,
+    dry_run: DryRunOption = False,
+    concurrency: ConcurrencyOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    prompts_dir: PromptsDirOption = None,
+) -> None:
+    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
+    from irforge.beir import read_corpus
+    from irforge.cli_options import engine_from_options, grade_note
+    from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
+    from irforge.generators.logical.models import LogicalQueryOutput
+    from irforge.generators.logical.types import parse_types
+
+    config = LogicalConfig(
+        types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
+        group_key=group_key, max_passages=max_passages, distractors=distractors,
+        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
+        passage_sentences=passage_sentences)
+    docs = list(read_corpus(corpus))
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, cache=cache, no_cache=no_cache,
+                             prompts_dir=prompts_dir, max_tokens=max_tokens) as engine:
+        if dry_run:
+            _, items = query_items(docs, config)
+            estimate = engine.estimate(items, "logical.query", LogicalQueryOutput)
+            typer.echo(f"query step: {estimate.describe()} (judge and hypothetical steps add at "
+                       "most one call per accepted query each)")
+            return
+        summary = build_logical(bench_dir, docs, config, engine)
+        note = grade_note(engine.demo_grade)
+    typer.echo(f"{bench_dir}: {summary.line()}{note}")

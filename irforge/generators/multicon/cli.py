@@ -1,0 +1,116 @@
+"""``irforge build multicon``: a BEIR corpus of one domain -> the three MultiConIR tasks."""
+
+from __future__ import annotations
+
+from itertools import islice
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from irforge.bench import Benchmark
+from irforge.cli_options import (
+    ApiBaseOption,
+    BudgetOption,
+    CacheOption,
+    ConcurrencyOption,
+    ModelOption,
+    NoCacheOption,
+    PromptsDirOption,
+    RpmOption,
+    TpmOption,
+)
+from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.generators.multicon.build import MulticonConfig, generate
+from irforge.generators.multicon.domains import get_domain, load_domains
+from irforge.generators.multicon.writer import write_output
+from irforge.jsonl import iter_jsonl
+from irforge.llm.protocol import EngineLike
+from irforge.records import Doc
+
+
+def read_given_conditions(path: Path) -> dict[str, list[str]]:
+    """Condition sentences chosen beforehand: JSONL rows ``{"doc_id", "conditions": [...]}``."""
+    out: dict[str, list[str]] = {}
+    for number, row in iter_jsonl(Path(path)):
+        doc_id, conditions = row.get("doc_id"), row.get("conditions")
+        if not isinstance(doc_id, str) or not doc_id:
+            raise FormatError(Problem(Path(path), "missing or not a string", line=number,
+                                      field="doc_id", hint="give the corpus id of the document"))
+        if not isinstance(conditions, list) or not all(isinstance(c, str) for c in conditions):
+            raise FormatError(Problem(Path(path), "must be a list of sentences", line=number,
+                                      field="conditions",
+                                      hint="copy N sentences from the document"))
+        out[doc_id] = conditions
+    return out
+
+
+def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
+                   engine: EngineLike, source: str = "",
+                   given: dict[str, list[str]] | None = None) -> dict[str, int]:
+    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest."""
+    if not docs:
+        raise IrforgeError("no documents to build from (is the corpus empty?)")
+    output = generate(docs, engine, config, given)
+    manifest_entry = getattr(engine, "manifest_entry", None)
+    entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
+    entry.update({"generator": "multicon", "params": config.params(),
+                  "source_corpus": source, "source_docs": len(docs)})
+    return write_output(Benchmark(bench_dir), output, entry)
+
+
+def build_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
+    corpus: Annotated[Path, typer.Option(help="BEIR corpus.jsonl with the source documents.")],
+    domain: Annotated[str, typer.Option(
+        help="books, movies, people, medical, legal, or one from --domains.")] = "books",
+    n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
+    strategy: Annotated[str | None, typer.Option(
+        help="Hard-negative strategy: modify or keyword (default: the domain's).")] = None,
+    pad_to: Annotated[int | None, typer.Option(
+        help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
+    = None,
+    seed: Annotated[int, typer.Option(help="Seed for the padding positions.")] = 0,
+    threshold: Annotated[float, typer.Option(
+        help="rapidfuzz score (0-100) above which a paraphrased condition is snapped.")] = 90.0,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N documents.")] = None,
+    domains: Annotated[Path | None, typer.Option(
+        help="YAML file defining extra domains (see docs/multicon.md).")] = None,
+    adaptive: Annotated[bool, typer.Option(
+        help="Also ask the LLM for adaptive sub-query decompositions.")] = False,
+    conditions: Annotated[Path | None, typer.Option(
+        help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
+             "those documents skip step 1.")] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    budget: BudgetOption = None,
+    concurrency: ConcurrencyOption = None,
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
+    prompts_dir: PromptsDirOption = None,
+) -> None:
+    """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
+    from irforge import beir
+    from irforge.cli_options import engine_from_options, grade_note
+
+    extra = load_domains(domains) if domains is not None else {}
+    try:
+        config = MulticonConfig(domain=get_domain(domain, extra), n=n, strategy=strategy,
+                                pad_to=pad_to, seed=seed, threshold=threshold,
+                                adaptive=adaptive)
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
+    given = read_given_conditions(conditions) if conditions is not None else None
+    docs = list(islice(beir.read_corpus(corpus), limit))
+    with engine_from_options(model=model, api_base=api_base, budget=budget,
+                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
+                             no_cache=no_cache, prompts_dir=prompts_dir) as engine:
+        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
+        note = grade_note(engine.demo_grade)
+    summary = ", ".join(f"{key}={value}" for key, value in counts.items())
+    typer.echo(f"multicon: {summary} -> {bench_dir}{note}")
+    if counts["failures"]:
+        typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
+                   f"{Benchmark(bench_dir).failures_path}")

@@ -1,0 +1,326 @@
+"""MultiConIR's LLM steps (paper section 3.2, appendix B), each read top to bottom here:
+the output model the LLM fills, the plain-code checks of that output, and the :class:`Step`
+that ties them to the prompt template.
+
+Steps: 1 ``conditions`` (N condition sentences copied from the document), 2
+``instruction_query`` / ``descriptive_query`` (queries over the first k conditions), 3
+``hard_negative`` (each condition sentence rewritten, strategy ``modify`` or ``keyword``), and
+the shared adaptive decomposition (``irforge.steps.decomposition``). List lengths are part of
+the schemas so constrained decoding asks for exactly what is wanted; the checks run again
+because not every provider enforces a schema. Each check returns the cleaned value or raises
+:class:`Rejected` with the reason kept in ``failures.jsonl``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, Field, create_model, field_validator
+
+from irforge.generators.multicon.domains import Domain
+from irforge.generators.multicon.sentences import (
+    MIN_WORDS,
+    Located,
+    Span,
+    locate,
+    normalize,
+    split_sentences,
+    word_count,
+)
+from irforge.records import Doc
+from irforge.steps import Rejected, Step
+
+STEP = "multicon"
+
+
+# -- output models ---------------------------------------------------------------------------
+
+# Strings carry no maxLength: llama.cpp unrolls it into one grammar rule per character, and
+# long limits crash its grammar parser. Over-long output ends as status "truncated" instead.
+Sentence = str
+Phrase = str
+
+
+def distinct(items: list[str], what: str) -> list[str]:
+    """Refuse empty or repeated items, so the engine re-asks with the reason."""
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items, start=1):
+        key = normalize(item)
+        if not key:
+            raise ValueError(f"{what} {index} is empty")
+        if key in seen:
+            raise ValueError(f"{what} {index} repeats {what} {seen[key]}; each must differ")
+        seen[key] = index
+    return items
+
+
+class ConditionSentences(BaseModel):
+    """Step 1: sentences copied from the document, each stating one condition."""
+
+    sentences: list[Sentence]
+
+    @field_validator("sentences")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        return distinct(value, "sentence")
+
+
+class InstructionQuery(BaseModel):
+    """Step 2, instruction style: one short condition phrase per condition sentence, in order."""
+
+    conditions: list[Phrase]
+
+    @field_validator("conditions")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        return distinct(value, "condition")
+
+
+class DescriptiveQuery(BaseModel):
+    """Step 2, descriptive style: one natural-language query covering every condition."""
+
+    query: str
+
+    @field_validator("query")
+    @classmethod
+    def _prose(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value
+
+
+class HardNegativeSentence(BaseModel):
+    """Step 3, 'modify' strategy: the sentence with its key information changed."""
+
+    sentence: Sentence
+
+
+class KeywordHardNegative(BaseModel):
+    """Step 3, 'keyword' strategy: key terms kept but attached to an irrelevant entity."""
+
+    sentence: Sentence
+    key_terms: list[Phrase]
+
+
+@lru_cache(maxsize=64)
+def condition_sentences_model(n: int) -> type[ConditionSentences]:
+    """ConditionSentences whose schema asks for exactly ``n`` sentences."""
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"ConditionSentences{n}", __base__=ConditionSentences,
+        sentences=(list[Sentence], Field(min_length=n, max_length=n)))
+
+
+@lru_cache(maxsize=64)
+def instruction_query_model(k: int) -> type[InstructionQuery]:
+    """InstructionQuery whose schema asks for exactly ``k`` condition phrases."""
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"InstructionQuery{k}", __base__=InstructionQuery,
+        conditions=(list[Phrase], Field(min_length=k, max_length=k)))
+
+
+# -- checks ----------------------------------------------------------------------------------
+
+_LIST_MARKER = re.compile(r"(?:^|\s)(?:\d+[.)]|[-*•])\s")
+_LEADING_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+_WORD = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset({
+    "the", "and", "for", "with", "was", "were", "are", "his", "her", "its", "their", "this",
+    "that", "from", "into", "onto", "over", "under", "after", "before", "has", "had", "have",
+    "not", "but", "who", "which"})
+MIN_SHARED_WORDS = 0.2
+_TERM = re.compile(r"[A-Za-z0-9][\w'&.-]*\w|\w")
+
+
+def validate_conditions(sentences: Sequence[str], document: str, n: int,
+                        threshold: float = 90.0) -> list[Located]:
+    """Step 1: N distinct sentences, each found in the document (exact or fuzzy and snapped)."""
+    if len(sentences) != n:
+        raise Rejected(f"expected {n} condition sentences, got {len(sentences)}")
+    doc_sentences = split_sentences(document)
+    located: list[Located] = []
+    for index, sentence in enumerate(sentences, start=1):
+        if word_count(sentence) < MIN_WORDS:
+            raise Rejected(f"condition {index} {sentence!r} is shorter than {MIN_WORDS} words")
+        found = locate(sentence, document, threshold, doc_sentences)
+        if found is None:
+            raise Rejected(f"condition {index} {sentence!r} does not occur in the document "
+                           f"(no exact match, no sentence run with similarity >= {threshold:g})")
+        for earlier_index, earlier in enumerate(located, start=1):
+            if _overlap(found.span, earlier.span) or \
+                    normalize(found.span.text) == normalize(earlier.span.text):
+                raise Rejected(f"condition {index} duplicates condition {earlier_index} "
+                               f"({found.span.text!r})")
+        located.append(found)
+    return located
+
+
+def _overlap(a: Span, b: Span) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def validate_instruction(conditions: Sequence[str], k: int) -> list[str]:
+    """Step 2: an instruction-style query lists exactly k distinct, non-empty conditions."""
+    cleaned = [_LEADING_MARKER.sub("", " ".join(condition.split())) for condition in conditions]
+    if len(cleaned) != k:
+        raise Rejected(f"instruction-style query lists {len(cleaned)} conditions, expected {k}")
+    seen: dict[str, int] = {}
+    for index, condition in enumerate(cleaned, start=1):
+        if not normalize(condition):
+            raise Rejected(f"condition {index} of the instruction-style query is empty")
+        first = seen.setdefault(normalize(condition), index)
+        if first != index:
+            raise Rejected(f"condition {index} repeats condition {first}: {condition!r}")
+    return cleaned
+
+
+def render_instruction(instruction: str, conditions: Sequence[str]) -> str:
+    """The instruction-style query text: the request, then a numbered list of conditions."""
+    items = " ".join(f"{i}. {c.rstrip('.')}." for i, c in enumerate(conditions, start=1))
+    return f"{instruction.strip()} {items}"
+
+
+def validate_descriptive(query: str, k: int) -> str:
+    """Step 2: a descriptive query is one piece of prose, not a list, long enough for k."""
+    text = " ".join(query.split())
+    if word_count(text) < max(MIN_WORDS, k):
+        raise Rejected(f"descriptive query {text!r} is too short for {k} conditions")
+    if len(_LIST_MARKER.findall(text)) >= 2:
+        raise Rejected("descriptive query is written as a list; it must be natural prose")
+    return text
+
+
+def salient_terms(sentence: str) -> list[str]:
+    """Terms a keyword hard negative must keep: capitalised words after the first, numbers."""
+    terms = _TERM.findall(sentence)
+    out = [term for position, term in enumerate(terms)
+           if any(ch.isdigit() for ch in term) or (position > 0 and term[0].isupper()
+                                                   and term not in ("I", "A"))]
+    return list(dict.fromkeys(out))
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS}
+
+
+def _contains_term(text: str, term: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, flags=re.IGNORECASE) is not None
+
+
+def validate_hard_negative(original: str, sentence: str, strategy: str,
+                           key_terms: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """Step 3: the hard negative differs from the original; 'keyword' keeps the key terms.
+
+    Returns the cleaned sentence and the key terms that were checked (empty for 'modify').
+    """
+    text = " ".join(sentence.split())
+    if word_count(text) < MIN_WORDS:
+        raise Rejected(f"hard negative {text!r} is shorter than {MIN_WORDS} words")
+    if normalize(text) == normalize(original):
+        raise Rejected("hard negative is the original sentence unchanged")
+    if normalize(original) in normalize(text):
+        raise Rejected("hard negative still contains the whole original sentence")
+    words = _content_words(original)
+    if words and len(words & _content_words(text)) / len(words) < MIN_SHARED_WORDS:
+        raise Rejected(f"hard negative shares under {MIN_SHARED_WORDS:.0%} of the original's "
+                       "words; it must rewrite that sentence, not replace it")
+    if strategy != "keyword":
+        return text, []
+    declared = [" ".join(term.split()) for term in key_terms if term.strip()]
+    foreign = [term for term in declared if not _contains_term(original, term)]
+    if foreign:
+        raise Rejected(f"key terms {foreign} do not occur in the original sentence")
+    required = list(dict.fromkeys([*declared, *salient_terms(original)]))
+    if not required:
+        raise Rejected("keyword strategy needs at least one key term from the original sentence")
+    lost = [term for term in required if not _contains_term(text, term)]
+    if lost:
+        raise Rejected(f"keyword strategy must keep the key terms; missing {lost}")
+    return text, required
+
+
+# -- the steps -------------------------------------------------------------------------------
+
+def conditions_step(domain: Domain, n: int, threshold: float) -> Step[Doc, list[Located]]:
+    """Step 1: N condition sentences copied from the document, located in it."""
+    return Step(
+        name=f"{STEP}.conditions", template="multicon.conditions",
+        output_model=condition_sentences_model(n),
+        variables=lambda doc: {"domain": domain.name, "entity": domain.entity,
+                               "features": list(domain.features), "n": n,
+                               "document": doc.text},
+        item_id=lambda doc: doc.doc_id,
+        accept=lambda doc, value: validate_conditions(value.sentences, doc.text, n, threshold),
+        metadata=lambda doc: {"source_doc": doc.doc_id})
+
+
+@dataclass(frozen=True)
+class QueryItem:
+    """Step 2 input: the first k condition sentences of one source document."""
+
+    key: str
+    source: str
+    k: int
+    sentences: tuple[str, ...]
+
+
+def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]:
+    """Step 2, instruction style: one short phrase per condition, in order."""
+    return Step(
+        name=f"{STEP}.instruction_query", template="multicon.instruction_query",
+        output_model=instruction_query_model(k),
+        variables=lambda item: {"entity": domain.entity, "k": item.k,
+                                "sentences": list(item.sentences),
+                                "examples": list(domain.instruction_examples)},
+        item_id=lambda item: item.key,
+        accept=lambda item, value: validate_instruction(value.conditions, item.k),
+        metadata=lambda item: {"source_doc": item.source})
+
+
+def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
+    """Step 2, descriptive style: one prose query covering the first k conditions."""
+    return Step(
+        name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
+        output_model=DescriptiveQuery,
+        variables=lambda item: {"entity": domain.entity, "k": item.k,
+                                "sentences": list(item.sentences),
+                                "examples": list(domain.descriptive_examples)},
+        item_id=lambda item: item.key,
+        accept=lambda item, value: validate_descriptive(value.query, item.k),
+        metadata=lambda item: {"source_doc": item.source})
+
+
+HARD_NEGATIVE_TEMPLATES: dict[str, tuple[str, type]] = {
+    "modify": ("multicon.hard_negative_modify", HardNegativeSentence),
+    "keyword": ("multicon.hard_negative_keyword", KeywordHardNegative),
+}
+
+
+@dataclass(frozen=True)
+class HardNegativeItem:
+    """Step 3 input: one condition sentence and the query phrase that asks for it."""
+
+    key: str
+    source: str
+    query: str
+    sentence: str
+
+
+def hard_negative_step(domain: Domain, strategy: str) -> Step[HardNegativeItem, str]:
+    """Step 3: the condition sentence rewritten so it no longer satisfies the condition."""
+    template, model = HARD_NEGATIVE_TEMPLATES[strategy]
+    examples = [example.model_dump() for example in domain.hard_negative_examples]
+
+    def accept(item: HardNegativeItem, value: Any) -> str:
+        return validate_hard_negative(item.sentence, value.sentence, strategy,
+                                      getattr(value, "key_terms", ()))[0]
+
+    return Step(
+        name=f"{STEP}.hard_negative", template=template, output_model=model,
+        variables=lambda item: {"query": item.query, "sentence": item.sentence,
+                                "examples": examples},
+        item_id=lambda item: item.key, accept=accept,
+        metadata=lambda item: {"source_doc": item.source})

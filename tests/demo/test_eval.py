@@ -1,0 +1,57 @@
+"""The demo's eval stage: skips with a reason without qrels, evaluates when they exist."""
+
+from __future__ import annotations
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.demo import STAGES, DemoContext
+from irforge.demo.eval import run_eval_stage, stage_eval
+from irforge.records import Doc, Qrel, Query
+
+DOCS = [Doc(f"d{i}", text, title) for i, (title, text) in enumerate([
+    ("Flood warnings on the Severn", "Heavy rain raised the river Severn; towns were warned."),
+    ("Sourdough bread", "A starter of flour and water leavens sourdough bread."),
+    ("Glacier retreat", "Alpine glaciers lost a tenth of their volume in two summers."),
+    ("Chess openings", "The Sicilian defence answers 1.e4 with c5."),
+    ("Tidal power", "Tidal barrages turn the rise and fall of the sea into electricity."),
+    ("Honey bees", "Worker bees dance to tell the hive where flowers are."),
+])]
+
+
+def test_eval_stage_is_registered_after_the_corpus():
+    names = [name for name, _ in STAGES]
+    assert "eval" in names and names.index("eval") > names.index("corpus")
+    assert dict(STAGES)["eval"] == "irforge.demo.eval:stage_eval"
+
+
+def test_eval_stage_skips_without_qrels(tmp_path):
+    Benchmark(tmp_path).write_corpus(DOCS)
+    summary = stage_eval(DemoContext(out=tmp_path, model=None))
+    assert summary.startswith("skipped: no qrels")
+
+
+@pytest.mark.slow
+def test_eval_stage_evaluates_bm25_and_dense_on_the_sample_corpus(tmp_path):
+    docs = DOCS
+    bench = Benchmark(tmp_path)
+    bench.write_corpus(docs)
+    queries = [Query(f"q{i}", doc.title) for i, doc in enumerate(docs[:5])]
+    bench.write_queries(queries)
+    bench.write_qrels([Qrel(q.query_id, d.doc_id, 1) for q, d in zip(queries, docs,
+                                                                       strict=False)])
+    summary = run_eval_stage(tmp_path)
+    assert "bm25-lucene nDCG@10=" in summary and "dense-minilm nDCG@10=" in summary
+    assert (tmp_path / "eval" / "report.html").is_file()
+
+
+def test_eval_stage_finds_benchmarks_in_sub_folders(tmp_path):
+    sub = tmp_path / "method-bench"
+    bench = Benchmark(sub)
+    bench.write_corpus(DOCS)
+    bench.write_queries([Query("q0", "river Severn flood")])
+    bench.write_qrels([Qrel("q0", "d0", 1)])
+    Benchmark(tmp_path).write_corpus(DOCS)  # the top folder has no qrels
+    summary = run_eval_stage(tmp_path, retrievers=("bm25",))
+    assert summary.startswith(f"{sub}: bm25-lucene nDCG@10=1.000")
+    assert (sub / "eval" / "results.json").is_file()

@@ -1,0 +1,72 @@
+"""The demo stage on the shipped sample corpus, with the scripted server standing in for a model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from irforge.check import check_benchmark
+from irforge.demo import STAGES, DemoContext, stage_corpus, stage_function
+from irforge.jsonl import iter_jsonl
+from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+
+
+def _rule(match: str, answer: dict) -> Rule:
+    return Rule(match, (Action.answer(answer),))
+
+
+SCRIPT = Script(default=Action.answer({}), rules=(
+    _rule('{"needs": [...]}', {"needs": ["a need about warnings", "a need about shelters"]}),
+    _rule("Write one example for the task as JSON",
+          {"query": "When are residents warned?", "passage": "Residents are warned early."}),
+    _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
+    _rule('Answer as {"criterion_score"', {"criterion_score": 3}),
+    _rule('Answer as {"relevance_score"', {"relevance_score": 3}),
+    _rule('Answer as {"final_score"', {"final_score": 3}),
+    _rule('Answer as {"final_relevance_score"', {"final_relevance_score": 2}),
+))
+
+
+def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    names = [name for name, _ in STAGES]
+    assert names.index("intents") > names.index("corpus")
+    stage = stage_function("intents")
+    monkeypatch.setenv("IRFORGE_CACHE", str(tmp_path / "cache.sqlite"))
+    ctx = DemoContext(out=tmp_path / "demo", model="openai/scripted")
+    stage_corpus(ctx)
+    with ScriptedServer(SCRIPT) as server:
+        monkeypatch.setenv("IRFORGE_API_BASE", server.url)
+        summary = stage(ctx)
+    bench = ctx.bench
+    assert summary.startswith("4/4 queries generated for QA+FC x 2 categories")
+    corpus = {doc.doc_id: doc for doc in bench.corpus()}
+    assert len([d for d in corpus.values() if not d.metadata.get("generated")]) == 18
+    queries = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
+    assert sorted({q.metadata["category"] for q in queries}) == [
+        "Geohazard", "Meteorological & Hydrological"]
+    assert all(q.metadata["seed_doc_id"][:3] in {f"d0{i}" for i in range(1, 9)}
+               for q in queries)
+    strategies = {j.metadata["strategy"] for j in bench.judgments()}
+    assert strategies == {"zero_shot", "cot", "multi_dim"}
+    rows = [row for _, row in iter_jsonl(bench.root / "relevance" / "ensemble.jsonl")]
+    positives = [row for row in rows if row["positive"]]
+    # mean of 3, 3, 2 is 2.67 -> graded 3: nothing flagged
+    assert len(positives) == 4 and not any(row["flagged"] for row in positives)
+    assert "demo.intents" in json.loads(bench.manifest_path.read_text())["steps"]
+    report = check_benchmark(bench.root)
+    assert report.ok, [str(problem) for problem in report.problems]
+
+
+def test_hand_query_pool_names_passages_after_the_corpus_pipeline_chunked_documents():
+    from irforge.demo.intents import first_passage
+    from irforge.records import Doc
+
+    chunked = [Doc(f"d01-flood-early-warning_{n}", "text") for n in (10, 2, 0)]
+    assert first_passage(chunked, "d01-flood-early-warning") == "d01-flood-early-warning_0"
+    assert first_passage([Doc("d04-heatwave-advisory", "t")], "d04-heatwave-advisory") == (
+        "d04-heatwave-advisory")
+    with pytest.raises(ValueError, match="missing from the demo corpus"):
+        first_passage(chunked, "d04-heatwave-advisory")

@@ -1,0 +1,25 @@
+"""The demo stage runs one structured call with the embedded model and records it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from irforge.bench import Benchmark
+from irforge.demo import DemoContext
+from irforge.demo.llm import stage_llm
+from irforge.records import Doc
+
+
+def test_demo_stage_summarises_one_document_as_demo_grade(tmp_path: Path,
+                                                          embedded_model_path: Path) -> None:
+    Benchmark(tmp_path).write_corpus([Doc("d1", "Heavy rain flooded the river valley and "
+                                                "the town closed two bridges.", "Flooding")])
+    summary = stage_llm(DemoContext(out=tmp_path, model=None))
+    assert summary.startswith("d1: ") and "DEMO GRADE" in summary
+    written = json.loads((tmp_path / "demo" / "llm_keywords.json").read_text())
+    assert written["doc_id"] == "d1" and written["demo_grade"] is True
+    assert written["status"] in {"ok", "invalid", "truncated"}
+    step = Benchmark(tmp_path).manifest()["steps"]["demo.llm"]
+    assert step["demo_grade"] is True and step["model"].startswith("embedded:")
+    assert step["prompts"]["demo.keywords"] == written["prompt_hash"]

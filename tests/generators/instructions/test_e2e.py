@@ -1,0 +1,103 @@
+"""End to end with the embedded local model (SmolLM2-135M, demo grade) on three pairs.
+
+The model is tiny, so most items are expected to fail validation. What must hold: the build
+completes, everything it produced passes the validators, and every item the engine was asked
+for is either accepted (a judgment) or recorded in failures.jsonl with a reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.check import check_benchmark
+from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
+from irforge.generators.instructions.checks import (
+    check_hard_negative,
+    check_instruction,
+    check_keyword,
+    check_reversal,
+    check_rewrite,
+)
+from irforge.generators.instructions.pairs import Pair
+from irforge.records import Doc
+
+pytest.importorskip("llama_cpp")
+
+EXPERT = ("Flood early-warning systems couple quantitative precipitation forecasts with "
+          "hydrological rainfall-runoff models. When the modelled river stage exceeds "
+          "predefined thresholds at telemetered gauges, tiered alerts are disseminated to "
+          "emergency managers and the public.")
+W1 = ("During a wildfire evacuation, residents should leave early, close windows and doors, "
+      "and take a go-bag with medicines and documents.")
+W2 = "Evacuation shelters accept pets in carriers; register at the shelter desk on arrival."
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    from irforge.llm import Engine
+
+    root = tmp_path_factory.mktemp("e2e")
+    pairs = [Pair("q1", "How do flood warnings work?", Doc("d1", EXPERT), "audience", None),
+             Pair("q2", "What should I do in a wildfire evacuation?", Doc("w1", W1), "keyword"),
+             Pair("q2", "What should I do in a wildfire evacuation?", Doc("w2", W2), "keyword")]
+    with Engine(None, cache_path=root / "cache.sqlite", max_tokens=160, progress=False) as engine:
+        assert engine.demo_grade
+        report = build_instructions(root / "bench", pairs, engine, load_dimensions(),
+                                    BuildSettings(hard_negatives=1, seed=1))
+    return root / "bench", report, pairs
+
+
+@pytest.mark.slow
+def test_build_completes_and_accounts_for_every_item(built):
+    root, report, _ = built
+    manifest = json.loads((root / "manifest.json").read_text())
+    llm = manifest["steps"]["instructions"]["llm"]
+    assert llm["demo_grade"] is True
+    bench = Benchmark(root)
+    accepted = Counter(j.task for j in bench.judgments())
+    failed = Counter(f.step for f in bench.failures())
+    assert all(f.reason for f in bench.failures())
+    for step, stats in llm["steps"].items():
+        assert accepted[step] + failed[step] == stats["items"], step
+    assert dict(failed) == report.failures_by_step
+    if report.counts.get("units"):
+        assert check_benchmark(root).ok
+
+
+@pytest.mark.slow
+def test_everything_produced_passes_validation(built):
+    """Every accepted output (judgments.jsonl) and every written query/doc passes the checks."""
+    root, _, pairs = built
+    bench = Benchmark(root)
+    dims = load_dimensions()
+    texts = {p.doc.doc_id: p.doc.text for p in pairs}
+    queries = {p.query_id: p.query for p in pairs}
+    for judgment in bench.judgments():
+        meta, raw = judgment.metadata, json.loads(judgment.raw_output)
+        if judgment.task == "instructions.keyword":
+            others = [p.doc.text for p in pairs if p.query_id == judgment.query_id
+                      and p.doc.doc_id != judgment.doc_id]
+            assert check_keyword(raw["keyword"], queries[judgment.query_id],
+                                 texts[judgment.doc_id], others) == []
+        elif judgment.task == "instructions.rewrite":
+            condition = dims[meta["dimension"]].value(meta["condition"])
+            assert check_rewrite(raw["document"], texts[meta["source_doc_id"]], condition) == []
+        elif judgment.task in ("instructions.instruction", "instructions.reverse"):
+            core = judgment.query_id.split("-")[0]
+            condition = dims[meta["dimension"]].value(meta["condition"])
+            if judgment.task == "instructions.instruction":
+                assert check_instruction(raw["instructed_query"], queries[core], condition) == []
+            else:
+                assert check_reversal(raw["reversed_query"], "", queries[core], condition) == []
+        elif judgment.task == "instructions.hard_negative":
+            core = judgment.query_id
+            assert check_hard_negative(raw["document"], queries[core], list(texts.values())) == []
+    for query in bench.queries() if (root / "queries.jsonl").exists() else ():
+        meta = query.metadata
+        condition = dims[meta["dimension"]].value(meta["condition"])
+        assert check_instruction(meta["instructed"], query.text, condition) == []
+        assert check_reversal(meta["reversed"], meta["instructed"], query.text, condition) == []

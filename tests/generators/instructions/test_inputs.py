@@ -1,0 +1,135 @@
+"""Reading pairs, grouping them per core query, and flagging pairs for manual review."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.errors import FormatError
+from irforge.generators.instructions.assemble import assemble, write_assembled
+from irforge.generators.instructions.dimensions import load_dimensions
+from irforge.generators.instructions.manual_review import (
+    flag_for_review,
+    read_trec_run,
+    write_review_list,
+)
+from irforge.generators.instructions.pairs import (
+    PENDING,
+    group_pairs,
+    pairs_from_beir,
+    read_pairs,
+)
+from irforge.generators.instructions.units import Group, Member, Unit
+from irforge.records import Doc, Judgment, Qrel, Query, Run
+
+
+@pytest.fixture(scope="module")
+def dims():
+    return load_dimensions()
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _pair(doc_id, dimension="audience", condition=None, query_id="q1"):
+    row = {"query_id": query_id, "query": "How do flood warnings work?", "doc_id": doc_id,
+           "text": f"text of {doc_id}", "dimension": dimension}
+    if condition is not None:
+        row["condition"] = condition
+    return row
+
+
+def test_pairs_grouped_with_defaults_and_duplicates_as_failures(tmp_path, dims):
+    path = _write(tmp_path / "pairs.jsonl", [
+        _pair("d1"), _pair("d2", condition="layman"), _pair("d3", condition="expert"),
+        _pair("k1", "keyword"), _pair("k2", "keyword"),
+    ])
+    groups, failures = group_pairs(read_pairs(path, dims), dims)
+    audience = next(g for g in groups if g.dimension == "audience")
+    assert [(m.doc.doc_id, m.condition) for m in audience.members] == [("d1", "expert"),
+                                                                      ("d2", "layman")]
+    keyword = next(g for g in groups if g.dimension == "keyword")
+    assert [m.condition for m in keyword.members] == [PENDING, PENDING]
+    assert len(failures) == 1 and failures[0].item_id == "q1/d3"
+    assert "already taken by d1" in failures[0].reason
+
+
+def test_bad_pairs_name_line_and_field(tmp_path, dims):
+    path = _write(tmp_path / "pairs.jsonl", [_pair("d1"), _pair("d2", "mood")])
+    with pytest.raises(FormatError, match=r"pairs.jsonl:2: field 'dimension'"):
+        read_pairs(path, dims)
+    path = _write(tmp_path / "pairs.jsonl", [_pair("d1", condition="toddler")])
+    with pytest.raises(FormatError, match=r":1: field 'condition'.*layman"):
+        read_pairs(path, dims)
+    row = _pair("d1")
+    del row["text"]
+    path = _write(tmp_path / "pairs.jsonl", [row])
+    with pytest.raises(FormatError, match=r":1: field 'text'"):
+        read_pairs(path, dims)
+    row = _pair("d1")
+    del row["dimension"]
+    path = _write(tmp_path / "pairs.jsonl", [row])
+    assert read_pairs(path, dims, default_dimension="length")[0].dimension == "length"
+    no_rule = _write(tmp_path / "fmt.jsonl", [_pair("d1", "format")])
+    groups, failures = group_pairs(read_pairs(no_rule, dims), dims)
+    assert not groups and "no condition given for format" in failures[0].reason
+
+
+def test_pairs_from_a_beir_folder_use_doc_metadata_conditions(tmp_path):
+    bench = Benchmark(tmp_path / "in")
+    bench.write_corpus([Doc("a", "expert text", metadata={"conditions": {"audience": "layman"}}),
+                        Doc("b", "other text"), Doc("c", "distractor")])
+    bench.write_queries([Query("q", "flood warnings")])
+    bench.write_qrels([Qrel("q", "a", 2), Qrel("q", "b", 1), Qrel("q", "c", 0)])
+    pairs, corpus = pairs_from_beir(bench.root, "audience")
+    assert [(p.doc.doc_id, p.condition) for p in pairs] == [("a", "layman"), ("b", None)]
+    assert len(corpus) == 3
+
+
+def _review_bench(tmp_path):
+    members = (Member(Doc("d1", "one"), "expert"), Member(Doc("d2", "two"), "layman"))
+    group = Group("q1", "flood warnings", "audience", members)
+    units = [Unit("q1-audience-expert", "q1", "audience", "expert", "d1", "a. b.", "c. d."),
+             Unit("q1-audience-layman", "q1", "audience", "layman", "d2", "a. b.", "c. d.")]
+    bench = Benchmark(tmp_path / "bench")
+    write_assembled(bench, assemble([group], units))
+    return bench
+
+
+def test_flag_for_review_counts_low_ranks_and_low_relevance():
+    qrels = {"q": {"a": 1, "b": 1, "z": 0}}
+    filler = {f"f{i}": 0.5 - i / 100 for i in range(3)}
+    runs = [Run("r1", {"q": {"a": 0.9, **filler, "b": 0.1}}),
+            Run("r2", {"q": {"a": 0.9, **filler}}),
+            Run("r3", {"q": {"b": 0.95, "a": 0.1}})]
+    items = flag_for_review(qrels, runs, rank_cutoff=3)
+    assert [(i.doc_id, i.reasons) for i in items] == [("b", ("ranked below 3 in 2 of 3 runs",))]
+    assert items[0].ranks == {"r1": 5, "r2": None, "r3": 1}
+    items = flag_for_review(qrels, runs, relevance={("q", "a"): 0.25}, rank_cutoff=3)
+    assert [i.doc_id for i in items] == ["a", "b"]
+    assert items[0].reasons == ("relevance 0.25 below 0.5",)
+
+
+def test_review_list_written_once_per_core_query(tmp_path):
+    bench = _review_bench(tmp_path)
+    bench.add_judgments([Judgment("q1-audience-expert", "d1", 1, "llm"),
+                         Judgment("q1-audience-expert", "d2", 3, "llm")])
+    run_path = tmp_path / "bm25.trec"
+    run_path.write_text("q1-audience-expert Q0 d2 1 2.0 bm25\n"
+                        "q1-audience-layman Q0 d2 1 2.0 bm25\n", encoding="utf-8")
+    path, count = write_review_list(bench, [read_trec_run(run_path)], rank_cutoff=1)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert count == 1 and rows[0]["doc_id"] == "d1"
+    assert rows[0]["reasons"] == ["ranked below 1 in 1 of 1 runs", "relevance 0.33 below 0.5"]
+    assert rows[0]["core_query_id"] == "q1" and rows[0]["document"] == "one"
+
+
+def test_bad_trec_run_names_the_line(tmp_path):
+    path = tmp_path / "bad.trec"
+    path.write_text("q Q0 d 1 0.5 tag\nq Q0 d 2 high tag\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"bad.trec:2: field 'score'"):
+        read_trec_run(path)

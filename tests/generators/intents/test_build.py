@@ -1,0 +1,96 @@
+"""build_intents orchestration with a scripted engine double: files, metadata, failures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from irforge.bench import Benchmark
+from irforge.generators.intents import build_intents, load_intents, load_taxonomy, select_intents
+from irforge.jsonl import iter_jsonl
+from irforge.records import Doc, Query
+from tests.generators.fake_engine import FakeEngine
+
+DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")
+        for i in range(3)]
+
+
+def _taxonomy(tmp_path: Path) -> Path:
+    path = tmp_path / "tax.yaml"
+    path.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
+    return path
+
+
+def _query_answer(item: Any) -> Any:
+    if "d1" in item["passage"] or "report 1" in item["passage"]:
+        return {"query": "copy", "passage": item["passage"]}  # copies the seed: rejected
+    return {"query": f"How high did the gauge rise? ({item['query_length']})",
+            "passage": "The gauge reading was given in the flood report."}
+
+
+ENGINE_ANSWERS = {
+    "intents.qa_needs": lambda item: {"needs": ["need one", "need two"]},
+    "intents.qa_query": _query_answer,
+    "intents.qadoc_needs": lambda item: '{"needs": [',  # malformed: every QAdoc item fails
+    "intents.qadoc_query": lambda item: {"query": "unused"},
+}
+
+
+def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+    bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
+    engine = FakeEngine(ENGINE_ANSWERS)
+    intents = select_intents(load_intents(), ["QA", "QAdoc"])
+    report = build_intents(bench, engine, DOCS, intents, load_taxonomy(_taxonomy(tmp_path)),
+                           per_task=3, seed=5)
+    assert report.planned == 6 and report.tasks == 2
+    queries = {q.query_id: q for q in bench.queries()}
+    assert "other1" in queries
+    made = [q for q in queries.values() if q.metadata.get("generated_by") == "intents"]
+    assert len(made) == report.queries == 2  # 3 QA planned, the one seeded by d1 rejected
+    for query in made:
+        meta = query.metadata
+        assert meta["intent"] == "QA" and meta["category"] == "Flood"
+        assert meta["task_prefix"] == load_intents()["QA"].task_prefix
+        assert meta["attributes"]["query_length"] in query.text
+        assert meta["need"] in ("need one", "need two")
+        assert meta["positive_doc_id"] == f"gen_{query.query_id}"
+    corpus = {doc.doc_id: doc for doc in bench.corpus()}
+    assert {"d0", "d1", "d2"} <= set(corpus)
+    generated = [doc for doc in corpus.values() if doc.metadata.get("generated")]
+    assert len(generated) == 2 and all(doc.metadata["intent"] == "QA" for doc in generated)
+    failures = list(bench.failures())
+    reasons = sorted(f.reason.removeprefix("llm ").split(":")[0] for f in failures)
+    assert len(failures) == 4 and reasons.count("invalid") + reasons.count("error") == 3
+    copied = [f for f in failures if "copies the seed" in f.reason]
+    assert len(copied) == 1 and copied[0].raw_output
+    tasks = [row for _, row in iter_jsonl(bench.root / "intents" / "tasks.jsonl")]
+    assert [(t["task"], t["planned"], t["queries"]) for t in tasks] == [
+        ("QA_Flood", 3, 2), ("QAdoc_Flood", 3, 0)]
+
+
+def test_rebuild_replaces_its_own_output_and_reuses_nothing_twice(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+    taxonomy = load_taxonomy(_taxonomy(tmp_path))
+    intents = select_intents(load_intents(), ["QA"])
+    build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1)
+    first = [(q.query_id, q.text) for q in bench.queries()]
+    # second run reads the bench's own corpus, which now holds generated passages
+    engine = FakeEngine(ENGINE_ANSWERS)
+    build_intents(bench, engine, list(bench.corpus()), intents, taxonomy, 2, seed=1)
+    assert [(q.query_id, q.text) for q in bench.queries()] == first
+    corpus = list(bench.corpus())
+    assert len(corpus) == len({doc.doc_id for doc in corpus}) == 3 + len(first)
+    seeds = {item["passage"] for name, item in engine.calls if name == "intents.qa_needs"}
+    assert all(not passage.startswith("The gauge reading") for passage in seeds)
+
+
+def test_dry_run_estimates_without_generating(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+
+    engine = FakeEngine(ENGINE_ANSWERS)
+    report = build_intents(bench, engine, DOCS, select_intents(load_intents(), ["QA"]),
+                           load_taxonomy(_taxonomy(tmp_path)), per_task=4, dry_run=True)
+    assert report.estimate["requests"] == 8  # two stages x four planned queries
+    assert report.estimate["max_cost_usd"] == 0.016
+    assert engine.calls == [] and not bench.queries_path.exists()

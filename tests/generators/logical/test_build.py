@@ -1,0 +1,168 @@
+"""Review of engine answers and the files a logical build writes (plain code, no model)."""
+
+from __future__ import annotations
+
+import json
+
+from irforge.bench import Benchmark
+from irforge.check import check_benchmark
+from irforge.generators.logical import checks as review
+from irforge.generators.logical.build import LogicalConfig, Outcome, query_items, write_benchmark
+from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.generators.logical.models import (
+    Evidence,
+    HypotheticalPassage,
+    StructureJudgment,
+)
+from irforge.generators.logical.selection import QueryPlan
+from irforge.llm import LLMResult
+from irforge.prompts import get_template
+from irforge.records import Doc, Failure
+
+FILMS_A = ("Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014). Quiet Harbor starred "
+           "Tomas Reyes and Ada Kim and won the Golden Reed award.")
+FILMS_B = ("Ada Kim and June Park were both born in Dunmore, while Tomas Reyes was born in Port "
+           "Elam. Marco Bell directed Iron Meadow.")
+DOCS = [
+    Doc("f1", FILMS_A, "Lena Ortiz"), Doc("f2", FILMS_B, "Lena Ortiz"),
+    Doc("b1", DEMONSTRATIONS["2p"].passage, "Arden Bridge"),
+    Doc("x1", "The harbour seal is a true seal found along temperate coasts.", "Harbour seal"),
+    Doc("x2", "Basalt is a fine-grained volcanic rock.", "Basalt"),
+    Doc("m1", "Marlow Creek is a town founded in 1881.", "Marlow Creek"),
+]
+PIN = QueryPlan("lq-pin-0000", "pin", "Lena Ortiz", ("f1", "f2"))
+TWO_P = QueryPlan("lq-2p-0000", "2p", "Arden Bridge", ("b1",))
+FAILED = QueryPlan("lq-1p-0000", "1p", "Marlow Creek", ("m1",))
+
+
+def ok(value, raw: str = "{}") -> LLMResult:
+    return LLMResult(status="ok", value=value, raw=raw, model="test-model",
+                     prompt_id="logical.query")
+
+
+def pin_output():
+    demo = DEMONSTRATIONS["pin"].output
+    evidence = [Evidence(passage=1, text="Lena Ortiz directed Quiet Harbor (2011)"),
+                Evidence(passage=1, text="Quiet Harbor starred Tomas Reyes and Ada Kim"),
+                Evidence(passage=2, text="Tomas Reyes was born in Port Elam.")]
+    return demo.model_copy(update={"evidence": evidence})
+
+
+def accepted_pin() -> review.AcceptedQuery:
+    verdict = review.review_query(PIN, ok(pin_output()), [FILMS_A, FILMS_B])
+    assert isinstance(verdict, review.AcceptedQuery), verdict
+    return verdict
+
+
+def test_query_items_render_through_the_shipped_template():
+    plans, items = query_items(DOCS, LogicalConfig(types=("pin", "1p"), per_type=1, seed=3))
+    assert [p.qtype for p in plans] == ["pin", "1p"]
+    messages = get_template("logical.query").render(**items[0])
+    text = messages[-1]["content"]
+    assert "Query type: pin" in text and "(A2, R3, ?t)  [negated]" in text
+    assert "Which actor starred in a film directed by Lena Ortiz" in text  # the demonstration
+    for number, doc_id in enumerate(plans[0].doc_ids, start=1):
+        assert f"Passage {number}" in text
+        assert next(d.text for d in DOCS if d.doc_id == doc_id) in text
+
+
+def test_review_accepts_a_conforming_grounded_answer_and_renders_fol():
+    item = accepted_pin()
+    query = item.to_query(judge_score=4)
+    assert query.metadata["type"] == "pin" and query.metadata["answer"] == "Ada Kim"
+    assert query.metadata["fol"] == ("V? . ∃V1 : Directed(Lena Ortiz, V1) ∧ Starred(V1, V?) ∧ "
+                                     "¬BirthplaceOf(Port Elam, V?)")
+    assert query.metadata["triples"]["negation"] == [
+        {"subject": "Port Elam", "relation": "birthplace of", "object": "?t"}]
+    assert query.metadata["source_doc_ids"] == ["f1", "f2"]
+    assert [(e["passage"], e["doc_id"]) for e in query.metadata["evidence"]] == [
+        (1, "f1"), (1, "f1"), (2, "f2")]
+    assert query.metadata["judge_score"] == 4
+    assert item.negated == [{"subject": "Port Elam", "relation": "birthplace of", "object": "?t"}]
+
+
+def test_review_records_engine_failures_and_rejections_with_reasons():
+    failed = review.review_query(PIN, LLMResult(status="invalid", raw="{oops",
+                                                error="JSON does not match"), [FILMS_A, FILMS_B])
+    assert isinstance(failed, Failure)
+    assert failed.reason == "engine status invalid: JSON does not match"
+    assert failed.raw_output == "{oops" and failed.metadata["check"] == "engine"
+
+    as_2in = DEMONSTRATIONS["2in"].output  # a 2in answer offered for a pin plan
+    rejected = review.review_query(PIN, ok(as_2in), [FILMS_A, FILMS_B])
+    assert isinstance(rejected, Failure) and rejected.step == "logical.query"
+    assert rejected.reason.startswith("structure: pin needs 2 variable(s)")
+    assert "evidence: evidence is not distributed: passage(s) 2" in rejected.reason
+    assert rejected.metadata["check"] == "structure"
+
+    lopsided = pin_output().model_copy(update={"evidence": pin_output().evidence[:2]})
+    spread = review.review_query(PIN, ok(lopsided), [FILMS_A, FILMS_B])
+    assert isinstance(spread, Failure) and spread.metadata["check"] == "evidence"
+
+
+def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():
+    item = accepted_pin()
+    rows, failure = review.review_judgment(
+        item, ok(StructureJudgment(score=2, reason="negation is on the film")), min_score=3)
+    assert [(j.doc_id, j.label, j.task) for j in rows] == [("f1", 2.0, "logical.structure"),
+                                                          ("f2", 2.0, "logical.structure")]
+    assert failure is not None and failure.reason.startswith("judge scored structure 2 < 3")
+    rows, failure = review.review_judgment(item, ok(StructureJudgment(score=4, reason="exact")),
+                                           min_score=3)
+    assert failure is None and len(rows) == 2
+
+
+def test_hypothetical_negatives_must_violate_without_naming_the_answer():
+    item = accepted_pin()
+    assert "(Port Elam, birthplace of, ?t)" in review.hypothetical_item(item)["negated"]
+    good = HypotheticalPassage(title="Tomas Reyes", text=(
+        "Tomas Reyes is an actor born in Port Elam who starred in Quiet Harbor, the film Lena "
+        "Ortiz directed in 2011, playing a ferry captain."))
+    doc = review.review_hypothetical(item, ok(good))
+    assert isinstance(doc, Doc) and doc.doc_id == "lq-pin-0000-hyp"
+    assert doc.metadata == {"synthetic": "hypothetical", "query_id": "lq-pin-0000",
+                            "violates_negation": True}
+    naming = good.model_copy(update={"text": good.text + " Ada Kim was his co-star."})
+    assert review.review_hypothetical(item, ok(naming)).reason == (
+        "passage names the answer (Ada Kim)")
+    elsewhere = good.model_copy(update={"text": good.text.replace("Port Elam", "Dunmore")})
+    assert review.review_hypothetical(item, ok(elsewhere)).reason == (
+        "passage never mentions the negated branch's Port Elam")
+
+
+def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
+    pin = accepted_pin()
+    two_p = review.review_query(TWO_P, ok(DEMONSTRATIONS["2p"].output),
+                                [DEMONSTRATIONS["2p"].passage])
+    failure = review.review_query(FAILED, LLMResult(status="truncated", raw="{", error="cut"),
+                                  ["Marlow Creek is a town founded in 1881."])
+    hyp = Doc("lq-pin-0000-hyp", "A violating passage about Port Elam.", "Tomas Reyes",
+              {"synthetic": "hypothetical", "query_id": "lq-pin-0000",
+               "violates_negation": True})
+    outcome = Outcome(plans=[PIN, TWO_P, FAILED], accepted=[pin, two_p], failures=[failure],
+                      scores={"lq-pin-0000": 4}, hypothetical=[hyp])
+    config = LogicalConfig(types=("pin", "2p", "1p"), per_type=1)
+    bench = Benchmark(tmp_path)
+    summary = write_benchmark(bench, DOCS, outcome, config, {"model": "m", "demo_grade": True})
+
+    assert [d.doc_id for d in bench.corpus()] == ["f1", "f2", "b1", "x1", "x2",
+                                                  "lq-pin-0000-hyp"]  # m1: sampled, failed
+    assert summary.distractors == 2 and summary.accepted == 2 and summary.failures == 1
+    assert bench.qrels_dict() == {"lq-pin-0000": {"f1": 1, "f2": 1}, "lq-2p-0000": {"b1": 2}}
+    queries = {q.query_id: q for q in bench.queries()}
+    assert queries["lq-2p-0000"].metadata["fol"] == (
+        "V? . ∃V1 : DesignedBy(Arden Bridge, V1) ∧ TrainedAt(V1, V?)")
+    assert read_violations(labels_path(tmp_path)) == {
+        "lq-pin-0000": {"f1": 0, "f2": 0, "lq-pin-0000-hyp": 1}}
+    assert [f.item_id for f in bench.failures()] == ["lq-1p-0000"]
+    manifest = bench.manifest()["steps"]["logical"]
+    assert manifest["demo_grade"] is True
+    assert manifest["negation_labels"] == "logical/negation_labels.jsonl"
+    assert manifest["counts"]["accepted_by_type"] == {"pin": 1, "2p": 1}
+    assert check_benchmark(tmp_path).ok, check_benchmark(tmp_path).problems
+
+    write_benchmark(bench, DOCS, outcome, config, {"model": "m"})  # a re-run
+    assert len(list(bench.failures())) == 1
+    row = json.loads(bench.queries_path.read_text(encoding="utf-8").splitlines()[0])
+    assert row["_id"] == "lq-pin-0000" and row["metadata"]["judge_score"] == 4

@@ -1,0 +1,75 @@
+"""End to end through the real embedded model (SmolLM2-135M via llama.cpp) on ComLQ passages.
+
+The model is tiny: most queries fail the checks. What a user relies on is that the build
+completes and that every planned query ends up either accepted or in failures.jsonl with
+its reason, with the manifest recording the engine's work.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.labels import labels_path
+from irforge.records import Doc
+
+# ComLQ corpus ids: 10000 answers query 0 (1p) alone; 13110 + 13111 answer query 1990 (pin_2).
+ARTICLES = {"10000": "comlq-q0", "13110": "comlq-q1990", "13111": "comlq-q1990"}
+CHECKS = ("engine status", "structure:", "evidence:", "answer:", "judge", "passage")
+
+
+def comlq_passages(comlq_dir: Path) -> list[Doc]:
+    path = comlq_dir / "corpus.jsonl"
+    docs = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["_id"] in ARTICLES:
+                docs.append(Doc(row["_id"], row["text"], row.get("title", ""),
+                                {"article": ARTICLES[row["_id"]]}))
+    return docs
+
+
+@pytest.mark.slow
+def test_build_with_embedded_model_completes_and_records_every_failure(tmp_path, comlq_dir):
+    from irforge.llm import Engine
+
+    docs = comlq_passages(comlq_dir)
+    assert len(docs) == 3
+    config = LogicalConfig(types=("1p", "pin"), per_type=1, group_key="article",
+                           hypothetical=True, judge=True)
+    with Engine(cache_path=tmp_path / "cache.sqlite", max_tokens=256, max_reasks=1) as engine:
+        summary = build_logical(tmp_path / "bench", docs, config, engine)
+        entry = engine.manifest_entry()
+
+    bench = Benchmark(tmp_path / "bench")
+    queries = {q.query_id: q for q in bench.queries()}
+    failures = list(bench.failures())
+    query_failures = {f.item_id: f for f in failures if f.step == "logical.query"}
+    assert summary.planned == 2
+    assert set(queries) | set(query_failures) == {"lq-1p-0000", "lq-pin-0000"}
+    assert not set(queries) & set(query_failures)
+    assert summary.accepted == len(queries) and summary.failures == len(failures)
+    for failure in failures:
+        assert failure.reason and failure.reason.startswith(CHECKS), failure.reason
+        assert failure.metadata.get("status") is not None
+        assert failure.raw_output is not None or failure.reason.startswith("engine status")
+    for query in queries.values():  # whatever was accepted carries its structure
+        assert query.metadata["fol"].startswith("V?")
+        assert query.metadata["demo_grade"] is True
+    step = bench.manifest()["steps"]["logical"]
+    assert step["engine"]["demo_grade"] is True and step["engine"]["calls"] >= 2
+    assert "logical.query" in step["engine"]["prompts"]
+    assert step["counts"]["planned"] == 2
+    assert sum(entry["statuses"].values()) >= 2
+    assert labels_path(bench.root).is_file()
+    # Corpus: gold passages plus distractors from articles no query sampled.
+    gold = {d for q in queries.values() for d in q.metadata["source_doc_ids"]}
+    sampled = gold | {d for f in query_failures.values() for d in f.metadata["doc_ids"]}
+    sampled_articles = {ARTICLES[d] for d in sampled}
+    expected = gold | {d for d, article in ARTICLES.items() if article not in sampled_articles}
+    assert {d.doc_id for d in bench.corpus() if not d.metadata.get("synthetic")} == expected

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import pytest
+
+from irforge.generators.multicon.steps import (
+    render_instruction,
+    salient_terms,
+    validate_conditions,
+    validate_descriptive,
+    validate_hard_negative,
+    validate_instruction,
+)
+from irforge.steps.failures import Rejected
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
+
+
+def test_conditions_in_order_with_spans():
+    located = validate_conditions(NOVEL_CONDITIONS, NOVEL, 3)
+    assert [c.span.text for c in located] == NOVEL_CONDITIONS
+    assert all(c.match == "exact" for c in located)
+    assert located[0].span.start == 0
+
+
+def test_conditions_fuzzy_copy_is_accepted_and_snapped():
+    sentences = [NOVEL_CONDITIONS[0],
+                 "It follows a bee-keeper named Mara on a windswept island off the north coast.",
+                 NOVEL_CONDITIONS[2]]
+    located = validate_conditions(sentences, NOVEL, 3, threshold=90)
+    assert located[1].match == "fuzzy"
+    assert located[1].span.text == NOVEL_CONDITIONS[1]
+
+
+@pytest.mark.parametrize(("sentences", "reason"), [
+    (NOVEL_CONDITIONS[:2], "expected 3 condition sentences, got 2"),
+    ([*NOVEL_CONDITIONS[:2], "The story is set on the Moon in 2150."], "does not occur"),
+    ([*NOVEL_CONDITIONS[:2], NOVEL_CONDITIONS[0]], "duplicates condition 1"),
+    ([*NOVEL_CONDITIONS[:2], "It follows a beekeeper"], "duplicates condition 2"),
+    ([*NOVEL_CONDITIONS[:2], "Ines Varga"], "shorter than 3 words"),
+])
+def test_conditions_rejected_with_reason(sentences, reason):
+    with pytest.raises(Rejected, match=reason):
+        validate_conditions(sentences, NOVEL, 3)
+
+
+def test_case_changed_copy_still_matches_fuzzily_but_duplicate_is_caught():
+    sentences = [*NOVEL_CONDITIONS[:2], "the salt orchard is a 1987 NOVEL by ines varga."]
+    with pytest.raises(Rejected, match="duplicates condition 1"):
+        validate_conditions(sentences, NOVEL, 3, threshold=80)
+
+
+def test_instruction_query_lists_exactly_k_conditions():
+    assert validate_instruction(["A 1987 novel", " About  a beekeeper "], 2) == [
+        "A 1987 novel", "About a beekeeper"]
+    with pytest.raises(Rejected, match="lists 3 conditions, expected 2"):
+        validate_instruction(["a", "b", "c"], 2)
+    with pytest.raises(Rejected, match="repeats condition 1"):
+        validate_instruction(["A 1987 novel", "a 1987 novel."], 2)
+    with pytest.raises(Rejected, match="empty"):
+        validate_instruction(["A 1987 novel", "  "], 2)
+
+
+def test_render_instruction_numbers_the_conditions():
+    text = render_instruction("Find a book that meets these conditions:",
+                              ["A 1987 novel.", "About a beekeeper"])
+    assert text == "Find a book that meets these conditions: 1. A 1987 novel. 2. About a beekeeper."
+
+
+def test_descriptive_query_is_prose_not_a_list():
+    assert validate_descriptive("A 1987 novel  about a beekeeper.", 2) == (
+        "A 1987 novel about a beekeeper.")
+    with pytest.raises(Rejected, match="list"):
+        validate_descriptive("Find a book: 1. a 1987 novel 2. about a beekeeper", 2)
+    with pytest.raises(Rejected, match="too short"):
+        validate_descriptive("A novel", 2)
+
+
+def test_hard_negative_must_differ_from_the_original():
+    original = NOVEL_CONDITIONS[0]
+    text, terms = validate_hard_negative(
+        original, "The Salt Orchard is a 2004 novel by Ines Varga.", "modify")
+    assert text.startswith("The Salt Orchard is a 2004") and terms == []
+    with pytest.raises(Rejected, match="unchanged"):
+        validate_hard_negative(original, "the salt orchard is a 1987 novel by Ines Varga",
+                               "modify")
+    with pytest.raises(Rejected, match="still contains"):
+        validate_hard_negative(original, f"{original} But nobody read it.", "modify")
+
+
+def test_keyword_strategy_keeps_key_terms():
+    original = "She studied at the Bauhaus before opening her own studio in 1931."
+    assert salient_terms(original) == ["Bauhaus", "1931"]
+    kept = "She studied law in Leipzig, while her cousin went to the Bauhaus in 1931."
+    text, terms = validate_hard_negative(original, kept, "keyword")
+    assert text == kept and terms == ["Bauhaus", "1931"]
+    with pytest.raises(Rejected, match=r"missing \['1931'\]"):
+        validate_hard_negative(original, "She studied law while her cousin went to the Bauhaus.",
+                               "keyword")
+    with pytest.raises(Rejected, match="do not occur in the original"):
+        validate_hard_negative(original, kept, "keyword", ["Leipzig"])
+    with pytest.raises(Rejected, match="missing"):
+        validate_hard_negative(original, "She studied law while her cousin went to the Bauhaus "
+                                         "in 1931.", "keyword", ["studio"])
+
+
+def test_keyword_strategy_needs_some_key_term():
+    original = "the patient felt better after resting at home."
+    with pytest.raises(Rejected, match="at least one key term"):
+        validate_hard_negative(original, "the patient felt worse after a walk outside.",
+                               "keyword")
+
+
+def test_hard_negative_must_rewrite_the_sentence_not_replace_it():
+    original = "It follows a beekeeper named Mara on a windswept island off the northern coast."
+    with pytest.raises(Rejected, match="shares under 20%"):
+        validate_hard_negative(original, "The heroine spends her summers repairing clocks.",
+                               "modify")
+    text, _ = validate_hard_negative(original, "It follows a glassblower named Mara in a port.",
+                                     "modify")
+    assert text.startswith("It follows a glassblower")
+
+
+def test_instruction_phrases_lose_their_own_list_numbers():
+    assert validate_instruction(["1. A 1987 novel", "2) About bees", "- Set on an island"], 3) == [
+        "A 1987 novel", "About bees", "Set on an island"]

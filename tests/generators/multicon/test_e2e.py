@@ -1,0 +1,140 @@
+"""End to end through the real embedded model (SmolLM2-135M via llama.cpp); no mocks.
+
+The model is demo grade, so most items are expected to be rejected. What must hold: the run
+completes, every produced item passes its validator when re-checked from the written files,
+and every source or query that is missing is explained in failures.jsonl with a reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.generators.multicon import MulticonConfig, get_domain
+from irforge.generators.multicon.cli import build_multicon
+from irforge.generators.multicon.sentences import normalize
+from irforge.generators.multicon.steps import (
+    validate_conditions,
+    validate_descriptive,
+    validate_hard_negative,
+    validate_instruction,
+)
+from irforge.jsonl import iter_jsonl
+from irforge.llm import Engine
+from irforge.records import Doc
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
+
+N = 3
+SECOND = Doc("ferry", "The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
+                      "It was shot on a ferry crossing between two small islands. "
+                      "The lead role is played by the actor Tomas Reyes. "
+                      "The film premiered at a festival in Rotterdam.", title="The Quiet Ferry")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("multicon-e2e")
+    docs = [Doc("salt", NOVEL, title="The Salt Orchard"), SECOND]
+    config = MulticonConfig(domain=get_domain("books"), n=N, pad_to=120, seed=1)
+    with Engine(cache_path=root / "cache.sqlite", max_tokens=256, progress=False) as engine:
+        # "salt" gets hand-picked conditions so the real model also runs steps 2 and 3.
+        build_multicon(root / "bench", docs, config, engine, source="test",
+                       given={"salt": NOVEL_CONDITIONS})
+    return root / "bench"
+
+
+def _rows(path: Path) -> list[dict]:
+    return [row for _, row in iter_jsonl(path)] if path.exists() else []
+
+
+@pytest.mark.slow
+def test_run_completes_and_records_the_embedded_model(built):
+    manifest = Benchmark(built).manifest()["steps"]["multicon"]
+    assert manifest["demo_grade"] is True
+    assert manifest["params"]["n"] == N
+    assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.instruction_query",
+                                        "multicon.descriptive_query",
+                                        "multicon.hard_negative_modify"}
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "multicon/task1.jsonl",
+                 "multicon/task2.jsonl", "multicon/task3.jsonl", "multicon/sources.jsonl"):
+        assert (built / name).exists(), name
+
+
+@pytest.mark.slow
+def test_every_produced_item_passes_its_validator(built):
+    bench = Benchmark(built)
+    sources = {row["source_doc"]: row for row in _rows(built / "multicon" / "sources.jsonl")}
+    texts = {"salt": NOVEL, "ferry": SECOND.text}
+    docs = {doc.doc_id: doc for doc in bench.corpus()}
+    for source, row in sources.items():
+        conditions = [c["text"] for c in row["conditions"]]
+        located = validate_conditions(conditions, texts[source], N)
+        assert [(c.span.start, c.span.end) for c in located] == [
+            (c["start"], c["end"]) for c in row["conditions"]]
+        for c in row["conditions"]:
+            validate_hard_negative(c["text"], c["hard_negative"], row["strategy"])
+        for j in range(N + 1):
+            doc = docs[row["positive"] if j == N else row["hard_negatives"][str(j)]]
+            assert doc.metadata["satisfied"] == j
+            for index, c in enumerate(row["conditions"], start=1):
+                kept = index <= j
+                assert (c["text"] in doc.text) is kept
+                assert (c["hard_negative"] in doc.text) is not kept
+            assert len(doc.text.split()) >= 100  # padded towards 120 words
+    for query in bench.queries():
+        meta = query.metadata
+        assert meta["source_doc"] in sources
+        if meta["style"] == "instruction":
+            validate_instruction(meta["condition_phrases"], meta["k"])
+            assert query.text.count(". ") >= meta["k"]
+        else:
+            assert validate_descriptive(query.text, meta["k"]) == query.text
+    qrels = bench.qrels_dict() if (built / "qrels" / "test.tsv").exists() else {}
+    for query_id, grades in qrels.items():
+        k = int(query_id.split("-q")[1].split("-")[0])
+        assert max(grades.values()) == k
+
+
+@pytest.mark.slow
+def test_every_accepted_llm_output_passes_its_validator_again(built):
+    originals = {f"salt:c{i}": c for i, c in enumerate(NOVEL_CONDITIONS, start=1)}
+    for row in _rows(built / "judgments.jsonl"):
+        raw = row["raw_output"]
+        value = json.loads(raw[raw.index("{"):raw.rindex("}") + 1])
+        item, task = row["query_id"], row["task"]
+        if task == "multicon.instruction_query":
+            validate_instruction(value["conditions"], int(item.split("-q")[1].split("-")[0]))
+        elif task == "multicon.descriptive_query":
+            validate_descriptive(value["query"], int(item.split("-q")[1].split("-")[0]))
+        elif task == "multicon.hard_negative" and item in originals:
+            validate_hard_negative(originals[item], value["sentence"], "modify")
+        elif task == "multicon.conditions":
+            validate_conditions(value["sentences"], SECOND.text, N)
+        assert row["source"] == "llm" and row["model"].startswith("embedded:")
+
+
+@pytest.mark.slow
+def test_every_rejected_item_is_in_failures_with_a_reason(built):
+    failures = _rows(built / "failures.jsonl")
+    assert all(f["reason"].strip() and f["step"].startswith("multicon.") for f in failures)
+    failed_ids = {f["item_id"] for f in failures}
+    sources = {row["source_doc"] for row in _rows(built / "multicon" / "sources.jsonl")}
+    for source in ("salt", "ferry"):
+        assert source in sources or source in failed_ids or any(
+            i.startswith(f"{source}:c") for i in failed_ids), source
+    queries = {q.query_id for q in Benchmark(built).queries()}
+    for source in sources:
+        for k in range(1, N + 1):
+            for style in ("inst", "desc"):
+                qid = f"{source}-q{k}-{style}"
+                assert qid in queries or qid in failed_ids, qid
+    for failure in failures:
+        if failure["reason"].startswith("rejected:"):
+            assert failure["raw_output"] or failure["metadata"].get("given")
+    judged = {row["query_id"] for row in _rows(built / "judgments.jsonl")}
+    assert not judged & {f["item_id"] for f in failures if f["step"] != "multicon.documents"}
+    assert all(normalize(j) for j in judged)
+    json.dumps(failures)  # the log is plain JSON

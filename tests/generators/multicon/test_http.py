@@ -1,0 +1,86 @@
+"""``irforge build multicon`` through the real CLI, litellm and HTTP against the scripted server.
+
+The server answers like a well-behaved model, except for injected faults (a refusal, a reply
+cut off at the token limit, repeated sentences that the engine re-asks about); each fault must
+end up in failures.jsonl or be repaired, and the rest must be built.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from irforge.bench import Benchmark
+from irforge.check import check_benchmark
+from irforge.cli import build_app
+from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+
+FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
+         "It was shot on a ferry crossing between two small islands. "
+         "The lead role is played by the actor Tomas Reyes. "
+         "The film premiered at a festival in Rotterdam.")
+
+
+def _script() -> Script:
+    rules = [
+        Rule("Mara's brother returns", (  # first a repeated sentence: the engine re-asks
+            Action.answer({"sentences": [NOVEL_CONDITIONS[0]] * 3}),
+            Action.answer({"sentences": NOVEL_CONDITIONS}))),
+        Rule("The Quiet Ferry is a 2003", (Action.refusal("I will not."),)),
+        Rule("mentions all 2 conditions", (Action.truncated('{"query": "a 1987 nov'),)),
+    ]
+    for k in (1, 2, 3):
+        rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
+            {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))
+        rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
+            {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
+    for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
+        rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
+    return Script(default=Action.answer({"unexpected": True}), rules=tuple(rules))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    rows = [{"_id": "salt", "title": "The Salt Orchard", "text": NOVEL},
+            {"_id": "ferry", "title": "The Quiet Ferry", "text": FERRY}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus):
+    bench_dir = tmp_path / "bench"
+    with ScriptedServer(_script()) as server:
+        args = ["build", "multicon", str(bench_dir), "--corpus", str(corpus), "--n", "3",
+                "--pad-to", "80", "--model", "openai/scripted", "--api-base", server.url,
+                "--cache", str(tmp_path / "cache.sqlite")]
+        result = CliRunner().invoke(build_app(), args, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        requests = len(server.log)
+        assert sum("Mara's brother returns" in e.first_user for e in server.log) == 2
+        # a re-run is answered from the cache: no new request reaches the server
+        again = CliRunner().invoke(build_app(), args, catch_exceptions=False)
+        assert again.exit_code == 0 and len(server.log) == requests
+    assert "sources=1" in result.output and "DEMO GRADE" not in result.output
+
+    bench = Benchmark(bench_dir)
+    assert check_benchmark(bench_dir).ok
+    assert sorted(q.query_id for q in bench.queries()) == [
+        "salt-q1-desc", "salt-q1-inst", "salt-q2-inst", "salt-q3-desc", "salt-q3-inst"]
+    docs = {d.doc_id: d for d in bench.corpus()}
+    assert sorted(docs) == ["salt-hn0", "salt-hn1", "salt-hn2", "salt-pos"]
+    assert all(len(d.text.split()) >= 80 for d in docs.values())
+    failures = {f.item_id: f for f in bench.failures()}
+    assert set(failures) == {"ferry", "salt-q2-desc"}
+    assert failures["ferry"].reason.startswith("llm refused")
+    assert failures["salt-q2-desc"].reason.startswith("llm truncated")
+    assert failures["salt-q2-desc"].raw_output == '{"query": "a 1987 nov'
+    manifest = bench.manifest()["steps"]["multicon"]
+    assert manifest["model"] == "openai/scripted" and manifest["counts"]["failures"] == 2
+    task1 = [json.loads(line) for line in (bench_dir / "multicon" / "task1.jsonl").open()]
+    assert {(r["query_id"], r["hard_negative"]) for r in task1} >= {
+        ("salt-q1-inst", "salt-hn0"), ("salt-q3-desc", "salt-hn2")}

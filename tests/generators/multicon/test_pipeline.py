@@ -1,0 +1,158 @@
+"""The generator's routing of engine results, on hand-written documents with canned answers.
+
+The engine here answers from a table (the contract's LLMResult shape, pydantic validation like
+the real engine); the real engine and model are exercised in test_multicon_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from irforge.bench import Benchmark
+from irforge.check import check_benchmark
+from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
+from irforge.llm import LLMResult
+from irforge.records import Doc
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+
+
+class CannedEngine:
+    """Answers each template with a function of the item; validates like the engine does."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.calls: list[tuple[str, int]] = []
+
+    def run(self, items, template_name, output_model, step):
+        self.calls.append((template_name, len(items)))
+        results = []
+        for item in items:
+            answer = self.answers[template_name](item)
+            raw = json.dumps(answer)
+            try:
+                value = output_model.model_validate(answer)
+            except ValidationError as exc:
+                results.append(LLMResult("invalid", raw=raw, error=str(exc).splitlines()[0],
+                                         model="canned", prompt_id=template_name))
+                continue
+            results.append(LLMResult("ok", value=value, raw=raw, model="canned",
+                                     prompt_id=template_name))
+        return results
+
+
+BAD_DOC = Doc("bad", "One sentence here. Another one there. A third one too. And a fourth.")
+
+
+def answers(break_negative: str | None = None):
+    negatives = dict(zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True))
+    return {
+        "multicon.conditions": lambda item: (
+            {"sentences": NOVEL_CONDITIONS} if item["document"] == NOVEL
+            else {"sentences": ["Invented sentence about nothing.", "One sentence here.",
+                                "Another one there."]}),
+        "multicon.instruction_query": lambda item: {
+            "conditions": [f"condition {i}" for i in range(1, item["k"] + 1)]},
+        "multicon.descriptive_query": lambda item: (
+            {"query": "too short"} if item["k"] == 2
+            else {"query": f"a book meeting {item['k']} conditions in prose form"}),
+        "multicon.hard_negative_modify": lambda item: {
+            "sentence": item["sentence"] if item["sentence"] == break_negative
+            else negatives[item["sentence"]]},
+        "decomposition.adaptive": lambda item: {
+            "subqueries": [{"text": "all of it",
+                            "conditions": list(range(1, len(item["conditions"]) + 1))}]},
+    }
+
+
+@pytest.fixture
+def docs():
+    return [Doc("salt", NOVEL, title="The Salt Orchard"), BAD_DOC, Doc("tiny", "Too short.")]
+
+
+def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
+    engine = CannedEngine(answers())
+    config = MulticonConfig(domain=get_domain("books"), n=3, adaptive=True)
+    out = generate(docs, engine, config)
+
+    assert [d.doc_id for d in out.docs] == ["salt-pos", "salt-hn2", "salt-hn1", "salt-hn0"]
+    ids = sorted(q.query_id for q in out.queries)
+    assert ids == ["salt-q1-desc", "salt-q1-inst", "salt-q2-inst", "salt-q3-desc", "salt-q3-inst"]
+    q3 = next(q for q in out.queries if q.query_id == "salt-q3-inst")
+    assert q3.text == ("Find a book that meets these conditions: 1. condition 1. "
+                       "2. condition 2. 3. condition 3.")
+    assert q3.metadata["subqueries"]["adaptive"] == [{"text": "all of it",
+                                                      "conditions": [1, 2, 3]}]
+
+    reasons = {(f.step, f.item_id): f.reason for f in out.failures}
+    assert reasons[("multicon.conditions", "tiny")].startswith("document has 1 sentence(s)")
+    assert "does not occur in the document" in reasons[("multicon.conditions", "bad")]
+    assert "too short" in reasons[("multicon.descriptive_query", "salt-q2-desc")]
+    assert len(out.failures) == 3
+    assert all(f.raw_output for f in out.failures if f.item_id != "tiny")
+    # every accepted LLM output is logged with its raw text
+    assert len(out.accepted) == 1 + 5 + 3 + 2
+    assert {j.task for j in out.accepted} >= {"multicon.conditions", "multicon.hard_negative"}
+
+    counts = write_output(Benchmark(tmp_path), out, {"model": "canned"})
+    assert counts["docs"] == 4 and counts["queries"] == 5 and counts["failures"] == 3
+    report = check_benchmark(tmp_path)
+    assert report.ok, report.problems
+    for name in ("sources", "task1", "task2", "task3"):
+        assert (tmp_path / "multicon" / f"{name}.jsonl").is_file()
+    manifest = Benchmark(tmp_path).manifest()
+    assert manifest["steps"]["multicon"]["counts"]["queries"] == 5
+
+
+def test_a_source_without_every_hard_negative_is_left_out(docs):
+    engine = CannedEngine(answers(break_negative=NOVEL_CONDITIONS[1]))
+    out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3))
+    assert out.docs == [] and out.queries == [] and out.qrels == []
+    steps = {f.step: f for f in out.failures}
+    assert "unchanged" in steps["multicon.hard_negative"].reason
+    assert steps["multicon.hard_negative"].item_id == "salt:c2"
+    assert "condition(s) 2" in steps["multicon.documents"].reason
+
+
+def test_rerun_replaces_own_log_rows_and_keeps_other_steps(docs, tmp_path):
+    bench = Benchmark(tmp_path)
+    from irforge.records import Failure
+
+    bench.add_failures([Failure(step="other.step", item_id="x", reason="kept")])
+    config = MulticonConfig(domain=get_domain("books"), n=3)
+    for _ in range(2):
+        write_output(bench, generate(docs, CannedEngine(answers()), config), {})
+    failures = list(bench.failures())
+    assert [f.step for f in failures].count("other.step") == 1
+    assert sum(f.step.startswith("multicon.") for f in failures) == 3
+
+
+def test_padding_is_applied_to_every_variant(docs):
+    config = MulticonConfig(domain=get_domain("books"), n=3, pad_to=200, seed=5)
+    out = generate(docs[:1], CannedEngine(answers()), config)
+    lengths = {d.doc_id: len(d.text.split()) for d in out.docs}
+    assert lengths["salt-pos"] >= 200
+    assert all(d.metadata["padded_to"] == 200 for d in out.docs)
+    again = generate(docs[:1], CannedEngine(answers()), config)
+    assert [d.text for d in again.docs] == [d.text for d in out.docs]
+
+
+def test_config_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="strategy"):
+        MulticonConfig(domain=get_domain("books"), strategy="invert")
+    with pytest.raises(ValueError, match="n must be"):
+        MulticonConfig(domain=get_domain("books"), n=0)
+
+
+def test_given_conditions_skip_step_one_and_are_validated(docs):
+    engine = CannedEngine(answers())
+    given = {"salt": NOVEL_CONDITIONS, "bad": ["Not in there at all, sadly.", "One sentence here.",
+                                              "Another one there."]}
+    out = generate(docs[:2], engine, MulticonConfig(domain=get_domain("books"), n=3), given)
+    assert "multicon.conditions" not in [name for name, _ in engine.calls]
+    assert [d.doc_id for d in out.docs][:1] == ["salt-pos"]
+    [failure] = [f for f in out.failures if f.step == "multicon.conditions"]
+    assert failure.item_id == "bad" and "does not occur" in failure.reason
+    assert failure.metadata["given"] is True

@@ -1,0 +1,85 @@
+"""Every MultiConIR template renders for every built-in domain and style, and says what it must."""
+
+from __future__ import annotations
+
+import pytest
+
+from irforge.generators.multicon.domains import BUILTIN_DOMAINS
+from irforge.generators.multicon.steps import HARD_NEGATIVE_TEMPLATES
+from irforge.prompts import get_template, list_templates
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
+
+TEMPLATES = ["multicon.conditions", "multicon.instruction_query", "multicon.descriptive_query",
+             "multicon.hard_negative_modify", "multicon.hard_negative_keyword",
+             "decomposition.adaptive"]
+
+
+def _text(messages):
+    return "\n".join(m["content"] for m in messages)
+
+
+def test_templates_are_registered_and_cite_the_paper():
+    names = {t.name for t in list_templates()}
+    assert set(TEMPLATES) <= names
+    for name in TEMPLATES:
+        template = get_template(name)
+        assert "section" in template.paper
+        assert template.path.read_text(encoding="utf-8").startswith("#")
+        assert _text(template.render_example())
+
+
+@pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
+def test_condition_prompt_for_each_domain(domain):
+    spec = BUILTIN_DOMAINS[domain]
+    text = _text(get_template("multicon.conditions").render(
+        domain=spec.name, entity=spec.entity, features=list(spec.features), n=7,
+        document=NOVEL))
+    assert "exactly 7 sentences" in text and NOVEL in text
+    assert all(feature in text for feature in spec.features)
+    assert '"sentences"' in text
+
+
+@pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
+@pytest.mark.parametrize("style", ["instruction", "descriptive"])
+def test_query_prompt_for_each_domain_and_style(domain, style):
+    spec = BUILTIN_DOMAINS[domain]
+    examples = list(getattr(spec, f"{style}_examples"))
+    assert examples, f"{domain} ships no {style} example"
+    text = _text(get_template(f"multicon.{style}_query").render(
+        entity=spec.entity, k=2, sentences=NOVEL_CONDITIONS[:2], examples=examples))
+    assert f"a {spec.entity}" in text and "2 sentences" in text
+    assert f"1. {NOVEL_CONDITIONS[0]}" in text and f"2. {NOVEL_CONDITIONS[1]}" in text
+    assert NOVEL_CONDITIONS[2] not in text
+    assert examples[0] in text
+    if style == "instruction":
+        assert "Exactly 2 conditions" in text and '"conditions"' in text
+    else:
+        assert "no numbers, bullets or lists" in text and '"query"' in text
+
+
+def test_query_prompt_without_examples_has_no_example_heading():
+    text = _text(get_template("multicon.descriptive_query").render(
+        entity="book", k=1, sentences=NOVEL_CONDITIONS[:1], examples=[]))
+    assert "Examples" not in text
+
+
+@pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
+@pytest.mark.parametrize("strategy", sorted(HARD_NEGATIVE_TEMPLATES))
+def test_hard_negative_prompt_for_each_domain_and_strategy(domain, strategy):
+    spec = BUILTIN_DOMAINS[domain]
+    examples = [e.model_dump() for e in spec.hard_negative_examples]
+    template, _ = HARD_NEGATIVE_TEMPLATES[strategy]
+    text = _text(get_template(template).render(
+        query="A 1987 novel by Varga", sentence=NOVEL_CONDITIONS[0], examples=examples))
+    assert NOVEL_CONDITIONS[0] in text and "A 1987 novel by Varga" in text
+    assert examples[0]["modified"] in text
+    if strategy == "keyword":
+        assert "key terms" in text and '"key_terms"' in text
+    else:
+        assert "Change the key information" in text
+
+
+def test_adaptive_prompt_numbers_the_conditions():
+    text = _text(get_template("decomposition.adaptive").render(
+        query="Find a book: 1. a. 2. b.", conditions=["a 1987 novel", "about bees"]))
+    assert "2 numbered conditions" in text and "2. about bees" in text
