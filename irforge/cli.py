@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from irforge.cli_output import JsonOption, emit, set_verbosity
 from irforge.errors import IrforgeError
 
 console = Console(stderr=True)
@@ -27,6 +28,7 @@ GROUPS: dict[str, str] = {
     "prompts": "List and render the prompt templates.",
     "annotate": "Human-in-the-loop rounds in Label Studio.",
     "audit": "Agreement and data audits.",
+    "qrels": "Combine LLM and human qrels into the split an evaluation scores.",
 }
 
 # (group or None for top level, verb, "module:function")
@@ -35,6 +37,11 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "version", "irforge.cli:version"),
     (None, "demo", "irforge.demo:demo_command"),
     (None, "eval", "irforge.eval.cli:eval_command"),
+    (None, "export", "irforge.export.cli:export_command"),
+    (None, "view", "irforge.viewer.cli:view_command"),
+    ("qrels", "merge", "irforge.annotation.cli:merge_command"),
+    ("annotate", "export-tasks", "irforge.annotation.cli:export_tasks"),
+    ("annotate", "import-tasks", "irforge.annotation.cli:import_tasks"),
     ("annotate", "push", "irforge.annotation.cli:push"),
     ("annotate", "pull", "irforge.annotation.cli:pull"),
     ("annotate", "status", "irforge.annotation.cli:status"),
@@ -67,12 +74,19 @@ COMMANDS: list[tuple[str | None, str, str]] = [
 
 def check(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to validate.")],
+    as_json: JsonOption = False,
 ) -> None:
     """Validate a benchmark folder and list every problem found, not only the first."""
     from irforge.check import check_benchmark
 
     report = check_benchmark(bench_dir)
     counts = ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))
+    if as_json:
+        emit({"folder": bench_dir, "ok": report.ok, "counts": dict(report.counts),
+              "problems": [str(problem) for problem in report.problems]}, "", as_json=True)
+        if not report.ok:
+            raise typer.Exit(1)
+        return
     if report.ok:
         typer.echo(f"OK {bench_dir}: {counts}")
         return
@@ -94,10 +108,33 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module_name), attr)
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from irforge import __version__
+
+        typer.echo(f"irforge {__version__}")
+        raise typer.Exit(0)
+
+
+def root(
+    version_flag: Annotated[bool, typer.Option(
+        "--version", callback=_show_version, is_eager=True,
+        help="Print the irforge version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print only results and errors (no progress bars or notes).")]
+    = False,
+    verbose: Annotated[int, typer.Option(
+        "--verbose", "-v", count=True, help="Log what irforge does (-vv: debug).")] = 0,
+) -> None:
+    """Build IR benchmarks with LLMs and humans in the loop."""
+    set_verbosity(-1 if quiet else verbose)
+
+
 def build_app() -> typer.Typer:
     """Assemble the app from the registry."""
-    app = typer.Typer(no_args_is_help=True, add_completion=False,
+    app = typer.Typer(no_args_is_help=True, add_completion=True,
                       help="Build IR benchmarks with LLMs and humans in the loop.")
+    app.callback()(root)
     groups = {name: typer.Typer(no_args_is_help=True, help=text) for name, text in GROUPS.items()}
     used: set[str] = set()
     for group, name, target in COMMANDS:
@@ -113,25 +150,36 @@ def build_app() -> typer.Typer:
     return app
 
 
-def main() -> None:
-    """Console entry point: known errors are printed without a traceback."""
-    app = build_app()
+def _usage_error_types() -> tuple[type[BaseException], ...]:
+    """Click's exception class and the copy typer vendors as ``typer._click`` (typer >= 0.26)."""
+    import click
+
+    types: list[type[BaseException]] = [click.ClickException]
     try:
-        code = app(standalone_mode=False)  # click returns Exit codes instead of raising here
+        from typer._click.exceptions import ClickException as VendoredClickException
+    except ImportError:  # typer releases that use click itself
+        pass
+    else:
+        types.append(VendoredClickException)
+    return tuple(types)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: known errors and usage errors are printed without a traceback."""
+    app = build_app()
+    usage_errors = _usage_error_types()
+    try:
+        code = app(args=argv, prog_name="irforge", standalone_mode=False)
     except IrforgeError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         console.print("aborted")
         sys.exit(130)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    except usage_errors as exc:
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
     if isinstance(code, int) and code:
         sys.exit(code)

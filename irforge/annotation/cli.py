@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.cli_output import JsonOption, emit
 from irforge.errors import IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
@@ -133,3 +134,90 @@ def status(
         table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
                       f"{row.share:.0%}", str(row.annotations))
     Console().print(table)
+
+
+def export_tasks(
+    bench_dir: BenchDir,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Tasks file to write (JSON); the "
+                                      "labeling config goes next to it as .xml.")],
+    job: Job = "relevance",
+    n: Annotated[int, typer.Option("--n", help="How many items to sample.")] = 50,
+    strategy: Annotated[str, typer.Option(help="random, stratified, disagreement or "
+                                          "low-confidence.")] = "random",
+    by: Annotated[str | None, typer.Option(help="Stratum key for stratified sampling.")]
+    = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    config_file: LabelConfig = None,
+    label_control: LabelControl = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write Label Studio tasks (with LLM predictions) and the config to files: no server."""
+    from irforge.annotation.files import export_tasks as run_export
+    from irforge.annotation.labeling import get_job
+    from irforge.bench import Benchmark
+
+    labeling = get_job(job, config_file, label_control)
+    with _user_errors():
+        result = run_export(Benchmark(bench_dir), labeling, out, n, strategy, seed, by)
+    emit({"tasks": result.tasks, "config": result.config, "sampled": result.sampled,
+          "candidates": result.candidates},
+         f"wrote {result.sampled} of {result.candidates} tasks to {result.tasks} and the "
+         f"labeling config to {result.config}: in Label Studio create a project with that "
+         f"config, import the tasks, annotate, Export > JSON, then run `irforge annotate "
+         f"import-tasks {bench_dir} EXPORT.json`", as_json)
+
+
+def import_tasks(
+    bench_dir: BenchDir,
+    export_file: Annotated[Path, typer.Argument(help="Label Studio JSON export (Export > JSON).",
+                                                dir_okay=False)],
+    job: Job = "relevance",
+    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators: median, lower, "
+                                           "higher or first.")] = "median",
+    split: Annotated[str, typer.Option(help="Write adjudicated qrels to qrels/SPLIT.tsv.")]
+    = "human",
+    config_file: LabelConfig = None,
+    label_control: LabelControl = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read annotated tasks from a Label Studio export file, as `annotate pull` does."""
+    from irforge.annotation.files import import_tasks as run_import
+    from irforge.annotation.labeling import get_job
+    from irforge.bench import Benchmark
+
+    labeling = get_job(job, config_file, label_control)
+    with _user_errors():
+        result = run_import(Benchmark(bench_dir), labeling, export_file, tie_break, split)
+    emit({"tasks": result.tasks, "new_labels": result.new_labels, "unchanged": result.unchanged,
+          "invalid": result.invalid, "adjudicated": result.adjudicated,
+          "qrels": result.qrels_path},
+         f"{export_file}: {result.tasks} tasks, {result.new_labels} new human labels "
+         f"({result.unchanged} already imported), {result.invalid} invalid answers, "
+         f"{result.adjudicated} adjudicated items"
+         + (f"; wrote {result.qrels_path}" if result.qrels_path else ""), as_json)
+
+
+def merge_command(
+    bench_dir: BenchDir,
+    base: Annotated[str, typer.Option(help="LLM qrels split to start from.")] = "test",
+    out: Annotated[str, typer.Option(help="Split to write: qrels/OUT.tsv.")] = "adjudicated",
+    policy: Annotated[str, typer.Option(help="human-wins (people override the LLM, the rest "
+                                        "kept) or human-only.")] = "human-wins",
+    task: Annotated[str, typer.Option(help="Judgment task of the human labels.")]
+    = "relevance",
+    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators.")] = "median",
+    as_json: JsonOption = False,
+) -> None:
+    """Write adjudicated qrels (LLM + human labels) with a provenance row per pair."""
+    from irforge.annotation.merge import merge_qrels
+    from irforge.bench import Benchmark
+
+    with _user_errors():
+        result = merge_qrels(Benchmark(bench_dir), base, out, policy, task, tie_break)
+    emit({"qrels": result.qrels, "provenance": result.provenance, "total": result.total,
+          "from_human": result.from_human, "from_llm": result.from_llm,
+          "changed": result.changed},
+         f"wrote {result.qrels}: {result.total} qrels ({result.from_human} from people, "
+         f"{result.changed} of them changed an LLM grade; {result.from_llm} from the LLM); "
+         f"provenance in {result.provenance}. Score it: irforge eval {bench_dir} --qrels {out}",
+         as_json)

@@ -199,8 +199,19 @@ def pull(bench: Benchmark, job: LabelingJob, connection: LabelStudio, project_id
         snapshot = snapshot_from_pages(connection, project_id, folder, page_size)
     else:
         raise ValueError(f"unknown pull method {method!r}; use export or tasks")
+    return ingest(bench, job, snapshot, project_id, _users(connection), tie_break, split,
+                  step=f"annotate.pull.{job.name}", summary_folder=folder)
+
+
+def ingest(bench: Benchmark, job: LabelingJob, snapshot: Path, project_id: int,
+           users: Mapping[int, str], tie_break: str = "median", split: str = "human",
+           step: str = "annotate.import", summary_folder: Path | None = None) -> PullResult:
+    """Validate a saved snapshot, append new human labels, adjudicate, write qrels/<split>.tsv.
+
+    Shared by ``annotate pull`` (server export) and ``annotate import-tasks`` (a file).
+    """
     tasks = read_snapshot(snapshot)
-    judgments, failures = to_judgments(tasks, job, project_id, _users(connection))
+    judgments, failures = to_judgments(tasks, job, project_id, users)
     seen = _seen(bench, job.task)
     fresh = [j for j in judgments if (j.metadata.get("ls_annotation_id"),
                                       j.metadata.get("ls_updated_at")) not in seen]
@@ -219,10 +230,12 @@ def pull(bench: Benchmark, job: LabelingJob, connection: LabelStudio, project_id
         qrels_path = bench.qrels_path(split)
     result = PullResult(snapshot, len(tasks), len(fresh), len(judgments) - len(fresh),
                         len(failures), len(decided), qrels_path)
-    write_json(folder / "last_pull.json", {"snapshot": str(snapshot.name), "tasks": len(tasks),
-                                           "new_labels": len(fresh), "invalid": len(failures)})
-    bench.record_step(f"annotate.pull.{job.name}", {
-        "project_id": project_id, "tasks": len(tasks), "new_labels": len(fresh),
-        "invalid": len(failures), "adjudicated": len(decided), "tie_break": tie_break,
-        "qrels": str(qrels_path) if qrels_path else None})
+    if summary_folder is not None:
+        write_json(summary_folder / "last_pull.json", {
+            "snapshot": str(snapshot.name), "tasks": len(tasks), "new_labels": len(fresh),
+            "invalid": len(failures)})
+    bench.record_step(step, {
+        "project_id": project_id, "snapshot": str(snapshot), "tasks": len(tasks),
+        "new_labels": len(fresh), "invalid": len(failures), "adjudicated": len(decided),
+        "tie_break": tie_break, "qrels": str(qrels_path) if qrels_path else None})
     return result

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from irforge.cli_output import JsonOption, emit
+
 DEFAULT_METRICS = ["ndcg@10", "recall@100", "map", "mrr"]
 
 
@@ -23,7 +25,10 @@ def eval_command(
     = None,
     run_file: Annotated[list[Path] | None, typer.Option(
         "--run", help="Also score an existing TREC run file (repeatable).")] = None,
-    split: Annotated[str, typer.Option(help="Qrels split: qrels/<split>.tsv.")] = "test",
+    split: Annotated[str, typer.Option(
+        "--qrels", "--split", help="Qrels split to score: qrels/<NAME>.tsv. test: the LLM "
+        "labels; human: people's labels (annotate pull/import-tasks); adjudicated: both "
+        "(qrels merge).")] = "test",
     depth: Annotated[int, typer.Option(help="Documents retrieved per query.")] = 100,
     rerank_k: Annotated[int, typer.Option(help="Top documents each reranker rescores.")] = 50,
     group_field: Annotated[str, typer.Option(
@@ -38,6 +43,7 @@ def eval_command(
     out: Annotated[Path | None, typer.Option(
         help="Output folder (default BENCH_DIR/eval).")] = None,
     plots: Annotated[bool, typer.Option(help="Write matplotlib plots.")] = True,
+    as_json: JsonOption = False,
 ) -> None:
     """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
 
@@ -55,6 +61,12 @@ def eval_command(
         cache_dir=bench_dir / ".irforge" / "embeddings", query_prefix=query_prefix,
         passage_prefix=passage_prefix)
     written = write_outputs(results, out or bench_dir / "eval", plots=plots)
+    if as_json:
+        emit({"bench": results.bench, "split": results.split, "queries": results.queries,
+              "docs": results.docs, "metrics": results.metrics,
+              "systems": {s.name: s.means for s in results.systems}, "ann": results.ann,
+              "outputs": written}, "", as_json=True)
+        return
     console = Console()
     console.print(rich_table(results))
     for check in results.ann:

@@ -1,0 +1,64 @@
+"""What the command line prints: global verbosity (``--quiet``/``--verbose``) and ``--json``.
+
+Verbs print their summary through :func:`emit`, so ``--json`` gives one machine-readable
+object on stdout and ``--quiet`` hides chatter (progress bars, notes) but never errors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+VERBOSITY_ENV = "IRFORGE_VERBOSITY"  # set by the root options so worker processes see it too
+
+JsonOption = Annotated[bool, typer.Option(
+    "--json", help="Print the summary as one JSON object on stdout (for scripts).")]
+
+
+def set_verbosity(level: int) -> None:
+    """-1 quiet, 0 normal, 1 verbose (info logs), 2 or more debug logs."""
+    os.environ[VERBOSITY_ENV] = str(level)
+    if level > 0:
+        logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
+        logging.getLogger("irforge").setLevel(logging.INFO if level == 1 else logging.DEBUG)
+
+
+def verbosity() -> int:
+    try:
+        return int(os.environ.get(VERBOSITY_ENV, "0"))
+    except ValueError:
+        return 0
+
+
+def quiet() -> bool:
+    return verbosity() < 0
+
+
+def note(message: str) -> None:
+    """A side remark on stderr, hidden by ``--quiet``."""
+    if not quiet():
+        typer.echo(message, err=True)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_plain(v) for v in value]
+    return value
+
+
+def emit(summary: Mapping[str, Any], text: str, as_json: bool) -> None:
+    """Print ``summary`` as JSON, or the human ``text`` line."""
+    if as_json:
+        typer.echo(json.dumps(_plain(summary), sort_keys=True, ensure_ascii=False, default=str))
+    else:
+        typer.echo(text)

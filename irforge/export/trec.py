@@ -1,0 +1,58 @@
+"""TREC format: ``qrels/<split>.qrels`` (``qid 0 docid rel``, what trec_eval, pytrec_eval and
+ranx read), ``topics.tsv`` (``qid<TAB>text``) and the benchmark's runs from ``eval/runs``."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from irforge.export.source import ExportResult, ExportSource
+from irforge.jsonl import atomic_open
+from irforge.records import Qrel
+
+
+def write_trec_qrels(path: Path, qrels: Iterable[Qrel]) -> int:
+    """Four whitespace-separated columns per line: query id, iteration 0, doc id, grade."""
+    count = 0
+    with atomic_open(path) as handle:
+        for qrel in qrels:
+            handle.write(f"{qrel.query_id} 0 {qrel.doc_id} {int(qrel.relevance)}\n")
+            count += 1
+    return count
+
+
+def _check_ids(source: ExportSource) -> None:
+    """TREC files split on whitespace: ids with spaces would shift the columns."""
+    from irforge.errors import IrforgeError
+
+    bad = [d.doc_id for d in source.docs if len(d.doc_id.split()) != 1]
+    bad += [q.query_id for q in source.queries if len(q.query_id.split()) != 1]
+    if bad:
+        raise IrforgeError(f"ids with whitespace cannot be written in TREC format: "
+                           f"{bad[:3]!r} (rename them)")
+
+
+def export(source: ExportSource, out: Path) -> ExportResult:
+    _check_ids(source)
+    files, counts = [], source.counts()
+    for split, qrels in source.qrels.items():
+        path = out / "qrels" / f"{split}.qrels"
+        write_trec_qrels(path, qrels)
+        files.append(path)
+    topics = out / "topics.tsv"
+    with atomic_open(topics) as handle:
+        for query in source.queries:
+            handle.write(f"{query.query_id}\t{' '.join(query.text.split())}\n")
+    files.append(topics)
+    notes = []
+    runs = sorted((source.bench.root / "eval" / "runs").glob("*.trec"))
+    for run in runs:
+        target = out / "runs" / run.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run, target)
+        files.append(target)
+    counts["runs"] = len(runs)
+    if not runs:
+        notes.append("no runs in eval/runs: run `irforge eval` first to export runs too")
+    return ExportResult("trec", out, files, counts, notes)

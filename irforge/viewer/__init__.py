@@ -1,0 +1,1 @@
+"""``irforge view``: a static HTML explorer of a benchmark folder (opens from disk, no server)."""
