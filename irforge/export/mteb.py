@@ -72,6 +72,7 @@ def export(source: ExportSource, out: Path, file_format: str = "parquet",
     files, configs = write_configs(source, out, file_format)
     chosen = license_id or str(source.manifest.get("license") or "unknown")
     files.append(write_card(source, out, configs, chosen, source.name))
+    task_license = "not specified" if chosen == "unknown" else chosen  # MTEB's spelling
     class_name = _class_name(source.name)
     has_instructions = any(instruction_of(q) for q in source.queries)
     path = out / "mteb_task.py"
@@ -82,7 +83,7 @@ def export(source: ExportSource, out: Path, file_format: str = "parquet",
                         f"{len(source.queries)} queries.",
             task_type="InstructionRetrieval" if has_instructions else "Retrieval",
             splits=sorted(source.qrels), today=date.today().isoformat(),
-            license_id=chosen))
+            license_id=task_license))
     files.append(path)
     return ExportResult("mteb", out, files, source.counts(),
                         [f"task definition: {path} (class {class_name})"])
