@@ -14,7 +14,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-fast lint venv clean
+.PHONY: demo test test-fast lint venv clean chromium
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +36,12 @@ venv: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/irforge demo --out $(DEMO_DIR)
 
-test: $(VENV)/.installed $(LS_VENV)/.installed
+# the viewer test drives a real headless Chromium (Debian's package; playwright's own
+# browser download is not used)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+test: $(VENV)/.installed $(LS_VENV)/.installed chromium
 	IRFORGE_LABEL_STUDIO_BIN=$(abspath $(LS_VENV))/bin/label-studio \
 	  $(PY) -m pytest -m "slow or not slow" $(PYTEST_ARGS)
 

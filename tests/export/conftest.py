@@ -3,8 +3,6 @@ qrels split, tool outputs that loaders must not see, and a TREC run from the eva
 
 from __future__ import annotations
 
-
-
 import pytest
 
 from irforge.bench import Benchmark

@@ -130,7 +130,7 @@ def test_beir_reads_the_source_folder_and_pyserini_layout(bench: Benchmark,
     from beir.datasets.data_loader import GenericDataLoader
 
     corpus, queries, qrels = GenericDataLoader(str(bench.root)).load(split="test")
-    assert len(corpus) == 18 and qrels == bench.qrels_dict("test")
+    assert len(corpus) == 18 and qrels == bench.qrels_dict("test") and set(queries) == set(qrels)
     export_benchmark(bench.root, "pyserini", tmp_path / "pyserini")
     rows = [json.loads(line) for line in
             (tmp_path / "pyserini" / "corpus" / "docs.jsonl").read_text().splitlines()]

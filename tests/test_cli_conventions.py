@@ -1,0 +1,85 @@
+"""Command-line conventions: --version, usage errors (exit 2, one screen, no traceback, a
+suggestion), shell completion, --quiet/--verbose and --json summaries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def irforge(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "irforge", *args], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def test_version_exits_zero() -> None:
+    from irforge import __version__
+
+    result = irforge("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"irforge {__version__}"
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("chek",), "Did you mean 'check'"),
+    (("check", "--bogus"), "No such option: --bogus"),
+    (("check", "--jsn", "x"), "Possible options: --json"),
+    (("eval",), "Missing argument"),
+    (("export", "bench"), "Missing option '--format'"),
+])
+def test_usage_errors_are_short_and_exit_two(args: tuple[str, ...], expected: str) -> None:
+    result = irforge(*args)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert expected in output
+    assert "Traceback" not in output and len(output.splitlines()) <= 24
+    assert "Usage: irforge" in output
+
+
+def test_bare_irforge_shows_help_without_traceback() -> None:
+    result = irforge()
+    output = result.stdout + result.stderr
+    assert result.returncode == 2  # click's convention: help shown because arguments are missing
+    assert "Usage: irforge" in output and "export" in output and "Traceback" not in output
+
+
+def test_shell_completion_script_and_completions() -> None:
+    script = irforge("--show-completion", "bash")
+    assert script.returncode == 0 and "_IRFORGE_COMPLETE" in script.stdout
+    words = irforge(env={"_IRFORGE_COMPLETE": "complete_bash", "COMP_WORDS": "irforge ex",
+                         "COMP_CWORD": "1"})
+    assert words.returncode == 0
+    assert {"export"} <= set(words.stdout.split())
+
+
+def test_check_json_and_quiet(tmp_path: Path) -> None:
+    from irforge.sample import write_seed_benchmark
+
+    write_seed_benchmark(tmp_path / "bench")
+    result = irforge("--quiet", "check", str(tmp_path / "bench"), "--json")
+    assert result.returncode == 0 and result.stderr == ""
+    summary = json.loads(result.stdout)
+    assert summary["ok"] is True and summary["counts"]["queries"] == 24
+    (tmp_path / "bench" / "queries.jsonl").write_text("{oops\n", encoding="utf-8")
+    broken = irforge("check", str(tmp_path / "bench"), "--json")
+    assert broken.returncode == 1
+    problems = json.loads(broken.stdout)["problems"]
+    assert any("queries.jsonl:1" in problem for problem in problems)
+
+
+def test_verbose_turns_on_logging(tmp_path: Path) -> None:
+    from irforge.cli_output import VERBOSITY_ENV
+
+    code = ("import logging, os, sys; from irforge.cli import main; sys.argv = ['irforge', "
+            "'-vv', 'version'];\ntry:\n main()\nexcept SystemExit: pass\n"
+            f"print(os.environ[{VERBOSITY_ENV!r}], logging.getLogger('irforge').level)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.stdout.split()[-2:] == ["2", str(10)]
