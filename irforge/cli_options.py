@@ -27,7 +27,8 @@ ConcurrencyOption = Annotated[int | None, typer.Option(
 RpmOption = Annotated[float | None, typer.Option("--rpm", help="Requests per minute limit.")]
 TpmOption = Annotated[float | None, typer.Option("--tpm", help="Tokens per minute limit.")]
 CacheOption = Annotated[Path | None, typer.Option(
-    "--cache", help="Cache file (default: IRFORGE_CACHE or .irforge/cache.sqlite).")]
+    "--cache", help="Cache file (default: IRFORGE_CACHE, irforge.toml, else "
+    "BENCH_DIR/.irforge/cache.sqlite).")]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
@@ -39,7 +40,8 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
                         prompts_dir: Path | None = None, **extra: Any):
-    """An :class:`~irforge.llm.Engine` from the shared CLI options."""
+    """An :class:`~irforge.llm.Engine` from the shared CLI options; pass ``bench_dir`` so the
+    default cache lives in the benchmark folder (runs from any directory share it)."""
     from irforge.llm import Engine
 
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -63,15 +64,20 @@ def llm_try(
         raise typer.Exit(1)
 
 
+BenchOption = Annotated[Path | None, typer.Option(
+    "--bench", help="Benchmark folder whose cache to use (BENCH/.irforge/cache.sqlite).")]
+
+
 def cache_stats(
     cache: CacheOption = None,
+    bench: BenchOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Entries, size, stored tokens and cost, hits, per model and per step."""
     from irforge.llm.cache import ResponseCache
-    from irforge.llm.settings import resolve_cache_path
+    from irforge.llm.settings import load_config, resolve_cache_path
 
-    path = resolve_cache_path(cache)
+    path = resolve_cache_path(cache, load_config(), bench)
     if not path.exists():
         typer.echo(f"no cache at {path} yet")
         return
@@ -92,6 +98,7 @@ def cache_stats(
 
 def cache_clear(
     cache: CacheOption = None,
+    bench: BenchOption = None,
     model: Annotated[str | None, typer.Option(help="Only entries of this model.")] = None,
     step: Annotated[str | None, typer.Option(help="Only entries of this step.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
@@ -99,9 +106,9 @@ def cache_clear(
 ) -> None:
     """Delete cached answers (all, or one model's / one step's); the next run asks again."""
     from irforge.llm.cache import ResponseCache
-    from irforge.llm.settings import resolve_cache_path
+    from irforge.llm.settings import load_config, resolve_cache_path
 
-    path = resolve_cache_path(cache)
+    path = resolve_cache_path(cache, load_config(), bench)
     if not path.exists():
         typer.echo(f"no cache at {path}")
         return

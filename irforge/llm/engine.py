@@ -92,7 +92,8 @@ class Engine:
                  price_per_mtok: tuple[float, float] | None = None,
                  response_format: str = "auto", batch: bool = False,
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
-                 config: Mapping[str, Any] | None = None) -> None:
+                 config: Mapping[str, Any] | None = None,
+                 bench_dir: Path | str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg)
         self.demo_grade = self.spec.demo_grade
@@ -120,7 +121,8 @@ class Engine:
         self._api_key = api_key
         self._price_override: Price | None = (
             (price_per_mtok[0] / 1e6, price_per_mtok[1] / 1e6) if price_per_mtok else None)
-        self.cache = ResponseCache(resolve_cache_path(cache_path, cfg)) if use_cache else None
+        self.cache = (ResponseCache(resolve_cache_path(cache_path, cfg, bench_dir))
+                      if use_cache else None)
         self.total = StepStats()
         self.steps: dict[str, StepStats] = {}
         self.prompts: dict[str, str] = {}

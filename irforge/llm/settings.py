@@ -25,7 +25,7 @@ API_KEY_ENV = "IRFORGE_API_KEY"
 CONFIG_ENV = "IRFORGE_CONFIG"
 CACHE_ENV = "IRFORGE_CACHE"
 CONFIG_FILE = "irforge.toml"
-DEFAULT_CACHE = Path(".irforge") / "cache.sqlite"
+BENCH_CACHE = Path(".irforge") / "cache.sqlite"  # inside the benchmark folder
 
 
 @dataclass(frozen=True)
@@ -110,12 +110,22 @@ def resolve_model(model: str | None = None, api_base: str | None = None,
     return ModelSpec(name=name, backend="litellm", api_base=base)
 
 
+def user_cache_path() -> Path:
+    """``$XDG_CACHE_HOME/irforge/cache.sqlite`` (default ``~/.cache``): for runs with no folder."""
+    home = os.environ.get("XDG_CACHE_HOME") or Path("~/.cache").expanduser()
+    return Path(home) / "irforge" / "cache.sqlite"
+
+
 def resolve_cache_path(cache_path: Path | str | None = None,
-                       config: dict[str, Any] | None = None) -> Path:
-    """Cache file: argument, else ``IRFORGE_CACHE``, else config, else ``.irforge/cache.sqlite``."""
+                       config: dict[str, Any] | None = None,
+                       bench_dir: Path | str | None = None) -> Path:
+    """Cache file: argument, else ``IRFORGE_CACHE``, else config, else the benchmark folder's
+    ``.irforge/cache.sqlite``, else the user cache; never the current directory."""
     config = config or {}
-    chosen = cache_path or os.environ.get(CACHE_ENV) or config.get("cache") or DEFAULT_CACHE
-    return Path(chosen)
+    chosen = cache_path or os.environ.get(CACHE_ENV) or config.get("cache")
+    if chosen:
+        return Path(chosen)
+    return Path(bench_dir) / BENCH_CACHE if bench_dir is not None else user_cache_path()
 
 
 @lru_cache(maxsize=1)

@@ -54,14 +54,30 @@ def test_gguf_paths_are_checked(tmp_path: Path) -> None:
     assert spec.backend == "llama" and not spec.demo_grade and spec.gguf_path == model
 
 
-def test_cache_path_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert resolve_cache_path() == Path(".irforge/cache.sqlite")
+def test_cache_path_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    # never the current directory: the benchmark folder, else the user cache
+    assert resolve_cache_path(bench_dir=tmp_path / "b") == tmp_path / "b/.irforge/cache.sqlite"
+    assert resolve_cache_path() == tmp_path / "xdg" / "irforge" / "cache.sqlite"
     monkeypatch.setenv("IRFORGE_CACHE", "/tmp/env.sqlite")
     assert resolve_cache_path() == Path("/tmp/env.sqlite")
     assert resolve_cache_path("arg.sqlite") == Path("arg.sqlite")
+    assert resolve_cache_path(bench_dir=tmp_path / "b") == Path("/tmp/env.sqlite")
 
 
 def test_credentials_are_stripped_from_urls_in_manifests() -> None:
     assert strip_credentials("https://user:pw@host:8080/v1?key=abc") == "https://host:8080/v1"
     spec = resolve_model("openai/m", api_base="https://u:secret@h/v1", config={})
     assert "secret" not in str(spec.public())
+
+
+def test_engine_cache_defaults_to_the_benchmark_folder(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    from irforge.cli_options import engine_from_options
+
+    monkeypatch.chdir(tmp_path)
+    with engine_from_options(model="openai/any", bench_dir=tmp_path / "bench",
+                             config={}) as engine:
+        assert engine.cache is not None
+        assert Path(engine.cache.path) == tmp_path / "bench" / ".irforge" / "cache.sqlite"
+    assert not (tmp_path / ".irforge").exists()

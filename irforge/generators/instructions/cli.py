@@ -84,7 +84,8 @@ def build_command(
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens, seed=seed) as engine:
+                             max_tokens=max_tokens, seed=seed,
+                             bench_dir=bench_dir) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)

@@ -70,7 +70,8 @@ def build_intents_command(
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens) as engine:
+                             max_tokens=max_tokens,
+                             bench_dir=bench_dir) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
         typer.echo(f"estimate: {report.estimate['requests']} requests, "
                    f"~{report.estimate['prompt_tokens']} prompt tokens, at most "

@@ -67,7 +67,8 @@ def build_logical_command(
     docs = list(read_corpus(corpus))
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, cache=cache, no_cache=no_cache,
-                             prompts_dir=prompts_dir, max_tokens=max_tokens) as engine:
+                             prompts_dir=prompts_dir, max_tokens=max_tokens,
+                             bench_dir=bench_dir) as engine:
         if dry_run:
             _, items = query_items(docs, config)
             estimate = engine.estimate(items, "logical.query", LogicalQueryOutput)

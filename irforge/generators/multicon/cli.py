@@ -106,7 +106,8 @@ def build_command(
     docs = list(islice(beir.read_corpus(corpus), limit))
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir) as engine:
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             bench_dir=bench_dir) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())

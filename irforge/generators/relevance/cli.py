@@ -68,7 +68,8 @@ def label_command(
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir,
                              max_tokens=max_tokens, batch=batch,
-                             batch_poll_seconds=batch_poll) as engine:
+                             batch_poll_seconds=batch_poll,
+                             bench_dir=bench_dir) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
