@@ -71,12 +71,15 @@ def load_settings(url: str | None = None, api_key: str | None = None,
     from_file = _read_config_file(Path(path)) if path is not None else {}
     url = url or os.environ.get("LABEL_STUDIO_URL") or from_file.get("url")
     api_key = api_key or os.environ.get("LABEL_STUDIO_API_KEY") or from_file.get("api_key")
+    where = (f"the config file {path}" if path is not None else
+             f"a config file ({DEFAULT_CONFIG}, or one named by --settings or "
+             f"IRFORGE_LABEL_STUDIO_CONFIG)")
     if not url:
-        raise AnnotationError("no Label Studio URL: set LABEL_STUDIO_URL (for example "
-                              "http://127.0.0.1:8080) or put 'url:' in the config file")
+        raise AnnotationError(f"no Label Studio URL: set LABEL_STUDIO_URL (for example "
+                              f"http://127.0.0.1:8080) or put 'url: ...' in {where}")
     if not api_key:
-        raise AnnotationError("no Label Studio token: set LABEL_STUDIO_API_KEY (Account & "
-                              "Settings > Access Token) or put 'api_key:' in the config file")
+        raise AnnotationError(f"no Label Studio token: set LABEL_STUDIO_API_KEY (Account & "
+                              f"Settings > Access Token) or put 'api_key: ...' in {where}")
     return LabelStudioSettings(url=str(url), api_key=str(api_key))
 
 

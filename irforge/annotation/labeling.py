@@ -138,11 +138,13 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
         config = parse_config(path.read_text(encoding="utf-8"), str(path))
         control = label_control or (spec["control"] if spec["control"] in config.controls
                                     else next(iter(config.controls)))
+        source = str(path)
     else:
         config = parse_config(_builtin_xml(name), f"{name}.xml")
         control = label_control or spec["control"]
+        source = f"the built-in {name}.xml"
     if control not in config.controls:
-        raise AnnotationError(f"the config has no Choices control named {control!r}; "
+        raise AnnotationError(f"the config {source} has no Choices control named {control!r}; "
                               f"it has {sorted(config.controls)} (use --label-control)")
     values = config.controls[control].values
     labels = spec.get("labels") if config_file is None else None

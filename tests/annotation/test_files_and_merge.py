@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from irforge.annotation.files import export_tasks, import_tasks
 from irforge.annotation.labeling import choice_result, get_job, parse_config
 from irforge.annotation.merge import merge_qrels
@@ -81,3 +83,15 @@ def test_merge_without_human_labels_is_an_error(tmp_path: Path) -> None:
     assert cli.returncode == 3 and "annotate pull" in cli.stderr
     assert "Traceback" not in cli.stderr
     assert not Benchmark(bench.root).qrels_path("adjudicated").exists()
+
+
+def test_missing_url_error_names_the_config_file(tmp_path: Path, monkeypatch) -> None:
+    from irforge.annotation.connection import load_settings
+    from irforge.annotation.errors import AnnotationError
+
+    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
+    monkeypatch.delenv("IRFORGE_LABEL_STUDIO_CONFIG", raising=False)
+    settings = tmp_path / "ls.yaml"
+    settings.write_text("api_key: abc\n", encoding="utf-8")
+    with pytest.raises(AnnotationError, match=f"in the config file {settings}"):
+        load_settings(config_file=settings)
