@@ -12,6 +12,7 @@ reason (encrypted, truncated, broken, empty, image-only); it never stops the run
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -143,14 +144,30 @@ def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: l
             full += _page_join(full, text)
         spans.append([number, len(full), len(full) + len(text)])
         full += text
+    title = _title(metadata)
+    cut = leading_title_end(full, title)
+    if cut:  # the title printed on page 1 stays in ``title`` only, not twice in the text
+        full = full[cut:]
+        spans = [[page, max(start - cut, 0), end - cut] for page, start, end in spans
+                 if end > cut]
     if len(full.strip()) < settings.min_chars:
         if skipped_pages and all(p["reason"] == "image-only" for p in skipped_pages):
             return _skip(path, "image-only: no text layer on any page (OCR is not supported)")
         return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
     return {"file": path.name, "status": "ok", "doc_id": path.stem,
-            "title": _title(metadata), "text": full, "pages": spans,
+            "title": title, "text": full, "pages": spans, "title_removed_from_text": bool(cut),
             "page_count": len(texts), "skipped_pages": skipped_pages,
             "removed": dict(sorted(removed.items()))}
+
+
+def leading_title_end(text: str, title: str) -> int:
+    """Where ``title`` ends when the text starts with it (any spacing, any case), else 0."""
+    words = title.split()
+    if not words:
+        return 0
+    pattern = r"\s*" + r"\s+".join(re.escape(word) for word in words) + r"[\s:.\-]*"
+    found = re.match(pattern, text, flags=re.IGNORECASE)
+    return found.end() if found else 0
 
 
 def _title(metadata: dict) -> str:

@@ -111,3 +111,35 @@ def test_missing_input_folder_says_what_to_do(tmp_path: Path) -> None:
 
     with pytest.raises(IrforgeError, match="irforge corpus collect"):
         extract(CorpusWork(tmp_path / "w"), tmp_path / "nowhere")
+
+
+def test_title_printed_on_page_one_is_not_repeated_in_the_text(tmp_path: Path) -> None:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    from irforge.corpus.extract import leading_title_end
+
+    path = tmp_path / "titled.pdf"
+    _width, height = A4
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    pdf.setTitle("Flood Early-Warning Procedure")
+    pdf.setFont("Helvetica-Bold", 16)
+    pdf.drawString(72, height - 80, "Flood Early-Warning Procedure")
+    pdf.setFont("Helvetica", 10)
+    body = "The authority issues warnings when the river gauge passes two metres."
+    for number in range(6):
+        pdf.drawString(72, height - 130 - 14 * number, body)
+    pdf.showPage()
+    pdf.drawString(72, height - 80, "Page two repeats nothing of the title.")
+    pdf.showPage()
+    pdf.save()
+    row = _row(tmp_path, "titled.pdf")
+    assert row["status"] == "ok" and row["title"] == "Flood Early-Warning Procedure"
+    assert row["title_removed_from_text"] is True
+    assert row["text"].startswith("The authority issues warnings")
+    assert "Flood Early-Warning" not in row["text"]
+    (_, start, _end), (_, start2, end2) = row["pages"]
+    assert start == 0 and row["text"][start2:end2] == "Page two repeats nothing of the title."
+    lead = "  flood  EARLY-warning procedure: "
+    assert leading_title_end(lead + "text", row["title"]) == len(lead)
+    assert leading_title_end("Another start", row["title"]) == 0
