@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from irforge.cli_output import JsonOption, emit
+
 Out = Annotated[Path, typer.Argument(help="Benchmark folder (corpus.jsonl and corpus_work/ "
                                           "are written here).")]
 Fresh = Annotated[bool, typer.Option(help="Discard this stage's saved state (and later stages') "
@@ -24,9 +26,11 @@ Tokenizer = Annotated[str, typer.Option(help="minilm, words, hf:PATH or tiktoken
 Embedder = Annotated[str, typer.Option(help="minilm or a sentence-transformers model folder.")]
 
 
-def _echo(stage: str, summary: dict[str, Any]) -> None:
+def _echo(stage: str, summary: dict[str, Any], as_json: bool = False) -> None:
+    """One stage's summary: ``[corpus:STAGE] {...}``, or with ``--json`` the bare object."""
     shown = {key: value for key, value in summary.items() if key != "settings"}
-    typer.echo(f"[corpus:{stage}] {json.dumps(shown, sort_keys=True)}")
+    emit({"stage": stage, **shown}, f"[corpus:{stage}] {json.dumps(shown, sort_keys=True)}",
+         as_json)
 
 
 def _lines(path: Path | None, reader: Any) -> list[str]:
@@ -56,7 +60,8 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
                     retries: Annotated[int, typer.Option(help="Retries per URL.")] = 2,
                     retry_failed: Annotated[bool, typer.Option(
                         help="Try again URLs that timed out or got 5xx/429 last time.")] = False,
-                    fresh: Fresh = False) -> None:
+                    fresh: Fresh = False,
+                    as_json: JsonOption = False) -> None:
     """Search and/or read URLs, download PDFs, dedup by URL and content (resumable)."""
     from irforge.corpus.pipeline import run_collect
     from irforge.corpus.search import read_queries, read_url_list
@@ -66,20 +71,21 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
                      search_provider=provider, results_per_query=per_query,
                      download_workers=download_workers)
     _echo("collect", run_collect(out, config, _lines(urls, read_url_list),
-                                 _lines(queries, read_queries), retry_failed, fresh))
+                                 _lines(queries, read_queries), retry_failed, fresh), as_json)
 
 
 def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     keep_tables: Annotated[bool, typer.Option(help="Keep table text.")] = False,
                     keep_headers: Annotated[bool, typer.Option(
                         help="Keep repeated headers/footers.")] = False,
-                    fresh: Fresh = False) -> None:
+                    fresh: Fresh = False,
+                    as_json: JsonOption = False) -> None:
     """Extract text per page with reading order and provenance; skip unreadable files."""
     from irforge.corpus.pipeline import run_extract
 
     config = _config(extract={"remove_tables": not keep_tables,
                               "remove_headers": not keep_headers}, workers=workers)
-    _echo("extract", run_extract(out, config, input, fresh))
+    _echo("extract", run_extract(out, config, input, fresh), as_json)
 
 
 def dedup_command(out: Out,
@@ -87,13 +93,14 @@ def dedup_command(out: Out,
                   num_perm: Annotated[int, typer.Option(help="MinHash permutations.")] = 128,
                   shingle_size: Annotated[int, typer.Option(help="Words per shingle.")] = 5,
                   seed: Annotated[int, typer.Option(help="MinHash seed.")] = 1,
-                  workers: Workers = None, fresh: Fresh = False) -> None:
+                  workers: Workers = None, fresh: Fresh = False,
+                  as_json: JsonOption = False) -> None:
     """Remove near-duplicate documents with MinHash-LSH."""
     from irforge.corpus.pipeline import run_dedup
 
     config = _config(dedup={"threshold": threshold, "num_perm": num_perm,
                             "shingle_size": shingle_size, "seed": seed}, workers=workers)
-    _echo("dedup", run_dedup(out, config, fresh))
+    _echo("dedup", run_dedup(out, config, fresh), as_json)
 
 
 def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens = 16,
@@ -104,7 +111,8 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                   percentile: Annotated[float, typer.Option(
                       help="Breakpoint distance percentile (with --semantic).")] = 95.0,
                   embedder: Embedder = "minilm", workers: Workers = None,
-                  fresh: Fresh = False) -> None:
+                  fresh: Fresh = False,
+                  as_json: JsonOption = False) -> None:
     """Cut documents into passages on sentence boundaries, never over --max-tokens."""
     from irforge.corpus.pipeline import run_chunk
 
@@ -112,7 +120,7 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                             "tokenizer": tokenizer, "semantic": semantic,
                             "breakpoint_percentile": percentile, "embedder": embedder},
                      workers=workers)
-    _echo("chunk", run_chunk(out, config, fresh))
+    _echo("chunk", run_chunk(out, config, fresh), as_json)
 
 
 def dedup_passages_command(out: Out,
@@ -121,20 +129,22 @@ def dedup_passages_command(out: Out,
                            k: Annotated[int, typer.Option(help="Neighbours per passage.")] = 10,
                            exact: Annotated[bool, typer.Option(
                                help="Brute-force neighbours instead of ANN.")] = False,
-                           embedder: Embedder = "minilm", fresh: Fresh = False) -> None:
+                           embedder: Embedder = "minilm", fresh: Fresh = False,
+                           as_json: JsonOption = False) -> None:
     """Remove near-duplicate passages by embedding similarity (usearch + union-find)."""
     from irforge.corpus.pipeline import run_dedup_passages
 
     config = _config(passage_dedup={"threshold": threshold, "k": k, "exact": exact,
                                     "embedder": embedder})
-    _echo("dedup_passages", run_dedup_passages(out, config, fresh))
+    _echo("dedup_passages", run_dedup_passages(out, config, fresh), as_json)
 
 
-def write_command(out: Out) -> None:
+def write_command(out: Out,
+                  as_json: JsonOption = False) -> None:
     """Write corpus.jsonl (BEIR, with provenance metadata) and corpus_stats.json."""
     from irforge.corpus.pipeline import run_write
 
-    _echo("write", run_write(out))
+    _echo("write", run_write(out), as_json)
 
 
 def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: Input = None,
@@ -146,7 +156,8 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   embedder: Embedder = "minilm",
                   skip_passage_dedup: Annotated[bool, typer.Option(
                       help="Skip the embedding dedup (no torch needed).")] = False,
-                  workers: Workers = None) -> None:
+                  workers: Workers = None,
+                  as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
     from irforge.corpus.pipeline import build
     from irforge.corpus.search import read_queries, read_url_list
@@ -159,6 +170,10 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                      skip_passage_dedup=skip_passage_dedup)
     summaries = build(out, config, _lines(urls, read_url_list), _lines(queries, read_queries),
                       input)
+    if as_json:
+        emit({"stages": {stage: {k: v for k, v in summary.items() if k != "settings"}
+                         for stage, summary in summaries.items()}}, "", as_json=True)
+        return
     for stage, summary in summaries.items():
         _echo(stage, summary)
 
@@ -170,7 +185,8 @@ def pool_command(bench: Annotated[Path, typer.Argument(
                  = None,
                  k: Annotated[int, typer.Option(help="Top-k taken from each retriever.")] = 10,
                  out: Annotated[Path | None, typer.Option(
-                     help="Pool file (default: BENCH/pool/candidates.jsonl).")] = None) -> None:
+                     help="Pool file (default: BENCH/pool/candidates.jsonl).")] = None,
+                 as_json: JsonOption = False) -> None:
     """Pool the top-k of several retrievers (exact and ANN) per query for labeling."""
     from irforge.bench import Benchmark
     from irforge.corpus.pool import DEFAULT_RETRIEVERS, pool_candidates, write_pool
@@ -183,4 +199,4 @@ def pool_command(bench: Annotated[Path, typer.Argument(
     write_pool(pool, target)
     stats = {**pool.stats(), "file": str(target)}
     folder.record_step("corpus.pool", stats)
-    _echo("pool", stats)
+    _echo("pool", stats, as_json)

@@ -19,6 +19,7 @@ from irforge.cli_options import (
     TpmOption,
     engine_from_options,
 )
+from irforge.cli_output import JsonOption, emit
 from irforge.errors import IrforgeError
 
 
@@ -59,6 +60,7 @@ def build_command(
     = True,
     seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")] = 0,
     limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")] = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs."""
     from irforge.generators.instructions.build import BuildSettings, build_instructions
@@ -91,7 +93,8 @@ def build_command(
                        err=True)
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe)
-    typer.echo(f"wrote {bench_dir}: {report.summary()}")
+    emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step},
+         f"wrote {bench_dir}: {report.summary()}", as_json)
 
 
 def review_command(

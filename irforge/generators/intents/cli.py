@@ -21,6 +21,7 @@ from irforge.cli_options import (
     engine_from_options,
     grade_note,
 )
+from irforge.cli_output import JsonOption, emit
 from irforge.errors import IrforgeError
 
 MaxTokensOption = Annotated[int, typer.Option(help="Completion token limit per call.")]
@@ -47,6 +48,7 @@ def build_intents_command(
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
     dry_run: DryRunOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
     from irforge import beir
@@ -73,10 +75,14 @@ def build_intents_command(
                              max_tokens=max_tokens,
                              bench_dir=bench_dir) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
-        typer.echo(f"estimate: {report.estimate['requests']} requests, "
-                   f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
-                   f"${report.estimate['max_cost_usd']:.4f} "
-                   f"({'priced' if report.estimate['priced'] else 'no price known'})")
+        if dry_run and as_json:
+            emit({"estimate": report.estimate}, "", as_json=True)
+            return
+        if not as_json:
+            typer.echo(f"estimate: {report.estimate['requests']} requests, "
+                       f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
+                       f"${report.estimate['max_cost_usd']:.4f} "
+                       f"({'priced' if report.estimate['priced'] else 'no price known'})")
         if dry_run:
             return
         bench.record_step("intents", {
@@ -85,6 +91,9 @@ def build_intents_command(
             "needs": needs, "seed": seed, "corpus": str(source), **report.as_dict(),
             "engine": engine.manifest_entry()})
     grade = grade_note(report.demo_grade)
+    if as_json:
+        emit({"folder": bench_dir, **report.as_dict()}, "", as_json=True)
+        return
     typer.echo(f"{report.queries} queries and {report.generated_docs} generated passages from "
                f"{report.planned} planned over {report.tasks} tasks{grade}; "
                f"{report.failures} failures in {bench.failures_path}")

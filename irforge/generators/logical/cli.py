@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from irforge.cli_options import (
     NoCacheOption,
     PromptsDirOption,
 )
+from irforge.cli_output import JsonOption, emit
 
 
 def build_logical_command(
@@ -51,6 +53,7 @@ def build_logical_command(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
     from irforge.beir import read_corpus
@@ -77,4 +80,5 @@ def build_logical_command(
             return
         summary = build_logical(bench_dir, docs, config, engine)
         note = grade_note(engine.demo_grade)
-    typer.echo(f"{bench_dir}: {summary.line()}{note}")
+    emit({"folder": bench_dir, **asdict(summary), "demo_grade": bool(note)},
+         f"{bench_dir}: {summary.line()}{note}", as_json)

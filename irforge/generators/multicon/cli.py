@@ -20,6 +20,7 @@ from irforge.cli_options import (
     RpmOption,
     TpmOption,
 )
+from irforge.cli_output import JsonOption, emit
 from irforge.errors import FormatError, IrforgeError, Problem
 from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.domains import get_domain, load_domains
@@ -90,6 +91,7 @@ def build_command(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge import beir
@@ -111,6 +113,10 @@ def build_command(
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
+    if as_json:
+        emit({"folder": bench_dir, **counts, "demo_grade": bool(note),
+              "failures_file": Benchmark(bench_dir).failures_path}, "", as_json=True)
+        return
     typer.echo(f"multicon: {summary} -> {bench_dir}{note}")
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "

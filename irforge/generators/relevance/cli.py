@@ -21,6 +21,7 @@ from irforge.cli_options import (
     engine_from_options,
     grade_note,
 )
+from irforge.cli_output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
 
 
@@ -53,6 +54,7 @@ def label_command(
         " discounted, up to 24 h per step; re-run the same command to resume).")] = False,
     batch_poll: Annotated[float, typer.Option(
         help="Seconds between batch status checks with --batch.")] = 30.0,
+    as_json: JsonOption = False,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
@@ -73,16 +75,25 @@ def label_command(
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
-        typer.echo(f"estimate for {report.pairs} pairs: {est['requests']} requests "
-                   f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt tokens, "
-                   f"input ${est['input_cost_usd']:.4f}, at most ${est['max_cost_usd']:.4f} "
-                   f"({'priced' if est['priced'] else 'no price known'})")
+        if dry_run and as_json:
+            emit({"pairs": report.pairs, "estimate": est}, "", as_json=True)
+            return
+        if not as_json:
+            typer.echo(f"estimate for {report.pairs} pairs: {est['requests']} requests "
+                       f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt "
+                       f"tokens, input ${est['input_cost_usd']:.4f}, at most "
+                       f"${est['max_cost_usd']:.4f} "
+                       f"({'priced' if est['priced'] else 'no price known'})")
         if dry_run:
             return
         bench.record_step("relevance", {
             "strategies": list(settings.strategies), "ensemble": ensemble,
             "binarization": binarize, "split": split, "inputs": [str(f) for f in files],
             **report.as_dict(), "engine": engine.manifest_entry()})
+    if as_json:
+        emit({"folder": bench_dir, **report.as_dict(), "qrels_file": bench.qrels_path(split),
+              "notes": list(engine.notes), "demo_grade": engine.demo_grade}, "", as_json=True)
+        return
     typer.echo(f"{report.pairs} pairs: {report.judgments_written} judgments written "
                f"({report.judgments_reused} already there), {report.qrels} qrels in "
                f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
