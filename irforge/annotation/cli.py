@@ -23,6 +23,15 @@ ConfigFile = Annotated[Path | None, typer.Option(help="YAML/JSON with url and ap
 LabelConfig = Annotated[Path | None, typer.Option(help="Your own Label Studio XML config.")]
 LabelControl = Annotated[str | None, typer.Option(help="Choices control that carries the label "
                                                   "(user configs).")]
+SampleSize = Annotated[int, typer.Option("--n", help="How many items to sample.")]
+Strategy = Annotated[str, typer.Option(help="random, stratified, disagreement or "
+                                       "low-confidence.")]
+StratifyBy = Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
+                                                "intent, type or label.")]
+Seed = Annotated[int, typer.Option(help="Sampling seed.")]
+TieBreak = Annotated[str, typer.Option(help="Tie-break among annotators: median, lower, "
+                                       "higher or first.")]
+HumanSplit = Annotated[str, typer.Option(help="Write adjudicated qrels to qrels/SPLIT.tsv.")]
 
 
 @contextmanager
@@ -45,12 +54,10 @@ def _connect(url: str | None, settings_file: Path | None):
 def push(
     bench_dir: BenchDir,
     job: Job = "relevance",
-    n: Annotated[int, typer.Option("--n", help="How many items to sample.")] = 50,
-    strategy: Annotated[str, typer.Option(help="random, stratified, disagreement or "
-                                          "low-confidence.")] = "random",
-    by: Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
-                                           "intent, type or label.")] = None,
-    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    n: SampleSize = 50,
+    strategy: Strategy = "random",
+    by: StratifyBy = None,
+    seed: Seed = 0,
     threshold: Annotated[float, typer.Option(help="Binarization threshold used by the label "
                                              "stratum and the confidence proxy.")] = 0.0,
     project: Project = None,
@@ -80,10 +87,8 @@ def pull(
     bench_dir: BenchDir,
     job: Job = "relevance",
     project: Project = None,
-    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators: median, lower, "
-                                           "higher or first.")] = "median",
-    split: Annotated[str, typer.Option(help="Write adjudicated qrels to qrels/SPLIT.tsv.")]
-    = "human",
+    tie_break: TieBreak = "median",
+    split: HumanSplit = "human",
     method: Annotated[str, typer.Option(help="export (snapshot with full predictions) or tasks "
                                         "(paginated task list).")] = "export",
     config_file: LabelConfig = None,
@@ -141,12 +146,10 @@ def export_tasks(
     out: Annotated[Path, typer.Option("--out", "-o", help="Tasks file to write (JSON); the "
                                       "labeling config goes next to it as .xml.")],
     job: Job = "relevance",
-    n: Annotated[int, typer.Option("--n", help="How many items to sample.")] = 50,
-    strategy: Annotated[str, typer.Option(help="random, stratified, disagreement or "
-                                          "low-confidence.")] = "random",
-    by: Annotated[str | None, typer.Option(help="Stratum key for stratified sampling.")]
-    = None,
-    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    n: SampleSize = 50,
+    strategy: Strategy = "random",
+    by: StratifyBy = None,
+    seed: Seed = 0,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
@@ -172,10 +175,8 @@ def import_tasks(
     export_file: Annotated[Path, typer.Argument(help="Label Studio JSON export (Export > JSON).",
                                                 dir_okay=False)],
     job: Job = "relevance",
-    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators: median, lower, "
-                                           "higher or first.")] = "median",
-    split: Annotated[str, typer.Option(help="Write adjudicated qrels to qrels/SPLIT.tsv.")]
-    = "human",
+    tie_break: TieBreak = "median",
+    split: HumanSplit = "human",
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
@@ -205,7 +206,7 @@ def merge_command(
                                         "kept) or human-only.")] = "human-wins",
     task: Annotated[str, typer.Option(help="Judgment task of the human labels.")]
     = "relevance",
-    tie_break: Annotated[str, typer.Option(help="Tie-break among annotators.")] = "median",
+    tie_break: TieBreak = "median",
     as_json: JsonOption = False,
 ) -> None:
     """Write adjudicated qrels (LLM + human labels) with a provenance row per pair."""

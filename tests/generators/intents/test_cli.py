@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -61,4 +62,12 @@ def test_dry_runs_print_estimates_and_write_nothing(tmp_path: Path) -> None:
                                   "--cache", cache, "--model", "openai/gpt-4o-mini"])
     assert labeled.exit_code == 0, labeled.output
     assert "estimate for 1 pairs: 8 requests (0 cached)" in labeled.output
+    as_json = ["--dry-run", "--json", "--cache", cache, "--model", "openai/gpt-4o-mini"]
+    built_json = runner.invoke(app, ["build", "intents", str(bench), "--intents", "QA",
+                                     "--per-task", "2", *as_json])
+    assert built_json.exit_code == 0, built_json.output
+    assert json.loads(built_json.stdout)["estimate"]["requests"] == 4
+    labeled_json = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), *as_json])
+    assert labeled_json.exit_code == 0, labeled_json.output
+    assert json.loads(labeled_json.stdout)["estimate"]["requests"] == 8
     assert sorted(p.name for p in bench.iterdir()) == ["corpus.jsonl", "queries.jsonl"]
