@@ -121,7 +121,7 @@ def root(
         "--version", callback=_show_version, is_eager=True,
         help="Print the irforge version and exit.")] = False,
     quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="Print only results and errors (no progress bars or notes).")]
+        "--quiet", "-q", help="No progress bars: print results and errors only.")]
     = False,
     verbose: Annotated[int, typer.Option(
         "--verbose", "-v", count=True, help="Log what irforge does (-vv: debug).")] = 0,

@@ -1,7 +1,7 @@
 """What the command line prints: global verbosity (``--quiet``/``--verbose``) and ``--json``.
 
 Verbs print their summary through :func:`emit`, so ``--json`` gives one machine-readable
-object on stdout and ``--quiet`` hides chatter (progress bars, notes) but never errors.
+object on stdout; ``--quiet`` turns progress bars off (errors are always printed).
 """
 
 from __future__ import annotations
@@ -38,12 +38,6 @@ def verbosity() -> int:
 
 def quiet() -> bool:
     return verbosity() < 0
-
-
-def note(message: str) -> None:
-    """A side remark on stderr, hidden by ``--quiet``."""
-    if not quiet():
-        typer.echo(message, err=True)
 
 
 def _plain(value: Any) -> Any:

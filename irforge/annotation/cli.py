@@ -45,6 +45,12 @@ def _user_errors() -> Iterator[None]:
         raise IrforgeError(str(exc)) from exc
 
 
+def _job(name: str, config_file: Path | None, label_control: str | None):
+    from irforge.annotation.labeling import get_job
+
+    return get_job(name, config_file, label_control)
+
+
 def _connect(url: str | None, settings_file: Path | None):
     from irforge.annotation.connection import connect, load_settings
 
@@ -156,12 +162,11 @@ def export_tasks(
 ) -> None:
     """Write Label Studio tasks (with LLM predictions) and the config to files: no server."""
     from irforge.annotation.files import export_tasks as run_export
-    from irforge.annotation.labeling import get_job
     from irforge.bench import Benchmark
 
-    labeling = get_job(job, config_file, label_control)
     with _user_errors():
-        result = run_export(Benchmark(bench_dir), labeling, out, n, strategy, seed, by)
+        result = run_export(Benchmark(bench_dir), _job(job, config_file, label_control), out,
+                            n, strategy, seed, by)
     emit({"tasks": result.tasks, "config": result.config, "sampled": result.sampled,
           "candidates": result.candidates},
          f"wrote {result.sampled} of {result.candidates} tasks to {result.tasks} and the "
@@ -183,12 +188,11 @@ def import_tasks(
 ) -> None:
     """Read annotated tasks from a Label Studio export file, as `annotate pull` does."""
     from irforge.annotation.files import import_tasks as run_import
-    from irforge.annotation.labeling import get_job
     from irforge.bench import Benchmark
 
-    labeling = get_job(job, config_file, label_control)
     with _user_errors():
-        result = run_import(Benchmark(bench_dir), labeling, export_file, tie_break, split)
+        result = run_import(Benchmark(bench_dir), _job(job, config_file, label_control),
+                            export_file, tie_break, split)
     emit({"tasks": result.tasks, "new_labels": result.new_labels, "unchanged": result.unchanged,
           "invalid": result.invalid, "adjudicated": result.adjudicated,
           "qrels": result.qrels_path},

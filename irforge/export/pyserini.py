@@ -7,7 +7,7 @@ from pathlib import Path
 
 from irforge.export import trec
 from irforge.export.source import ExportResult, ExportSource, passage_contents
-from irforge.jsonl import atomic_open, write_jsonl
+from irforge.jsonl import write_jsonl
 
 
 def export(source: ExportSource, out: Path) -> ExportResult:
@@ -16,9 +16,7 @@ def export(source: ExportSource, out: Path) -> ExportResult:
     write_jsonl(corpus, ({"id": doc.doc_id, "contents": passage_contents(doc)}
                          for doc in source.docs))
     topics = out / "topics.tsv"
-    with atomic_open(topics) as handle:
-        for query in source.queries:
-            handle.write(f"{query.query_id}\t{' '.join(query.text.split())}\n")
+    trec.write_topics(topics, source.queries)
     files = [corpus, topics]
     for split, qrels in source.qrels.items():
         path = out / "qrels" / f"{split}.qrels"

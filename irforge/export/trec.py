@@ -9,7 +9,7 @@ from pathlib import Path
 
 from irforge.export.source import ExportResult, ExportSource
 from irforge.jsonl import atomic_open
-from irforge.records import Qrel
+from irforge.records import Qrel, Query
 
 
 def write_trec_qrels(path: Path, qrels: Iterable[Qrel]) -> int:
@@ -20,6 +20,13 @@ def write_trec_qrels(path: Path, qrels: Iterable[Qrel]) -> int:
             handle.write(f"{qrel.query_id} 0 {qrel.doc_id} {int(qrel.relevance)}\n")
             count += 1
     return count
+
+
+def write_topics(path: Path, queries: Iterable[Query]) -> None:
+    """``query_id<TAB>text`` per line (newlines and tabs in the text become spaces)."""
+    with atomic_open(path) as handle:
+        for query in queries:
+            handle.write(f"{query.query_id}\t{' '.join(query.text.split())}\n")
 
 
 def _check_ids(source: ExportSource) -> None:
@@ -41,9 +48,7 @@ def export(source: ExportSource, out: Path) -> ExportResult:
         write_trec_qrels(path, qrels)
         files.append(path)
     topics = out / "topics.tsv"
-    with atomic_open(topics) as handle:
-        for query in source.queries:
-            handle.write(f"{query.query_id}\t{' '.join(query.text.split())}\n")
+    write_topics(topics, source.queries)
     files.append(topics)
     notes = []
     runs = sorted((source.bench.root / "eval" / "runs").glob("*.trec"))
