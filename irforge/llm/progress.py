@@ -12,8 +12,8 @@ from typing import Any
 
 from irforge.cli_output import quiet
 
-DESCRIPTION_WIDTH = 22
-BAR_WIDTH = 12
+DESCRIPTION_WIDTH = 24
+BAR_WIDTH = 10
 
 
 def _clock(seconds: float) -> str:
