@@ -48,6 +48,7 @@ def multicon_metrics(bench_dir: Path, run: RunDict) -> dict[str, Any]:
                                                                   row["hard_negative"])
         out["win_rate_by_k"] = {k: multicon.win_rate(run, pairs)
                                 for k, pairs in sorted(by_k.items())}
+        out["win_rate_queries_by_k"] = {k: len(pairs) for k, pairs in sorted(by_k.items())}
     ladders = {row["query_id"]: [c["doc_id"] for c in sorted(row["candidates"],
                                                              key=lambda c: c["satisfied"])]
                for row in task_rows(folder / "task2.jsonl")}
