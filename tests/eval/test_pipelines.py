@@ -119,5 +119,6 @@ def test_pipelines_run_end_to_end_with_diagnostics():
     assert set(diag) == {"recall_failure@2", "easy_negative@2", "first_positive_rank"}
     assert diag["first_positive_rank"] >= 1
     one = Run("r", {"q": {"easy1": 2.0, "hn": 1.0, "pos": 0.5}})
+    # the share of the top 2 that is an easy negative: easy1 of (easy1, hn)
     assert first_stage_diagnostics(qrels, one, k=2) == {
-        "recall_failure@2": 1.0, "easy_negative@2": 1.0, "first_positive_rank": 3.0}
+        "recall_failure@2": 1.0, "easy_negative@2": 0.5, "first_positive_rank": 3.0}
