@@ -58,12 +58,11 @@ def rich_table(results: EvalResults):
     table = Table(title=f"{results.bench} ({results.queries} queries, {results.docs} docs)",
                   caption=f"{MARK}: differs from {baseline} (paired randomization test, Holm, "
                   f"p < {SIGNIFICANCE_LEVEL})")
-    table.add_column("system")
+    table.add_column("system", overflow="fold")
     infosearch = any("infosearch" in s.tasks for s in results.systems)
     extra = [n for n in INFOSEARCH_METRICS if n not in results.metrics] if infosearch else []
-    for metric in [*results.metrics, *extra]:
-        table.add_column(metric, justify="right")
-    table.add_column("failures", justify="right")
+    for metric in [*results.metrics, *extra, "failures"]:
+        table.add_column(metric, justify="right", overflow="fold")
     marks = significant_vs_baseline(results)
     for system in results.systems:
         table.add_row(system.name, *(mean_cell(system, m, marks) for m in results.metrics),

@@ -225,7 +225,6 @@ def _score_papers(system: SystemResult, ctx: _Context, run: Run, task_run: Run |
             continue
         system.paper_per_query[str(measure)] = values
         system.means[str(measure)] = mean(values)
-    system.tasks.update({k: v for k, v in paper_ctx.notes.items()})
 
 
 def _list_recall(exact: list[list[str]], ann: list[list[str]], k: int) -> float:

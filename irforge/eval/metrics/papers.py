@@ -40,7 +40,6 @@ class PaperContext:
     task_run: RunDict | None = None  # MultiConIR task queries scored over the whole corpus
     mode_runs: Mapping[str, RunDict] | None = None  # InfoSearch og / changed / reversed
     mode_qrels: Mapping[str, QrelsDict] = field(default_factory=dict)
-    notes: dict[str, object] = field(default_factory=dict)  # e.g. lsnc empty-run count
 
 
 def _modes(ctx: PaperContext) -> tuple[RunDict, RunDict, RunDict]:
@@ -74,9 +73,7 @@ def _robustness(ctx: PaperContext, k: int | None) -> dict[str, float]:
 def _lsnc(ctx: PaperContext, k: int | None) -> dict[str, float]:
     from irforge.eval.task_metrics import negation_violations
 
-    violations = negation_violations(ctx.bench_dir)
-    ctx.notes[f"lsnc@{k or 100} empty runs"] = comlq.empty_runs(ctx.run, violations)
-    return comlq.lsnc(ctx.run, violations, k or 100)
+    return comlq.lsnc(ctx.run, negation_violations(ctx.bench_dir), k or 100)
 
 
 def _task_run(ctx: PaperContext) -> RunDict:
