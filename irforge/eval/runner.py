@@ -233,15 +233,8 @@ def _list_recall(exact: list[list[str]], ann: list[list[str]], k: int) -> float:
     return sum(hits) / len(hits) if hits else 0.0
 
 
-def _rerank(reranker: Reranker, queries: Sequence[Query], docs_by_id: dict[str, Doc],
-            run: Run, k: int) -> tuple[Run, int]:
-    """A reranked run and how many of the reranker's model calls failed on it."""
-    before = getattr(reranker, "failed_calls", 0)
-    reranked = reranker.rerank(queries, docs_by_id, run, k)
-    return reranked, getattr(reranker, "failed_calls", 0) - before
-
-
 def _reasons(*parts: object) -> dict[str, int]:
+    """Failure reasons so far (cumulative) of rerankers and decomposers."""
     out: dict[str, int] = {}
     for part in parts:
         for reason, count in (getattr(part, "failure_reasons", None) or {}).items():
@@ -250,6 +243,21 @@ def _reasons(*parts: object) -> dict[str, int]:
             if isinstance(failure, Failure):
                 out[failure.reason[:120]] = out.get(failure.reason[:120], 0) + 1
     return out
+
+
+def _since(before: dict[str, int], *parts: object) -> dict[str, int]:
+    """Reasons added since ``before`` (a reranker is reused across retrievers)."""
+    after = _reasons(*parts)
+    return {r: n - before.get(r, 0) for r, n in after.items() if n > before.get(r, 0)}
+
+
+def _rerank(reranker: Reranker, queries: Sequence[Query], docs_by_id: dict[str, Doc],
+            run: Run, k: int) -> tuple[Run, int, dict[str, int]]:
+    """A reranked run, how many of the reranker's model calls failed on it, and why."""
+    before, reasons = getattr(reranker, "failed_calls", 0), _reasons(reranker)
+    reranked = reranker.rerank(queries, docs_by_id, run, k)
+    return (reranked, getattr(reranker, "failed_calls", 0) - before,
+            _since(reasons, reranker))
 
 
 def _load(bench_dir: Path, split: str, measures: list[Measure], results_warnings: list[str]
@@ -359,19 +367,22 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
             first.diagnostics = first_stage_diagnostics(qrels, run, rerank_k)
         for reranker in reranker_objects:
             start = time.perf_counter()
-            reranked, failed = _rerank(reranker, queries, docs_by_id, run, rerank_k)
+            reranked, failed, reasons = _rerank(reranker, queries, docs_by_id, run, rerank_k)
             name = f"{retriever.name}>{reranker.name}"
             reranked_modes = None
             if mode_runs is not None:
                 reranked_modes = {"og": Run(name, reranked.scores)}
                 for mode in ("changed", "reversed"):
-                    mode_run, mode_failed = _rerank(reranker, infosearch.queries[mode],
-                                                    docs_by_id, mode_runs[mode], rerank_k)
+                    mode_run, mode_failed, mode_reasons = _rerank(
+                        reranker, infosearch.queries[mode], docs_by_id, mode_runs[mode],
+                        rerank_k)
                     reranked_modes[mode] = Run(name, mode_run.scores)
                     failed += mode_failed
+                    for reason, count in mode_reasons.items():
+                        reasons[reason] = reasons.get(reason, 0) + count
             _score(results, ctx, name, Run(name, reranked.scores), "reranked", None,
                    reranked_modes, {"rerank": time.perf_counter() - start},
-                   {"reranker": failed}, _reasons(reranker) if failed else None)
+                   {"reranker": failed}, reasons)
         _run_pipelines(results, ctx, pipelines, retriever, run, reranker_objects,
                        decomposer_objects, fusions, docs_by_id, depth, rerank_k)
         if ann and spec.startswith("dense"):
@@ -393,20 +404,21 @@ def _run_pipelines(results: EvalResults, ctx: _Context, pipelines: Sequence[str]
                    rerank_k: int) -> None:
     """Stage-aware reranking and decomposed retrieval (stage_aware_decomposition.txt)."""
     for decomposer, fusion in itertools.product(decomposers, fusions):
-        before = len(getattr(decomposer, "failures", []))
+        before, reasons = len(getattr(decomposer, "failures", [])), _reasons(decomposer)
         if "decomposed" in pipelines:
             start = time.perf_counter()
             fused = decomposed_retrieve(ctx.queries, retriever, decomposer, fusion, depth)
             failed = len(getattr(decomposer, "failures", [])) - before
             system = _score(results, ctx, fused.name, fused, "pipeline", seconds={
                 "pipeline": time.perf_counter() - start}, failures={"decomposer": failed},
-                reasons=_reasons(decomposer) if failed else None)
+                reasons=_since(reasons, decomposer))
             system.diagnostics = first_stage_diagnostics(ctx.qrels, fused, rerank_k)
         if "stage-aware" not in pipelines:
             continue
         for reranker in rerankers:
             before = len(getattr(decomposer, "failures", []))
             calls = getattr(reranker, "failed_calls", 0)
+            reasons = _reasons(decomposer, reranker)
             start = time.perf_counter()
             staged = stage_aware_rerank(ctx.queries, docs_by_id, run, reranker, decomposer,
                                         fusion, rerank_k)
@@ -414,4 +426,4 @@ def _run_pipelines(results: EvalResults, ctx: _Context, pipelines: Sequence[str]
                       "reranker": getattr(reranker, "failed_calls", 0) - calls}
             _score(results, ctx, staged.name, staged, "pipeline",
                    seconds={"pipeline": time.perf_counter() - start}, failures=failed,
-                   reasons=_reasons(decomposer, reranker) if any(failed.values()) else None)
+                   reasons=_since(reasons, decomposer, reranker))
