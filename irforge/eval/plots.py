@@ -16,6 +16,7 @@ from irforge.eval.runner import EvalResults
 def _pyplot():
     matplotlib = require("matplotlib", "eval")
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (editable in a paper)
     import matplotlib.pyplot as plt
 
     return plt
