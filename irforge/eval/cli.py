@@ -84,6 +84,8 @@ def eval_command(
         seed=seed, bootstrap=bootstrap, trials=trials)
     written = write_outputs(results, out or bench_dir / "eval", plots=plots)
     console = Console()
+    if not console.is_terminal:  # piped or captured: keep every column readable
+        console = Console(width=160)
     errors = Console(stderr=True)
     for warning in results.warnings:
         errors.print(f"warning: {warning}", markup=False)
