@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
+from irforge.eval.metrics.registry import parse_metric
 from irforge.eval.provenance import describe
 from irforge.eval.runner import EvalResults
 from irforge.eval.trec_io import write_trec_run
@@ -60,7 +61,9 @@ def rich_table(results: EvalResults):
                   f"p < {SIGNIFICANCE_LEVEL})")
     table.add_column("system", overflow="fold")
     infosearch = any("infosearch" in s.tasks for s in results.systems)
-    extra = [n for n in INFOSEARCH_METRICS if n not in results.metrics] if infosearch else []
+    asked = set(results.metrics)
+    extra = ([n for n in INFOSEARCH_METRICS if str(parse_metric(n)) not in asked]
+             if infosearch else [])
     for metric in [*results.metrics, *extra, "failures"]:
         table.add_column(metric, justify="right", overflow="fold")
     marks = significant_vs_baseline(results)

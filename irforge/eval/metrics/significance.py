@@ -51,7 +51,7 @@ def randomization_test(a: Sequence[float], b: Sequence[float], trials: int = 10_
     hits, done = 0, 0
     while done < trials:
         size = min(_CHUNK, trials - done)
-        signs = rng.choice((1.0, -1.0), size=(size, n))
+        signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2.0 - 1.0
         hits += int(np.sum(np.abs(signs @ diff / n) >= observed))
         done += size
     return (hits + 1) / (trials + 1)
