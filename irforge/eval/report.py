@@ -261,9 +261,16 @@ def to_markdown(results: EvalResults, plots: list[Path]) -> str:
 
 
 def to_html(markdown_text: str, title: str) -> str:
-    """A self-contained HTML page from the report's Markdown (tables, headings, images)."""
-    body, table_open = [], False
+    """A self-contained HTML page from the report's Markdown (tables, headings, images, code)."""
+    body, table_open, code = [], False, False
     for line in markdown_text.splitlines():
+        if line.startswith("```"):
+            body.append("</pre>" if code else "<pre>")
+            code = not code
+            continue
+        if code:
+            body.append(html.escape(line) + "\n")
+            continue
         if line.startswith("|"):
             cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
             if set("".join(cells)) <= {"-"}:
