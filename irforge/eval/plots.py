@@ -1,4 +1,8 @@
-"""Plots of an evaluation (matplotlib, Agg backend): conditions curve, radar, exact vs ANN."""
+"""Plots of an evaluation (matplotlib, Agg backend): conditions curve, radar, exact vs ANN.
+
+Each plot is drawn only when the benchmark has what it shows, has a title, axis labels and
+the number of queries behind each point, and is saved as PNG and SVG.
+"""
 
 from __future__ import annotations
 
@@ -12,41 +16,57 @@ from irforge.eval.runner import EvalResults
 def _pyplot():
     matplotlib = require("matplotlib", "eval")
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (editable in a paper)
     import matplotlib.pyplot as plt
 
     return plt
 
 
+def _save(figure, path: Path, **kwargs) -> Path:
+    """Save as PNG at ``path`` and as SVG beside it."""
+    figure.savefig(path, dpi=120, **kwargs)
+    figure.savefig(path.with_suffix(".svg"), **kwargs)
+    return path
+
+
+def _condition_points(results: EvalResults, system) -> tuple[list[tuple[int, float, int]], str]:
+    """(k, value, queries) per number of conditions: WR_k from Task 1, else the first metric."""
+    metric = results.primary
+    if "win_rate_by_k" in system.tasks:
+        counts = system.tasks.get("win_rate_queries_by_k", {})
+        return ([(int(k), v, int(counts.get(k, 0))) for k, v in
+                 sorted(system.tasks["win_rate_by_k"].items(), key=lambda kv: int(kv[0]))],
+                "win rate WR_k (MultiConIR Task 1)")
+    return ([(int(k), v[metric], int(v["queries"])) for k, v in
+             sorted(system.per_conditions.items(), key=lambda kv: int(kv[0]))
+             if metric in v], metric)
+
+
 def plot_conditions(results: EvalResults, path: Path) -> Path | None:
     """Win rate (MultiConIR WR_k) vs number of conditions, or the first metric per number of
-    conditions when the bench has no Task 1 file; None when queries carry no conditions."""
-    plt = _pyplot()
-    metric = results.metrics[0]
-    figure, axes = plt.subplots(figsize=(6, 4))
-    drawn = False
-    for system in results.systems:
-        if "win_rate_by_k" in system.tasks:
-            points = sorted((int(k), v) for k, v in system.tasks["win_rate_by_k"].items())
-            label, ylabel = system.name, "win rate WR_k"
-        elif system.per_conditions:
-            points = sorted((int(k), v[metric]) for k, v in system.per_conditions.items())
-            label, ylabel = system.name, metric
-        else:
-            continue
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-        drawn = True
-    if not drawn:
-        plt.close(figure)
+    conditions when the bench has no Task 1 file; None unless queries carry at least two
+    different numbers of conditions."""
+    series = [(s.name, *_condition_points(results, s)) for s in results.systems]
+    series = [item for item in series if len({k for k, _, _ in item[1]}) >= 2]
+    if not series:
         return None
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for name, points, _ in series:
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+    for k, value, n in series[0][1]:
+        axes.annotate(f"n={n}", (k, value), textcoords="offset points", xytext=(0, 6),
+                      ha="center", fontsize=7)
     from matplotlib.ticker import MaxNLocator
 
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # condition counts are whole
     axes.set_xlabel("number of conditions in the query")
-    axes.set_ylabel(ylabel)
-    axes.set_ylim(0, 1)
+    axes.set_ylabel(series[0][2])
+    axes.set_title(f"{series[0][2]} by number of conditions (n = queries per point)")
+    axes.set_ylim(0, 1.08)
     axes.legend(fontsize=7)
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    _save(figure, path)
     plt.close(figure)
     return path
 
@@ -66,7 +86,7 @@ def _radar(path: Path, groups: list[str], series: dict[str, list[float]], title:
     axes.set_ylim(*limits)
     axes.set_title(title)
     axes.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.3, -0.1))
-    figure.savefig(path, dpi=120, bbox_inches="tight")
+    _save(figure, path, bbox_inches="tight")
     plt.close(figure)
     return path
 
@@ -76,10 +96,12 @@ def plot_radar(results: EvalResults, path: Path) -> Path | None:
     groups = sorted({g for s in results.systems for g in s.per_group})
     if len(groups) < 3:
         return None
-    metric = results.metrics[0]
+    metric = results.primary
+    counts = results.groups.get("counts", {})
     series = {s.name: [s.per_group.get(g, {}).get(metric, 0.0) for g in groups]
               for s in results.systems}
-    return _radar(path, groups, series, f"{metric} per {results.group_field}", (0, 1))
+    labels = [f"{g}\n(n={counts.get(g, '?')})" for g in groups]
+    return _radar(path, labels, series, f"{metric} per {results.group_field}", (0, 1))
 
 
 def plot_infosearch_radar(results: EvalResults, path: Path) -> Path | None:
@@ -91,7 +113,9 @@ def plot_infosearch_radar(results: EvalResults, path: Path) -> Path | None:
         return None
     series = {name: [per_dim.get(g, {}).get("wise", 0.0) for g in groups]
               for name, per_dim in dims.items()}
-    return _radar(path, groups, series, "InfoSearch WISE per dimension", (-1, 1))
+    first = next(iter(dims.values()))
+    labels = [f"{g}\n(n={int(first.get(g, {}).get('queries', 0))})" for g in groups]
+    return _radar(path, labels, series, "InfoSearch WISE per dimension", (-1, 1))
 
 
 def plot_exact_vs_ann(results: EvalResults, path: Path) -> Path | None:
@@ -109,11 +133,13 @@ def plot_exact_vs_ann(results: EvalResults, path: Path) -> Path | None:
                   f"recall@10 {check['recall_at_10']:.3f}", ha="center", fontsize=8)
     axes.set_xticks(range(len(results.ann)))
     axes.set_xticklabels([c["retriever"][-30:] for c in results.ann], fontsize=8)
+    axes.set_xlabel("dense retriever")
     axes.set_ylabel("nDCG@10")
+    axes.set_title(f"Exact vs HNSW search (n = {results.queries} queries each)")
     axes.set_ylim(0, 1.1)
     axes.legend()
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    _save(figure, path)
     plt.close(figure)
     return path
 
@@ -127,7 +153,7 @@ PLOTS = {
 
 
 def write_plots(results: EvalResults, folder: Path) -> list[Path]:
-    """Every plot that the data allows, as PNG files in ``folder``."""
+    """Every plot that the data allows, as PNG (returned) and SVG files in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     made = [plot(results, folder / name) for name, plot in PLOTS.items()]
     return [path for path in made if path is not None]

@@ -6,6 +6,7 @@ metric per query, per query group and per paper task, and time each stage.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -13,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
+from irforge.eval.checks import (
+    cutoff_warnings,
+    known_qrels,
+    non_finite,
+    require_corpus,
+    require_plain_ids,
+    unique_name,
+)
 from irforge.eval.infosearch_eval import (
     DIMENSION_FIELD,
     InfoSearchModes,
@@ -23,16 +32,34 @@ from irforge.eval.infosearch_eval import (
 )
 from irforge.eval.metrics import EvaluationInputError, evaluate_per_query, mean_scores
 from irforge.eval.metrics.groups import group_means, query_groups
-from irforge.eval.metrics.registry import Measure, parse_metrics
-from irforge.eval.retrievers import get_reranker, get_retriever
+from irforge.eval.metrics.papers import NotComputable, PaperContext, missing_files
+from irforge.eval.metrics.papers import compute as compute_paper
+from irforge.eval.metrics.ranks import mean
+from irforge.eval.metrics.registry import Measure, parse_metric, parse_metrics
+from irforge.eval.metrics.significance import bootstrap_ci, compare_systems
+from irforge.eval.pipelines import (
+    decomposed_retrieve,
+    first_stage_diagnostics,
+    get_decomposer,
+    stage_aware_rerank,
+)
+from irforge.eval.pipelines.decompose import Decomposer
+from irforge.eval.provenance import qrels_provenance
+from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
-from irforge.records import Doc, Query, Run
+from irforge.records import Doc, Failure, Query, Run
 
 
 @dataclass
 class SystemResult:
-    """Everything measured for one system (a retriever, a reranked run or a run file)."""
+    """Everything measured for one system (a retriever, a reranked run, a pipeline, a run file).
+
+    ``per_query`` holds the ranked (trec) measures over the judged queries; the papers'
+    measures keep their own query sets in ``paper_per_query`` (``{metric: {query: value}}``).
+    ``ci`` is the bootstrap interval of each mean; ``failures`` counts model calls that failed
+    (``{"reranker": n, "decomposer": m}``), ``not_computed`` says why a metric is absent.
+    """
 
     name: str
     means: dict[str, float]
@@ -41,6 +68,25 @@ class SystemResult:
     per_conditions: dict[str, dict[str, float]] = field(default_factory=dict)
     tasks: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    kind: str = "retriever"
+    paper_per_query: dict[str, dict[str, float]] = field(default_factory=dict)
+    ci: dict[str, list[float]] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+    not_computed: dict[str, str] = field(default_factory=dict)
+    diagnostics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failure_count(self) -> int:
+        return sum(self.failures.values())
+
+    def values(self) -> dict[str, dict[str, float]]:
+        """``{metric: {query: value}}`` for every metric with per-query values."""
+        out: dict[str, dict[str, float]] = {}
+        for query_id, row in self.per_query.items():
+            for name, value in row.items():
+                out.setdefault(name, {})[query_id] = value
+        return {**out, **self.paper_per_query}
 
 
 @dataclass
@@ -56,6 +102,16 @@ class EvalResults:
     systems: list[SystemResult] = field(default_factory=list)
     ann: list[dict[str, Any]] = field(default_factory=list)
     runs: dict[str, Run] = field(default_factory=dict, repr=False)
+    warnings: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    groups: dict[str, Any] = field(default_factory=dict)
+    significance: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> str:
+        """The first ranked (trec) metric: the one plots and per-group tables show."""
+        return next((m for m in self.metrics if not parse_metric(m).is_paper), self.metrics[0])
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,23 +125,6 @@ def _conditions_of(query: Query) -> str | None:
         return str(query.metadata["k"])
     conditions = query.metadata.get("conditions")
     return str(len(conditions)) if isinstance(conditions, list) else None
-
-
-def _score(results: EvalResults, name: str, run: Run, qrels, measures: list[Measure],
-           queries: Sequence[Query], bench_dir: Path, task_run: Run | None,
-           seconds: dict[str, float]) -> None:
-    per_query = evaluate_per_query(qrels, run, measures)
-    groups = query_groups(list(queries), results.group_field)
-    conditions = {q.query_id: c for q in queries if (c := _conditions_of(q)) is not None}
-    tasks = lsnc_metrics(bench_dir, run.scores)
-    if task_run is not None:
-        tasks.update(multicon_metrics(bench_dir, task_run.scores))
-    results.systems.append(SystemResult(
-        name=name, means=mean_scores(per_query), per_query=per_query,
-        per_group=group_means(per_query, groups), per_conditions=group_means(per_query,
-                                                                            conditions),
-        tasks=tasks, seconds=seconds))
-    results.runs[name] = run
 
 
 def _ann_check(spec: str, docs: Sequence[Doc], queries: Sequence[Query], qrels, k: int,
@@ -112,13 +151,80 @@ def _ann_check(spec: str, docs: Sequence[Doc], queries: Sequence[Query], qrels, 
             "search_seconds_exact": seconds["dense"], "search_seconds_ann": seconds["dense-hnsw"]}
 
 
-def _add_infosearch(results: EvalResults, name: str, modes: InfoSearchModes,
-                    runs: dict[str, Run]) -> None:
-    """SICR, WISE, p-MRR, Robustness@k of the last scored system; its mode runs are kept."""
-    results.systems[-1].tasks["infosearch"] = infosearch_results(modes, runs,
-                                                                 results.metrics[0])
-    for mode in ("changed", "reversed"):
-        results.runs[f"{name}.{mode}"] = runs[mode]
+@dataclass
+class _Context:
+    """What every system of one call is scored against."""
+
+    bench_dir: Path
+    qrels: dict[str, dict[str, int]]
+    ranked: list[Measure]
+    paper: list[Measure]
+    queries: list[Query]
+    groups: dict[str, str]
+    conditions: dict[str, str]
+    infosearch: InfoSearchModes | None
+    bootstrap: int
+    seed: int
+
+
+def _score(results: EvalResults, ctx: _Context, name: str, run: Run, kind: str,
+           task_run: Run | None = None, mode_runs: dict[str, Run] | None = None,
+           seconds: dict[str, float] | None = None, failures: dict[str, int] | None = None,
+           reasons: dict[str, int] | None = None) -> SystemResult:
+    """Score one system on every metric and add it (and its run) to ``results``."""
+    name, warning = unique_name(name, results.runs, f"system {name!r}")
+    if warning:
+        results.warnings.append(warning)
+    bad = non_finite(run.scores)
+    if bad:
+        results.warnings.append(f"{name}: {bad} score(s) are nan or infinite; they rank last")
+    per_query = evaluate_per_query(ctx.qrels, run, ctx.ranked) if ctx.ranked else {}
+    system = SystemResult(name=name, means=mean_scores(per_query), per_query=per_query,
+                          per_group=group_means(per_query, ctx.groups),
+                          per_conditions=group_means(per_query, ctx.conditions),
+                          tasks=lsnc_metrics(ctx.bench_dir, run.scores), seconds=seconds or {},
+                          kind=kind, failures=dict(failures or {}),
+                          failure_reasons=dict(reasons or {}))
+    if task_run is not None:
+        system.tasks.update(multicon_metrics(ctx.bench_dir, task_run.scores))
+    if ctx.infosearch is not None and mode_runs is not None:
+        system.tasks["infosearch"] = infosearch_results(ctx.infosearch, mode_runs,
+                                                        results.primary)
+        for mode in ("changed", "reversed"):
+            results.runs[f"{name}.{mode}"] = mode_runs[mode]
+    _score_papers(system, ctx, run, task_run, mode_runs)
+    for metric, values in system.values().items():
+        low, high = bootstrap_ci(list(values.values()), ctx.bootstrap, seed=ctx.seed)
+        system.ci[metric] = [low, high]
+    if system.tasks.get("lsnc_empty_runs"):
+        results.warnings.append(f"{name}: {system.tasks['lsnc_empty_runs']} negation "
+                                "query(ies) have an empty run; left out of LSNC")
+    results.systems.append(system)
+    results.runs[name] = run
+    return system
+
+
+def _score_papers(system: SystemResult, ctx: _Context, run: Run, task_run: Run | None,
+                  mode_runs: dict[str, Run] | None) -> None:
+    """The papers' measures asked for with --metric, each over its own query set."""
+    if not ctx.paper:
+        return
+    paper_ctx = PaperContext(
+        bench_dir=ctx.bench_dir, qrels=ctx.qrels, run=run.scores,
+        task_run=None if task_run is None else task_run.scores,
+        mode_runs=None if mode_runs is None else {m: r.scores for m, r in mode_runs.items()},
+        mode_qrels={} if ctx.infosearch is None else dict(ctx.infosearch.qrels))
+    for measure in ctx.paper:
+        try:
+            values = compute_paper(measure, paper_ctx)
+        except NotComputable as exc:
+            system.not_computed[str(measure)] = str(exc)
+            continue
+        if not values:
+            system.not_computed[str(measure)] = "no query has what this measure needs"
+            continue
+        system.paper_per_query[str(measure)] = values
+        system.means[str(measure)] = mean(values)
 
 
 def _list_recall(exact: list[list[str]], ann: list[list[str]], k: int) -> float:
@@ -127,31 +233,120 @@ def _list_recall(exact: list[list[str]], ann: list[list[str]], k: int) -> float:
     return sum(hits) / len(hits) if hits else 0.0
 
 
-def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
-                       rerankers: Sequence[str] = (), metrics: Sequence[str] = ("ndcg@10",),
-                       run_files: Sequence[Path] = (), split: str = "test", depth: int = 100,
-                       rerank_k: int = 50, group_field: str = "type", ann: bool = False,
-                       cache_dir: Path | None = None, query_prefix: str = "",
-                       passage_prefix: str = "") -> EvalResults:
-    """Run every retriever (and each reranker on each retriever's run) and every run file."""
-    bench_dir = Path(bench_dir)
-    measures = parse_metrics(metrics)
+def _reasons(*parts: object) -> dict[str, int]:
+    """Failure reasons so far (cumulative) of rerankers and decomposers."""
+    out: dict[str, int] = {}
+    for part in parts:
+        for reason, count in (getattr(part, "failure_reasons", None) or {}).items():
+            out[reason] = out.get(reason, 0) + count
+        for failure in getattr(part, "failures", None) or []:
+            if isinstance(failure, Failure):
+                out[failure.reason[:120]] = out.get(failure.reason[:120], 0) + 1
+    return out
+
+
+def _since(before: dict[str, int], *parts: object) -> dict[str, int]:
+    """Reasons added since ``before`` (a reranker is reused across retrievers)."""
+    after = _reasons(*parts)
+    return {r: n - before.get(r, 0) for r, n in after.items() if n > before.get(r, 0)}
+
+
+def _rerank(reranker: Reranker, queries: Sequence[Query], docs_by_id: dict[str, Doc],
+            run: Run, k: int) -> tuple[Run, int, dict[str, int]]:
+    """A reranked run, how many of the reranker's model calls failed on it, and why."""
+    before, reasons = getattr(reranker, "failed_calls", 0), _reasons(reranker)
+    reranked = reranker.rerank(queries, docs_by_id, run, k)
+    return (reranked, getattr(reranker, "failed_calls", 0) - before,
+            _since(reasons, reranker))
+
+
+def _load(bench_dir: Path, split: str, measures: list[Measure], results_warnings: list[str]
+          ) -> tuple[Benchmark, dict[str, dict[str, int]], list[Doc], list[Query]]:
+    """Read and check the folder: paper files, qrels, corpus, ids (errors or warnings)."""
     bench = Benchmark(bench_dir)
-    qrels = bench.qrels_dict(split)
-    if not any(qrels.values()):
+    missing = missing_files(bench_dir, [m for m in measures if m.is_paper])
+    if missing:
+        raise EvaluationInputError("cannot compute the requested paper metric(s):\n  - "
+                                   + "\n  - ".join(missing))
+    raw = bench.qrels_dict(split)
+    if not any(raw.values()):
         raise EvaluationInputError(f"{bench.qrels_path(split)} has no qrels: nothing to "
                                    "evaluate (generate queries and qrels first)")
     docs = list(bench.corpus())
-    task_ids = multicon_task_queries(bench_dir)
+    require_corpus(len(docs), bench.corpus_path)
     all_queries = list(bench.queries())
+    require_plain_ids([d.doc_id for d in docs], "document", bench.corpus_path)
+    require_plain_ids([q.query_id for q in all_queries], "query", bench.queries_path)
+    qrels, warnings = known_qrels(raw, {q.query_id for q in all_queries},
+                                  {d.doc_id for d in docs}, bench.qrels_path(split))
+    results_warnings.extend(warnings)
+    if not any(qrels.values()):
+        raise EvaluationInputError(f"{bench.qrels_path(split)} judges no query of "
+                                   f"{bench.queries_path}: nothing to evaluate")
+    results_warnings.extend(cutoff_warnings(measures, len(docs)))
+    return bench, qrels, docs, all_queries
+
+
+def _group_counts(queries: Sequence[Query], groups: dict[str, str], field_name: str
+                  ) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for query in queries:
+        if query.query_id in groups:
+            counts[groups[query.query_id]] = counts.get(groups[query.query_id], 0) + 1
+    return {"field": field_name, "counts": dict(sorted(counts.items())),
+            "ungrouped": sum(1 for q in queries if q.query_id not in groups)}
+
+
+def _significance(results: EvalResults, trials: int, seed: int) -> None:
+    values = {s.name: s.values() for s in results.systems}
+    for metric in results.metrics:
+        results.significance.extend(c.to_json() for c in compare_systems(values, metric,
+                                                                         trials, seed))
+
+
+def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
+                       rerankers: Sequence[str | Reranker] = (),
+                       metrics: Sequence[str] = ("ndcg@10",),
+                       run_files: Sequence[Path] = (), split: str = "test", depth: int = 100,
+                       rerank_k: int = 50, group_field: str = "type", ann: bool = False,
+                       cache_dir: Path | None = None, query_prefix: str = "",
+                       passage_prefix: str = "", pipelines: Sequence[str] = (),
+                       decomposers: Sequence[str | Decomposer] = ("fixed",),
+                       fusions: Sequence[str] = ("sum",), engine=None, seed: int = 0,
+                       bootstrap: int = 1000, trials: int = 10_000) -> EvalResults:
+    """Run every retriever (each reranker and pipeline on each retriever's run) and every run
+    file; score, add bootstrap CIs per mean and paired tests between systems (seeded)."""
+    bench_dir = Path(bench_dir)
+    measures = parse_metrics(metrics)
+    unknown = sorted(set(pipelines) - set(PIPELINES))
+    if unknown:
+        raise EvaluationInputError(f"unknown pipeline {unknown[0]!r}: use "
+                                   f"{', '.join(PIPELINES)}")
+    if "stage-aware" in pipelines and not rerankers:
+        raise EvaluationInputError("--pipeline stage-aware reranks with each sub-query: give "
+                                   "a --reranker too")
+    warnings: list[str] = []
+    bench, qrels, docs, all_queries = _load(bench_dir, split, measures, warnings)
+    task_ids = multicon_task_queries(bench_dir)
     queries = [q for q in all_queries if q.query_id in qrels]
     task_queries = [q for q in all_queries if q.query_id in task_ids]
     infosearch = read_infosearch_modes(bench_dir) if is_infosearch_bench(bench_dir) else None
     if infosearch is not None and not any(group_field in q.metadata for q in queries):
         group_field = DIMENSION_FIELD
-    results = EvalResults(bench=str(bench_dir), split=split, metrics=[str(m) for m in measures],
-                          group_field=group_field, queries=len(queries), docs=len(docs))
-    reranker_objects = [get_reranker(spec) for spec in rerankers]
+    groups = query_groups(list(queries), group_field)
+    ctx = _Context(bench_dir, qrels, [m for m in measures if not m.is_paper],
+                   [m for m in measures if m.is_paper], queries, groups,
+                   {q.query_id: c for q in queries if (c := _conditions_of(q)) is not None},
+                   infosearch, bootstrap, seed)
+    results = EvalResults(
+        bench=str(bench_dir), split=split, metrics=[str(m) for m in measures],
+        group_field=group_field, queries=len(queries), docs=len(docs), warnings=warnings,
+        provenance=qrels_provenance(bench), groups=_group_counts(queries, groups, group_field),
+        settings={"depth": depth, "rerank_k": rerank_k, "seed": seed, "bootstrap": bootstrap,
+                  "trials": trials, "pipelines": list(pipelines)})
+    reranker_objects = [get_reranker(r) if isinstance(r, str) else r for r in rerankers]
+    decomposer_objects = ([get_decomposer(d, engine) if isinstance(d, str) else d
+                           for d in decomposers] if pipelines else [])
     docs_by_id = {doc.doc_id: doc for doc in docs}
     for spec in retrievers:
         retriever = get_retriever(spec, cache_dir, query_prefix, passage_prefix)
@@ -166,26 +361,69 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
         if infosearch is not None:
             mode_runs = search_modes(infosearch, run, retriever, depth)
             seconds["search_modes"] = time.perf_counter() - searched
-        _score(results, retriever.name, run, qrels, measures, queries, bench_dir, task_run,
-               seconds)
-        if mode_runs is not None:
-            _add_infosearch(results, retriever.name, infosearch, mode_runs)
+        first = _score(results, ctx, retriever.name, run, "retriever", task_run, mode_runs,
+                       seconds)
+        if pipelines:
+            first.diagnostics = first_stage_diagnostics(qrels, run, rerank_k)
         for reranker in reranker_objects:
             start = time.perf_counter()
-            reranked = reranker.rerank(queries, docs_by_id, run, rerank_k)
+            reranked, failed, reasons = _rerank(reranker, queries, docs_by_id, run, rerank_k)
             name = f"{retriever.name}>{reranker.name}"
-            _score(results, name, Run(name, reranked.scores), qrels, measures, queries,
-                   bench_dir, None, {"rerank": time.perf_counter() - start})
+            reranked_modes = None
             if mode_runs is not None:
-                reranked_modes = {mode: Run(name, reranker.rerank(
-                    infosearch.queries[mode], docs_by_id, mode_runs[mode], rerank_k).scores)
-                    for mode in ("changed", "reversed")}
-                _add_infosearch(results, name, infosearch,
-                                {"og": Run(name, reranked.scores), **reranked_modes})
+                reranked_modes = {"og": Run(name, reranked.scores)}
+                for mode in ("changed", "reversed"):
+                    mode_run, mode_failed, mode_reasons = _rerank(
+                        reranker, infosearch.queries[mode], docs_by_id, mode_runs[mode],
+                        rerank_k)
+                    reranked_modes[mode] = Run(name, mode_run.scores)
+                    failed += mode_failed
+                    for reason, count in mode_reasons.items():
+                        reasons[reason] = reasons.get(reason, 0) + count
+            _score(results, ctx, name, Run(name, reranked.scores), "reranked", None,
+                   reranked_modes, {"rerank": time.perf_counter() - start},
+                   {"reranker": failed}, reasons)
+        _run_pipelines(results, ctx, pipelines, retriever, run, reranker_objects,
+                       decomposer_objects, fusions, docs_by_id, depth, rerank_k)
         if ann and spec.startswith("dense"):
             results.ann.append(_ann_check(spec, docs, queries, qrels, depth, cache_dir,
                                           (query_prefix, passage_prefix)))
     for path in run_files:
         run = read_trec_run(path, docs_by_id.keys())
-        _score(results, run.name, run, qrels, measures, queries, bench_dir, None, {})
+        _score(results, ctx, run.name, run, "run file")
+    _significance(results, trials, seed)
     return results
+
+
+PIPELINES = ("stage-aware", "decomposed")
+
+
+def _run_pipelines(results: EvalResults, ctx: _Context, pipelines: Sequence[str], retriever,
+                   run: Run, rerankers: Sequence[Reranker], decomposers: Sequence[Decomposer],
+                   fusions: Sequence[str], docs_by_id: dict[str, Doc], depth: int,
+                   rerank_k: int) -> None:
+    """Stage-aware reranking and decomposed retrieval (stage_aware_decomposition.txt)."""
+    for decomposer, fusion in itertools.product(decomposers, fusions):
+        before, reasons = len(getattr(decomposer, "failures", [])), _reasons(decomposer)
+        if "decomposed" in pipelines:
+            start = time.perf_counter()
+            fused = decomposed_retrieve(ctx.queries, retriever, decomposer, fusion, depth)
+            failed = len(getattr(decomposer, "failures", [])) - before
+            system = _score(results, ctx, fused.name, fused, "pipeline", seconds={
+                "pipeline": time.perf_counter() - start}, failures={"decomposer": failed},
+                reasons=_since(reasons, decomposer))
+            system.diagnostics = first_stage_diagnostics(ctx.qrels, fused, rerank_k)
+        if "stage-aware" not in pipelines:
+            continue
+        for reranker in rerankers:
+            before = len(getattr(decomposer, "failures", []))
+            calls = getattr(reranker, "failed_calls", 0)
+            reasons = _reasons(decomposer, reranker)
+            start = time.perf_counter()
+            staged = stage_aware_rerank(ctx.queries, docs_by_id, run, reranker, decomposer,
+                                        fusion, rerank_k)
+            failed = {"decomposer": len(getattr(decomposer, "failures", [])) - before,
+                      "reranker": getattr(reranker, "failed_calls", 0) - calls}
+            _score(results, ctx, staged.name, staged, "pipeline",
+                   seconds={"pipeline": time.perf_counter() - start}, failures=failed,
+                   reasons=_since(reasons, decomposer, reranker))

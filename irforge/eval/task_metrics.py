@@ -22,7 +22,7 @@ from irforge.jsonl import iter_jsonl
 Scorer = Callable[[list[str]], RunDict]
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
+def task_rows(path: Path) -> list[dict[str, Any]]:
     return [row for _, row in iter_jsonl(path)] if path.is_file() else []
 
 
@@ -30,8 +30,8 @@ def multicon_task_queries(bench_dir: Path) -> set[str]:
     """Query ids the MultiConIR tasks need scored over their whole candidate sets."""
     folder = Path(bench_dir) / "multicon"
     ids = {row["query_id"] for name in ("task1", "task2") for row in
-           _rows(folder / f"{name}.jsonl")}
-    for row in _rows(folder / "task3.jsonl"):
+           task_rows(folder / f"{name}.jsonl")}
+    for row in task_rows(folder / "task3.jsonl"):
         ids.update((row["instruction_query"], row["descriptive_query"]))
     return ids
 
@@ -40,7 +40,7 @@ def multicon_metrics(bench_dir: Path, run: RunDict) -> dict[str, Any]:
     """WR_k by k, WR_{k,k-1} by k, Flip Rate; empty when the bench has no MultiConIR tasks."""
     folder = Path(bench_dir) / "multicon"
     out: dict[str, Any] = {}
-    task1 = _rows(folder / "task1.jsonl")
+    task1 = task_rows(folder / "task1.jsonl")
     if task1:
         by_k: dict[int, dict[str, tuple[str, str]]] = {}
         for row in task1:
@@ -48,13 +48,14 @@ def multicon_metrics(bench_dir: Path, run: RunDict) -> dict[str, Any]:
                                                                   row["hard_negative"])
         out["win_rate_by_k"] = {k: multicon.win_rate(run, pairs)
                                 for k, pairs in sorted(by_k.items())}
+        out["win_rate_queries_by_k"] = {k: len(pairs) for k, pairs in sorted(by_k.items())}
     ladders = {row["query_id"]: [c["doc_id"] for c in sorted(row["candidates"],
                                                              key=lambda c: c["satisfied"])]
-               for row in _rows(folder / "task2.jsonl")}
+               for row in task_rows(folder / "task2.jsonl")}
     if ladders:
         out["adjacent_win_rate"] = multicon.adjacent_win_rates(run, ladders)
     flips = []
-    for row in _rows(folder / "task3.jsonl"):
+    for row in task_rows(folder / "task3.jsonl"):
         ladder = [c["doc_id"] for c in sorted(row["candidates"], key=lambda c: c["satisfied"])]
         inst, desc = row["instruction_query"], row["descriptive_query"]
         for k in range(1, len(ladder)):
@@ -68,7 +69,7 @@ def multicon_metrics(bench_dir: Path, run: RunDict) -> dict[str, Any]:
 def negation_violations(bench_dir: Path) -> dict[str, set[str]]:
     """V(d) = 1 documents per negation query, from ``logical/negation_labels.jsonl``."""
     out: dict[str, set[str]] = {}
-    for row in _rows(Path(bench_dir) / "logical" / "negation_labels.jsonl"):
+    for row in task_rows(Path(bench_dir) / "logical" / "negation_labels.jsonl"):
         violating = out.setdefault(str(row["query_id"]), set())
         if int(row.get("violates", 0)):
             violating.add(str(row["doc_id"]))
@@ -81,4 +82,5 @@ def lsnc_metrics(bench_dir: Path, run: RunDict, k: int = 100) -> dict[str, Any]:
     if not violations:
         return {}
     values = comlq.lsnc(run, violations, k)
-    return {f"lsnc@{k}": mean(values), "lsnc_queries": len(values)}
+    return {f"lsnc@{k}": mean(values), "lsnc_queries": len(values),
+            "lsnc_empty_runs": comlq.empty_runs(run, violations)}

@@ -109,6 +109,9 @@ def test_lsnc_by_hand():
     value = comlq.lsnc(run, {"q": {"v1", "v2", "v3"}}, k=3)["q"]
     assert value == pytest.approx(-math.log(3 / 4) / math.log(4))
     assert comlq.lsnc(run, {"q": set()}, k=3)["q"] == pytest.approx(1.0)
+    # a query with an empty run gets no free 1.0: it is left out and counted
+    assert comlq.lsnc({**run, "e": {}}, {"q": {"v1"}, "e": {"v1"}}, k=3).keys() == {"q"}
+    assert comlq.empty_runs({**run, "e": {}}, {"q": {"v1"}, "e": {"v1"}, "f": set()}) == 2
     assert comlq.lsnc_value(3, 3) == pytest.approx(0.0)
 
 
@@ -117,7 +120,10 @@ def test_decomposition_diagnostics():
     run = {"q": _ranking(["hn", "easy", "pos"]), "r": _ranking(["x", "y"])}
     assert diagnostics.recall_failure(qrels, run, k=2) == {"q": 1.0, "r": 1.0}
     assert diagnostics.recall_failure(qrels, run, k=3)["q"] == 0.0
-    assert diagnostics.easy_negative_rate(qrels, run, k=2) == {"q": 1.0, "r": 1.0}
+    no_positive = {**qrels, "s": {"neg": 0}}
+    assert "s" not in diagnostics.recall_failure(no_positive, run, k=2)
+    assert diagnostics.easy_negative_rate(qrels, run, k=2, mode="any") == {"q": 1.0, "r": 1.0}
+    assert diagnostics.easy_negative_rate(qrels, run, k=2) == {"q": 0.5, "r": 1.0}  # share
     share = diagnostics.easy_negative_rate(qrels, run, k=2, mode="share",
                                            hard_negatives={"r": ["x"]})
     assert share == {"q": 0.5, "r": 0.5}

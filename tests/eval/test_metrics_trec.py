@@ -61,6 +61,26 @@ def test_bad_metric_names_are_clear_errors(name):
         parse_metric(name)
 
 
+@pytest.mark.parametrize(("trec", "ours"), [
+    ("ndcg_cut_10", "ndcg@10"), ("P_5", "p@5"), ("recip_rank", "mrr"), ("map_cut_20", "map@20"),
+    ("Rprec", "rprec"), ("bpref", "bpref"), ("success_10", "success@10"),
+    ("recall_100", "recall@100"), ("R-precision", "rprec")])
+def test_trec_eval_names_are_aliases(trec, ours):
+    assert str(parse_metric(trec)) == ours
+    measure = parse_metric(ours)
+    assert measure.trec_name in (None, trec) or trec == "R-precision"
+
+
+def test_paper_measures_are_in_the_same_registry_with_their_files():
+    wise = parse_metric("wise")
+    assert str(wise) == "wise@20" and wise.is_paper
+    assert "qrels/og.tsv" in wise.spec.needs
+    assert parse_metric("LSNC@100").spec.needs == ("logical/negation_labels.jsonl",)
+    assert str(parse_metric("flip_rate")) == "flip-rate"
+    with pytest.raises(UnknownMetricError, match="paper measure"):
+        evaluate(QRELS, RUN, ["wise"])
+
+
 def test_metric_names_parse_case_insensitively():
     assert str(parse_metric("nDCG@10")) == "ndcg@10"
     assert str(parse_metric("P@5")) == "p@5"
@@ -90,7 +110,7 @@ def test_equal_to_pytrec_eval_on_random_runs_with_ties(seed, level):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrels, run = _random_case(seed)
     names = ["ndcg@10", "ndcg", "p@5", "p@20", "recall@10", "recall@100", "map", "map@10",
-             "mrr"]
+             "mrr", "rprec", "bpref", "success@1", "success@10"]
     measures = [parse_metric(name) for name in names]
     ours = evaluate(qrels, run, names, per_query=True, relevance_level=level, missing="skip")
     theirs = pytrec_eval.RelevanceEvaluator(

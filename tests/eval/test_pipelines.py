@@ -16,6 +16,7 @@ from irforge.eval.pipelines import (
     stage_aware_rerank,
 )
 from irforge.eval.pipelines.decompose import conditions_of, group_sizes
+from irforge.eval.pipelines.fusion import RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.cross import CrossEncoderReranker
 from irforge.eval.retrievers import get_retriever
 from irforge.llm import Engine
@@ -78,6 +79,11 @@ def test_rrf_and_score_sum_by_hand():
     assert fused["x"] == pytest.approx(1 / 61)
     assert score_sum([a, b]) == {"x": 3.0, "y": 7.0, "z": 1.0}
     assert score_sum([a, b], missing="min") == {"x": 4.0, "y": 7.0, "z": 3.0}
+    # retrieval lists: b is below a in the first list and absent from the second; with
+    # negative scores, adding 0 for "absent" would put it first, the list's minimum does not
+    lists = [{"a": -0.5, "b": -0.6}, {"a": -0.5}]
+    assert max(score_sum(lists), key=score_sum(lists).get) == "b"
+    assert RETRIEVAL_FUSIONS["sum"](lists) == {"a": -1.0, "b": pytest.approx(-1.1)}
 
 
 DOCS = [
@@ -119,5 +125,6 @@ def test_pipelines_run_end_to_end_with_diagnostics():
     assert set(diag) == {"recall_failure@2", "easy_negative@2", "first_positive_rank"}
     assert diag["first_positive_rank"] >= 1
     one = Run("r", {"q": {"easy1": 2.0, "hn": 1.0, "pos": 0.5}})
+    # the share of the top 2 that is an easy negative: easy1 of (easy1, hn)
     assert first_stage_diagnostics(qrels, one, k=2) == {
-        "recall_failure@2": 1.0, "easy_negative@2": 1.0, "first_positive_rank": 3.0}
+        "recall_failure@2": 1.0, "easy_negative@2": 0.5, "first_positive_rank": 3.0}

@@ -31,6 +31,15 @@ RUN = Run("first", {"q1": {"lyon": 3.0, "paris": 2.0, "bread": 1.0, "tides": 0.5
                     "q2": {"tides": 3.0, "bread": 2.0, "paris": 1.0}})
 
 
+def _head_and_tail(run: Run, query_id: str, k: int) -> tuple[set[str], list[str]]:
+    """The reranked top k (as a set) and the tail below it, which must keep RUN's order."""
+    ranking = [d for d, _ in run.ranked(query_id)]
+    head, tail = ranking[:k], ranking[k:]
+    scores = run.scores[query_id]
+    assert all(scores[t] < min(scores[h] for h in head) for t in tail)
+    return set(head), tail
+
+
 @pytest.fixture(scope="module")
 def llama_scorer():
     return LlamaYesNo()
@@ -44,10 +53,12 @@ def test_yes_probability_is_the_two_way_softmax():
 def test_pointwise_llama_reranks_top_k_with_probabilities(llama_scorer):
     reranker = PointwiseLLMReranker(llama_scorer)
     run = reranker.rerank(QUERIES, DOCS, RUN, k=2)
-    assert set(run.scores["q1"]) == {"lyon", "paris"}
-    assert set(run.scores["q2"]) == {"tides", "bread"}
-    values = [v for scores in run.scores.values() for v in scores.values()]
+    assert _head_and_tail(run, "q1", 2) == ({"lyon", "paris"}, ["bread", "tides"])
+    assert _head_and_tail(run, "q2", 2) == ({"tides", "bread"}, ["paris"])
+    values = [run.scores[q][d] for q, head in (("q1", ("lyon", "paris")),
+                                                ("q2", ("tides", "bread"))) for d in head]
     assert all(0.0 < v < 1.0 for v in values)
+    assert reranker.failed_calls == 0
     assert len(set(values)) > 1  # the model's answer depends on the pair
     prompt = reranker.conversation("capital of France", "Paris is...")[-1]["content"]
     assert "capital of France" in prompt and "Paris is..." in prompt
@@ -75,7 +86,7 @@ def test_cross_encoder_scores_pairs_and_keeps_k(monkeypatch):
     torch.manual_seed(0)  # MiniLM has no trained relevance head: a seeded random one
     reranker = get_reranker(f"cross-encoder:{default_model_path()}")
     run = reranker.rerank(QUERIES, DOCS, RUN, k=2)
-    assert set(run.scores["q1"]) == {"lyon", "paris"}
+    assert _head_and_tail(run, "q1", 2) == ({"lyon", "paris"}, ["bread", "tides"])
     direct = reranker.score_pairs([(QUERIES[0].text, "Lyon is a city in France known for its "
                                                      "cuisine.")])
     assert run.scores["q1"]["lyon"] == pytest.approx(float(direct[0]), abs=1e-5)
@@ -99,13 +110,17 @@ def test_listwise_through_the_scripted_server_moves_docs_and_survives_a_failure(
         reranker = ListwiseReranker(engine, window=2, step=1)
         run = reranker.rerank(QUERIES, DOCS, RUN, k=3)
     # q1 [lyon, paris, bread]: windows (paris, bread) -> (bread, paris); then (lyon, bread)
-    assert [d for d, _ in run.ranked("q1")] == ["bread", "lyon", "paris"]
+    # and tides, below the top 3, stays last
+    assert [d for d, _ in run.ranked("q1")] == ["bread", "lyon", "paris", "tides"]
     # q2's calls fail: its windows keep the first-stage order
     assert [d for d, _ in run.ranked("q2")] == ["tides", "bread", "paris"]
-    assert reranker.failed_windows == 2
+    assert reranker.failed_calls == reranker.failed_windows == 2
+    assert sum(reranker.failure_reasons.values()) == 2
 
 
 def test_listwise_with_the_embedded_model_returns_a_permutation(tmp_path):
     engine = Engine(cache_path=tmp_path / "c.db", progress=False)
-    run = ListwiseReranker(engine, window=3, step=2).rerank(QUERIES[:1], DOCS, RUN, k=3)
-    assert sorted(run.scores["q1"]) == ["bread", "lyon", "paris"]
+    reranker = ListwiseReranker(engine, window=3, step=2)
+    run = reranker.rerank(QUERIES[:1], DOCS, RUN, k=3)
+    assert _head_and_tail(run, "q1", 3) == ({"bread", "lyon", "paris"}, ["tides"])
+    assert reranker.failed_calls == 0

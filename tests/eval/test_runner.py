@@ -7,6 +7,7 @@ import json
 import pytest
 
 from irforge.bench import Benchmark
+from irforge.eval.metrics.ranks import ranked_ids
 from irforge.eval.report import write_outputs
 from irforge.eval.retrievers.dense import default_model_path
 from irforge.eval.runner import evaluate_benchmark
@@ -40,7 +41,16 @@ def test_reranker_systems_and_ann_check_are_reported(tiny_bench):
     names = [s.name for s in results.systems]
     assert names == ["bm25-lucene", "bm25-lucene>ce-model", "dense-minilm",
                      "dense-minilm>ce-model"]
-    assert all(len(d) == 3 for d in results.runs["bm25-lucene>ce-model"].scores.values())
+    first, reranked = results.runs["bm25-lucene"], results.runs["bm25-lucene>ce-model"]
+    for query_id, docs in first.scores.items():
+        before = ranked_ids(docs)
+        after = ranked_ids(reranked.scores[query_id])
+        # the top 3 are reordered among themselves; the tail keeps its place, scored lower
+        assert sorted(after[:3]) == sorted(before[:3]) and after[3:] == before[3:]
+        head, tail = after[:3], after[3:]
+        assert all(reranked.scores[query_id][t] < min(reranked.scores[query_id][h]
+                                                      for h in head) for t in tail)
+    assert all(s.failures.get("reranker", 0) == 0 for s in results.systems)
     assert results.systems[0].means["mrr"] > 0.9  # each query names its own article
     check = results.ann[0]
     assert check["retriever"] == "dense" and check["recall_at_10"] == 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irforge.eval.metrics import papers as _papers  # noqa: F401  (the papers' measures)
 from irforge.eval.metrics import trec as _trec  # noqa: F401  (registers the trec measures)
 from irforge.eval.metrics.evaluate import (
     EvaluationInputError,

@@ -19,13 +19,22 @@ def lsnc(run: RunDict, violations: Mapping[str, Collection[str]], k: int = 100
     """Per-query LSNC@K for the queries with negation-violation labels.
 
     ``violations[q]`` holds the documents that violate q's negation condition (V(d) = 1).
-    K stays K when the run returns fewer documents, as in the paper's formula.
+    K stays K when the run returns fewer documents, as in the paper's formula. A query whose
+    run is empty is left out (an empty list would score a free 1.0); count them with
+    :func:`empty_runs`.
     """
     if k < 1:
         raise ValueError(f"LSNC@K needs K >= 1, got {k}")
     out = {}
     for query_id, violating in violations.items():
         violating = set(violating)
-        top = ranked_ids(run.get(query_id, {}), k)
+        if not run.get(query_id):
+            continue
+        top = ranked_ids(run[query_id], k)
         out[query_id] = lsnc_value(sum(1 for doc_id in top if doc_id in violating), k)
     return out
+
+
+def empty_runs(run: RunDict, violations: Mapping[str, Collection[str]]) -> int:
+    """How many labelled negation queries have no retrieved document (left out of LSNC)."""
+    return sum(1 for query_id in violations if not run.get(query_id))

@@ -14,9 +14,12 @@ EasyNegativeMode = Literal["any", "share"]
 
 def recall_failure(qrels: QrelsDict, run: RunDict, k: int = 50, relevance_level: int = 1
                    ) -> dict[str, float]:
-    """Per query 1 when no relevant document is in the top k (the paper uses k = 50)."""
+    """Per query 1 when no relevant document is in the top k (the paper uses k = 50); queries
+    without a relevant document are left out (nothing could be recalled)."""
     out = {}
     for query_id, grades in qrels.items():
+        if not any(grade >= relevance_level for grade in grades.values()):
+            continue
         top = ranked_ids(run.get(query_id, {}), k)
         out[query_id] = float(not any(grades.get(d, 0) >= relevance_level for d in top))
     return out
@@ -24,13 +27,13 @@ def recall_failure(qrels: QrelsDict, run: RunDict, k: int = 50, relevance_level:
 
 def easy_negative_rate(qrels: QrelsDict, run: RunDict, k: int = 50,
                        hard_negatives: Mapping[str, Collection[str]] | None = None,
-                       mode: EasyNegativeMode = "any") -> dict[str, float]:
+                       mode: EasyNegativeMode = "share") -> dict[str, float]:
     """Per query, easy negatives in the top k: documents outside the query's candidate family.
 
     The family is every document judged for the query (positives and judged hard negatives)
-    plus ``hard_negatives[q]``. ``mode="any"`` gives 1 when at least one easy negative is
-    retrieved (the paper's "probability of retrieving easy negatives", Table 5);
-    ``mode="share"`` gives the share of the top k that is an easy negative.
+    plus ``hard_negatives[q]``. ``mode="share"`` (default) gives the share of the top k that
+    is an easy negative, what the paper's Table 5 percentages match; ``mode="any"`` gives 1
+    when at least one is retrieved (always 1 on sparsely judged sets).
     """
     out = {}
     for query_id, grades in qrels.items():

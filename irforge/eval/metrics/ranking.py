@@ -39,6 +39,7 @@ class RankedLabels:
     ideal_gains: np.ndarray
     num_rel: np.ndarray
     relevance_level: int
+    num_nonrel: np.ndarray | None = None  # judged below the level (bpref's N)
 
     @property
     def relevant(self) -> np.ndarray:
@@ -98,9 +99,12 @@ def rank_block(qrels: QrelsDict, run: RunDict, query_ids: Sequence[str],
     grades_by_query = [qrels.get(q, {}) for q in query_ids]
     num_rel = np.fromiter((sum(1 for g in grades.values() if g >= relevance_level)
                            for grades in grades_by_query), dtype=np.int64, count=n)
+    num_nonrel = np.fromiter((sum(1 for g in grades.values() if g < relevance_level)
+                              for grades in grades_by_query), dtype=np.int64, count=n)
     return RankedLabels(query_ids=tuple(query_ids), labels=labels, judged=judged,
                         retrieved=lengths, ideal_gains=_ideal_gains(grades_by_query),
-                        num_rel=num_rel, relevance_level=relevance_level)
+                        num_rel=num_rel, relevance_level=relevance_level,
+                        num_nonrel=num_nonrel)
 
 
 def iter_blocks(qrels: QrelsDict, run: RunDict, query_ids: Sequence[str], relevance_level: int,

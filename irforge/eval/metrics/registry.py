@@ -1,7 +1,9 @@
-"""Metric names parsed once at the edge ("ndcg@10", "P@5", "map") into value objects.
+"""Metric names parsed once at the edge ("ndcg@10", "P@5", "ndcg_cut_10", "wise") into values.
 
-A :class:`Measure` is what the rest of the code passes around; the registry maps a measure
-name to the pure function that computes it from :class:`~.ranking.RankedLabels`.
+A :class:`Measure` is what the rest of the code passes around. The one registry holds two
+kinds of measure: ``"ranked"`` ones are pure functions of :class:`~.ranking.RankedLabels`
+(the trec measures); ``"paper"`` ones are the papers' measures, computed by the eval runner
+from the files they list in ``needs`` (``irforge.eval.metrics.papers``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from irforge.errors import IrforgeError
 from irforge.eval.metrics.ranking import RankedLabels
 
 MeasureFunction = Callable[[RankedLabels, "int | None"], np.ndarray]
+PaperFunction = Callable[[Any, "int | None"], dict[str, float]]
 
 
 class UnknownMetricError(IrforgeError, ValueError):
@@ -27,11 +31,15 @@ class MetricSpec:
     """A registered measure: its function, whether it takes a cutoff, what it means."""
 
     name: str
-    function: MeasureFunction
+    function: MeasureFunction | PaperFunction
     cutoff: str  # "required", "optional" or "none"
     description: str
     trec_name: str | None = None  # pytrec_eval measure without a cutoff
     trec_cut: str | None = None  # pytrec_eval measure with "{k}" for the cutoff
+    kind: str = "ranked"  # "ranked" (RankedLabels) or "paper" (files of the bench folder)
+    needs: tuple[str, ...] = ()  # files (relative to the bench folder) a paper measure reads
+    default_cutoff: int | None = None  # the cutoff a paper measure uses when none is given
+    source: str = "trec_eval"  # where the formula comes from (docs/eval.md)
 
 
 @dataclass(frozen=True, order=True)
@@ -49,8 +57,17 @@ class Measure:
         return REGISTRY[self.name]
 
     def compute(self, ranked: RankedLabels) -> np.ndarray:
-        """Per-query values for one block of ranked queries."""
-        return self.spec.function(ranked, self.cutoff)
+        """Per-query values for one block of ranked queries (``"ranked"`` measures)."""
+        if self.spec.kind != "ranked":
+            raise UnknownMetricError(
+                f"{self} is a paper measure: it needs the benchmark folder's files "
+                f"({', '.join(self.spec.needs) or 'the run'}); use irforge eval BENCH "
+                f"--metric {self} or irforge.eval.runner.evaluate_benchmark")
+        return self.spec.function(ranked, self.cutoff)  # type: ignore[call-arg,arg-type]
+
+    @property
+    def is_paper(self) -> bool:
+        return self.spec.kind == "paper"
 
     @property
     def trec_name(self) -> str | None:
@@ -63,7 +80,8 @@ class Measure:
 
 REGISTRY: dict[str, MetricSpec] = {}
 ALIASES: dict[str, str] = {}
-_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*)\s*(?:@\s*(\d+))?\s*$")
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*?)\s*(?:(?:@\s*|_)(\d+))?\s*$")
+"""``name``, ``name@k`` or the trec_eval spelling ``name_k`` (``ndcg_cut_10``, ``P_5``)."""
 
 
 def register(spec: MetricSpec, *aliases: str) -> MetricSpec:
@@ -83,12 +101,14 @@ def parse_metric(text: str | Measure) -> Measure:
     if not match:
         raise UnknownMetricError(f"cannot parse metric {text!r}: write NAME or NAME@K "
                                  f"(known names: {known})")
-    name = ALIASES.get(match.group(1).lower())
+    name = ALIASES.get(match.group(1).lower().rstrip("_"))
     if name is None:
         raise UnknownMetricError(f"unknown metric {match.group(1)!r} in {text!r} "
                                  f"(known names: {known})")
     cutoff = int(match.group(2)) if match.group(2) is not None else None
     spec = REGISTRY[name]
+    if cutoff is None:
+        cutoff = spec.default_cutoff  # "wise" is "wise@20": the name says what was measured
     if spec.cutoff == "required" and cutoff is None:
         raise UnknownMetricError(f"metric {text!r} needs a cutoff: write {name}@K, "
                                  f"for example {name}@10")

@@ -74,6 +74,35 @@ def reciprocal_rank(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
     return np.where(found, 1.0 / first, 0.0)
 
 
+def r_precision(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
+    """Precision at rank R, R = the query's number of relevant documents (trec_eval Rprec)."""
+    relevant = ranked.relevant
+    depth = np.minimum(ranked.num_rel, relevant.shape[1])
+    hits = np.where(np.arange(relevant.shape[1])[None, :] < depth[:, None], relevant, False)
+    return _safe_divide(hits.sum(axis=1).astype(np.float64),
+                        ranked.num_rel.astype(np.float64))
+
+
+def bpref(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
+    """Buckley and Voorhees 2004 as trec_eval computes it: per retrieved relevant document
+    ``1 - min(n, R) / min(R, N)``, n = judged non-relevant ranked above it, averaged over R."""
+    depth = _depth(ranked, cutoff)
+    relevant = ranked.relevant[:, :depth]
+    nonrel = ranked.judged[:, :depth] & ~relevant
+    above = np.cumsum(nonrel, axis=1) - nonrel
+    num_rel = ranked.num_rel[:, None].astype(np.float64)
+    assert ranked.num_nonrel is not None
+    denominator = np.minimum(num_rel, ranked.num_nonrel[:, None].astype(np.float64))
+    penalty = _safe_divide(np.minimum(above, num_rel), np.broadcast_to(denominator, above.shape))
+    total = np.where(relevant, 1.0 - penalty, 0.0).sum(axis=1)
+    return _safe_divide(total, ranked.num_rel.astype(np.float64))
+
+
+def success(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
+    """1 when at least one relevant document is in the top k, else 0."""
+    return ranked.relevant[:, : _depth(ranked, cutoff)].any(axis=1).astype(np.float64)
+
+
 def judged(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
     """Share of the top k that has any relevance judgment, divided by k (as in ir_measures)."""
     return ranked.judged[:, : _depth(ranked, cutoff)].sum(axis=1) / float(_required(cutoff))
@@ -83,10 +112,18 @@ register(MetricSpec("ndcg", ndcg, "optional", "normalized DCG with trec_eval gai
                     "ndcg", "ndcg_cut_{k}"), "ndcg_cut")
 register(MetricSpec("p", precision, "required", "precision at k", None, "P_{k}"),
          "precision", "prec")
-register(MetricSpec("recall", recall, "optional", "recall at k", None, "recall_{k}"), "r")
+register(MetricSpec("recall", recall, "optional", "recall at k", None, "recall_{k}"), "r",
+         "recall_cut")
 register(MetricSpec("map", average_precision, "optional",
                     "mean average precision (map@k: trec_eval map_cut)", "map", "map_cut_{k}"),
          "ap", "map_cut")
 register(MetricSpec("mrr", reciprocal_rank, "optional", "reciprocal rank of the first relevant",
-                    "recip_rank"), "rr", "recip_rank")
-register(MetricSpec("judged", judged, "required", "share of the top k that has a judgment"))
+                    "recip_rank"), "rr", "recip_rank", "mrr_cut")
+register(MetricSpec("judged", judged, "required", "share of the top k that has a judgment",
+                    source="ir_measures Judged@k"))
+register(MetricSpec("rprec", r_precision, "none", "precision at rank R (R relevant)",
+                    "Rprec"), "r-precision", "r_prec")
+register(MetricSpec("bpref", bpref, "optional", "binary preference (judged documents only)",
+                    "bpref"))
+register(MetricSpec("success", success, "required", "a relevant document in the top k",
+                    None, "success_{k}"), "hit", "hits")

@@ -40,3 +40,10 @@ FUSIONS: dict[str, Callable[[Sequence[DocScores]], dict[str, float]]] = {
     "rrf": rrf,
     "sum": score_sum,
 }
+"""Fusions for lists that score the same candidates (the reranking stage)."""
+
+RETRIEVAL_FUSIONS: dict[str, Callable[[Sequence[DocScores]], dict[str, float]]] = {
+    "rrf": rrf,
+    "sum": lambda lists: score_sum(lists, missing="min"),
+}
+"""Fusions for retrieval lists cut at k: a document missing from a list gets its minimum."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from irforge.errors import IrforgeError
 from irforge.eval.metrics.diagnostics import (
     easy_negative_rate,
     first_positive_rank,
@@ -19,17 +20,18 @@ from irforge.eval.metrics.diagnostics import (
 from irforge.eval.metrics.ranking import QrelsDict
 from irforge.eval.metrics.ranks import mean, ranked_ids
 from irforge.eval.pipelines.decompose import Decomposer
-from irforge.eval.pipelines.fusion import FUSIONS
+from irforge.eval.pipelines.fusion import FUSIONS, RETRIEVAL_FUSIONS
+from irforge.eval.rerankers.base import with_tail
 from irforge.eval.retrievers.base import Reranker, Retriever
 from irforge.records import Doc, Query, Run
 
 
 def _fuse(name: str, fusion: str, per_query: Mapping[str, list[Mapping[str, float]]],
-          k: int | None = None) -> Run:
+          k: int | None = None, fusions=FUSIONS) -> Run:
     try:
-        fuse = FUSIONS[fusion]
+        fuse = fusions[fusion]
     except KeyError:
-        raise ValueError(f"unknown fusion {fusion!r}: use {', '.join(FUSIONS)}") from None
+        raise IrforgeError(f"unknown fusion {fusion!r}: use {', '.join(fusions)}") from None
     scores = {}
     for query_id, lists in per_query.items():
         fused = fuse(lists)
@@ -48,15 +50,22 @@ def plain_rerank(queries: Sequence[Query], docs_by_id: Mapping[str, Doc], first_
 def stage_aware_rerank(queries: Sequence[Query], docs_by_id: Mapping[str, Doc],
                        first_stage: Run, reranker: Reranker, decomposer: Decomposer,
                        fusion: str = "sum", k: int = 50) -> Run:
-    """Monolithic top k, reranked by every sub-query, fused (sum by default, as the paper)."""
+    """Monolithic top k, reranked by every sub-query, fused (sum by default, as the paper);
+    the first-stage tail below the top k is kept under the fused head."""
     subqueries = decomposer.decompose(queries)
     flat = [sub for subs in subqueries.values() for sub in subs]
+    heads = {q.query_id: set(ranked_ids(first_stage.scores.get(q.query_id, {}), k))
+             for q in queries}
     candidates = {sub.query_id: dict(first_stage.scores.get(sub.metadata["parent"], {}))
                   for sub in flat}
     reranked = reranker.rerank(flat, docs_by_id, Run(first_stage.name, candidates), k)
-    lists = {q.query_id: [reranked.scores.get(s.query_id, {}) for s in subqueries[q.query_id]]
+    lists = {q.query_id: [{d: v for d, v in reranked.scores.get(s.query_id, {}).items()
+                           if d in heads[q.query_id]} for s in subqueries[q.query_id]]
              for q in queries}
-    return _fuse(f"{first_stage.name}>{decomposer.name}-{reranker.name}-{fusion}", fusion, lists)
+    fused = _fuse(f"{first_stage.name}>{decomposer.name}-{reranker.name}-{fusion}", fusion,
+                  lists)
+    return Run(fused.name, {q: with_tail(head, first_stage.scores.get(q, {}))
+                            for q, head in fused.scores.items()})
 
 
 def decomposed_retrieve(queries: Sequence[Query], retriever: Retriever,
@@ -67,14 +76,15 @@ def decomposed_retrieve(queries: Sequence[Query], retriever: Retriever,
     run = retriever.search(flat, k)
     lists = {q.query_id: [run.scores.get(s.query_id, {}) for s in subqueries[q.query_id]]
              for q in queries}
-    return _fuse(f"{retriever.name}-{decomposer.name}-{fusion}", fusion, lists, k)
+    return _fuse(f"{retriever.name}-{decomposer.name}-{fusion}", fusion, lists, k,
+                 RETRIEVAL_FUSIONS)
 
 
 def first_stage_diagnostics(qrels: QrelsDict, run: Run, k: int = 50,
                             hard_negatives: Mapping[str, Sequence[str]] | None = None
                             ) -> dict[str, float]:
-    """Means of the section 5 diagnostics for a candidate list: recall-failure rate, easy
-    negative rate (any in top k), and mean rank of the first positive."""
+    """Means of the section 5 diagnostics for a candidate list: recall-failure rate (queries
+    with a positive), easy negative share of the top k, and mean rank of the first positive."""
     return {
         f"recall_failure@{k}": mean(recall_failure(qrels, run.scores, k)),
         f"easy_negative@{k}": mean(easy_negative_rate(qrels, run.scores, k, hard_negatives)),

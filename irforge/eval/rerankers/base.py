@@ -35,10 +35,27 @@ def pairs_for(queries: Sequence[Query], run: Run, k: int, docs_by_id: Mapping[st
     return out
 
 
+def with_tail(head: Mapping[str, float], first_stage: Mapping[str, float]
+              ) -> dict[str, float]:
+    """The reranked ``head`` followed by the rest of the first-stage list in its own order,
+    every tail score strictly below the lowest head score (so the run keeps its depth)."""
+    out = dict(head)
+    tail = [doc_id for doc_id in ranked_ids(first_stage) if doc_id not in head]
+    if not tail:
+        return out
+    floor = min(head.values(), default=0.0)
+    step = max(1.0, abs(floor) * 1e-6)  # stays distinct for very large scores too
+    for index, doc_id in enumerate(tail, start=1):
+        out[doc_id] = floor - step * index
+    return out
+
+
 def run_from_pairs(name: str, queries: Sequence[Query],
-                   pairs: Sequence[tuple[str, str, str, str]], scores: Sequence[float]) -> Run:
-    """A run holding the new scores of the rescored candidates (the tail is not kept)."""
-    out: dict[str, dict[str, float]] = {query.query_id: {} for query in queries}
+                   pairs: Sequence[tuple[str, str, str, str]], scores: Sequence[float],
+                   first_stage: Run) -> Run:
+    """The rescored candidates on top, the first-stage tail kept below them (``with_tail``)."""
+    heads: dict[str, dict[str, float]] = {query.query_id: {} for query in queries}
     for (query_id, doc_id, _, _), score in zip(pairs, scores, strict=True):
-        out[query_id][doc_id] = float(score)
-    return Run(name=name, scores=out)
+        heads[query_id][doc_id] = float(score)
+    return Run(name=name, scores={query_id: with_tail(head, first_stage.scores.get(query_id, {}))
+                                  for query_id, head in heads.items()})

@@ -15,6 +15,8 @@ from irforge.records import Doc, Query, Run
 class CrossEncoderReranker:
     """Score (query, document) pairs jointly with a cross-encoder (CPU or CUDA automatically)."""
 
+    failed_calls = 0  # a local model either answers or raises
+
     def __init__(self, model: str, batch_size: int = 32, max_length: int = 512,
                  device: str | None = None) -> None:
         self.model_path, self.batch_size = model, batch_size
@@ -44,4 +46,4 @@ class CrossEncoderReranker:
                k: int) -> Run:
         pairs = pairs_for(queries, run, k, docs_by_id)
         scores = self.score_pairs([(p[2], p[3]) for p in pairs])
-        return run_from_pairs(self.name, queries, pairs, scores)
+        return run_from_pairs(self.name, queries, pairs, scores, run)

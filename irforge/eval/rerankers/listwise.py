@@ -4,7 +4,8 @@ Windows of ``window`` passages move from the bottom of the candidate list to the
 of ``step``, so a strong passage can climb all the way up. The model returns passage numbers
 (template ``eval.listwise_rerank``); numbers that are invalid or repeated are dropped and
 passages it left out keep their relative order after the ones it ranked. A window whose call
-fails keeps its order, and is counted in :attr:`ListwiseReranker.failed_windows`.
+fails keeps its order, and is counted in :attr:`ListwiseReranker.failed_calls`. Documents
+below the top k keep their first-stage order under the reranked head.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from irforge.eval.rerankers.base import candidates
+from irforge.eval.rerankers.base import candidates, with_tail
 from irforge.eval.retrievers.base import doc_text
 from irforge.records import Doc, Query, Run
 
@@ -62,7 +63,13 @@ class ListwiseReranker:
             engine = Engine()
         self.engine, self.window, self.step, self.max_chars = engine, window, step, max_chars
         self.name = f"listwise-{engine.spec.name}"
-        self.failed_windows = 0
+        self.failed_calls = 0
+        self.failure_reasons: dict[str, int] = {}
+
+    @property
+    def failed_windows(self) -> int:
+        """Windows whose call failed (each kept its first-stage order)."""
+        return self.failed_calls
 
     def rerank(self, queries: Sequence[Query], docs_by_id: Mapping[str, Doc], run: Run,
                k: int) -> Run:
@@ -85,8 +92,12 @@ class ListwiseReranker:
                 if result.ok:
                     ids = apply_ranking(ids, result.value.ranking)
                 else:
-                    self.failed_windows += 1
+                    self.failed_calls += 1
+                    reason = f"{result.status}: {(result.error or '')[:120]}"
+                    self.failure_reasons[reason] = self.failure_reasons.get(reason, 0) + 1
                 order[query_id][start:start + self.window] = ids
-        scores = {query_id: {doc_id: float(len(ids) - rank) for rank, doc_id in enumerate(ids)}
+        scores = {query_id: with_tail({doc_id: float(len(ids) - rank)
+                                       for rank, doc_id in enumerate(ids)},
+                                      run.scores.get(query_id, {}))
                   for query_id, ids in order.items()}
         return Run(name=self.name, scores=scores)

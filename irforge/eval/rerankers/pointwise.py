@@ -126,6 +126,8 @@ class TransformersYesNo:
 class PointwiseLLMReranker:
     """Rerank by P(yes) that the document satisfies the query, one prompt per pair."""
 
+    failed_calls = 0  # a local model either answers or raises
+
     def __init__(self, scorer: YesNoScorer, instruction: str = DEFAULT_INSTRUCTION,
                  max_chars: int = 2000) -> None:
         self.scorer, self.instruction, self.max_chars = scorer, instruction, max_chars
@@ -146,4 +148,4 @@ class PointwiseLLMReranker:
                k: int) -> Run:
         pairs = pairs_for(queries, run, k, docs_by_id, self.max_chars)
         scores = self.score_texts([(p[2], p[3]) for p in pairs])
-        return run_from_pairs(self.name, queries, pairs, scores)
+        return run_from_pairs(self.name, queries, pairs, scores, run)

@@ -24,9 +24,11 @@ class Retriever(Protocol):
 
 
 class Reranker(Protocol):
-    """Rescore the top ``k`` documents of a first-stage run for each query."""
+    """Rescore the top ``k`` documents of a first-stage run for each query; the rest of the
+    run stays below them in its order. ``failed_calls`` counts model calls that failed."""
 
     name: str
+    failed_calls: int
 
     def rerank(self, queries: Sequence[Query], docs_by_id: Mapping[str, Doc], run: Run,
                k: int) -> Run: ...
