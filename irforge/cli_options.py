@@ -30,6 +30,9 @@ CacheOption = Annotated[Path | None, typer.Option(
     "--cache", help="Cache file (default: IRFORGE_CACHE or .irforge/cache.sqlite).")]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout", help="Seconds one LLM request may take before it is retried "
+    "(default: irforge.toml, else 120).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -38,13 +41,23 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         budget: float | None = None, concurrency: int | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
-                        prompts_dir: Path | None = None, **extra: Any):
+                        prompts_dir: Path | None = None, timeout: float | None = None,
+                        **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options."""
     from irforge.llm import Engine
 
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
-                  prompts_dir=prompts_dir, **extra)
+                  prompts_dir=prompts_dir, timeout=timeout, **extra)
+
+
+def raise_for_stop(engine: Any) -> None:
+    """End a verb with a non-zero exit when every LLM call failed or the budget stopped it."""
+    from irforge.llm.stops import stop_error
+
+    error = stop_error(engine)
+    if error is not None:
+        raise error
 
 
 def grade_note(demo_grade: bool) -> str:

@@ -29,10 +29,10 @@ class RunProgress:
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.fields[rate]}/s"), TimeElapsedColumn(), TextColumn("ETA"),
             TimeRemainingColumn(), TextColumn("${task.fields[cost]:.4f}"),
-            TextColumn("{task.fields[note]}"), console=Console(stderr=True),
-            transient=False)
+            TextColumn("{task.fields[note]}"), TextColumn("[yellow]{task.fields[wait]}"),
+            console=Console(stderr=True), transient=False)
         self._task = self._progress.add_task(description, total=total, rate="-", cost=0.0,
-                                             note="")
+                                             note="", wait="")
 
     def __enter__(self) -> RunProgress:
         if self._progress is not None:
@@ -42,6 +42,18 @@ class RunProgress:
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+    def waiting(self, text: str) -> None:
+        """Show what the run is waiting for (open requests, back-offs); empty clears it."""
+        if self._progress is not None:
+            self._progress.update(self._task, wait=text)
+
+    def say(self, text: str) -> None:
+        """One line on stderr, above the bar when there is one (long waits, caps)."""
+        if self._progress is not None:
+            self._progress.console.print(text, highlight=False, markup=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
     def advance(self, count: int, cost: float, note: str = "") -> None:
         if self._progress is None:

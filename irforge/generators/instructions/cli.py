@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.bench import Benchmark
 from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
@@ -16,8 +17,10 @@ from irforge.cli_options import (
     NoCacheOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
+    raise_for_stop,
 )
 from irforge.errors import IrforgeError
 
@@ -48,7 +51,7 @@ def build_command(
     concurrency: ConcurrencyOption = None,
     rpm: RpmOption = None,
     tpm: TpmOption = None,
-    prompts_dir: PromptsDirOption = None,
+    prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
     max_tokens: Annotated[int, typer.Option(
         help="Longest answer per call (articles need about 800).")] = 1024,
     phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
@@ -81,16 +84,17 @@ def build_command(
     settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
                              rewrite=rewrite, seed=seed)
     recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens, seed=seed) as engine:
+    with Benchmark(bench_dir).writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            max_tokens=max_tokens, seed=seed) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe)
     typer.echo(f"wrote {bench_dir}: {report.summary()}")
+    raise_for_stop(engine)
 
 
 def review_command(

@@ -17,9 +17,11 @@ from irforge.cli_options import (
     NoCacheOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
     grade_note,
+    raise_for_stop,
 )
 from irforge.errors import IrforgeError
 
@@ -46,6 +48,7 @@ def build_intents_command(
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
+    timeout: TimeoutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
@@ -67,10 +70,10 @@ def build_intents_command(
     docs = list(beir.read_corpus(source))
     chosen = select_intents(load_intents(intents_file), split_names(intents))
     tax = load_taxonomy(taxonomy)
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens) as engine:
+    with bench.writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            max_tokens=max_tokens) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
         typer.echo(f"estimate: {report.estimate['requests']} requests, "
                    f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
@@ -89,3 +92,4 @@ def build_intents_command(
                f"{report.failures} failures in {bench.failures_path}")
     if report.empty_tasks:
         typer.echo(f"tasks with no seed passage: {', '.join(report.empty_tasks)}")
+    raise_for_stop(engine)

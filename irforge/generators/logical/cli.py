@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.bench import Benchmark
 from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
@@ -16,6 +17,8 @@ from irforge.cli_options import (
     ModelOption,
     NoCacheOption,
     PromptsDirOption,
+    TimeoutOption,
+    raise_for_stop,
 )
 
 
@@ -50,7 +53,7 @@ def build_logical_command(
     concurrency: ConcurrencyOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
-    prompts_dir: PromptsDirOption = None,
+    prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
 ) -> None:
     """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
     from irforge.beir import read_corpus
@@ -65,9 +68,10 @@ def build_logical_command(
         hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
         passage_sentences=passage_sentences)
     docs = list(read_corpus(corpus))
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, cache=cache, no_cache=no_cache,
-                             prompts_dir=prompts_dir, max_tokens=max_tokens) as engine:
+    with Benchmark(bench_dir).writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency,
+            cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, max_tokens=max_tokens,
+            timeout=timeout) as engine:
         if dry_run:
             _, items = query_items(docs, config)
             estimate = engine.estimate(items, "logical.query", LogicalQueryOutput)
@@ -77,3 +81,4 @@ def build_logical_command(
         summary = build_logical(bench_dir, docs, config, engine)
         note = grade_note(engine.demo_grade)
     typer.echo(f"{bench_dir}: {summary.line()}{note}")
+    raise_for_stop(engine)

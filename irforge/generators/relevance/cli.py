@@ -17,9 +17,11 @@ from irforge.cli_options import (
     NoCacheOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
     grade_note,
+    raise_for_stop,
 )
 from irforge.generators.intents.cli import MaxTokensOption, split_names
 
@@ -47,6 +49,7 @@ def label_command(
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
+    timeout: TimeoutOption = None,
     dry_run: DryRunOption = False,
     batch: Annotated[bool, typer.Option(
         "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
@@ -64,11 +67,10 @@ def label_command(
                              binarization=binarize, split=split, default_intent=intent,
                              include_positives=positives)
     files = [*(pairs or []), *(pool or [])]
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens, batch=batch,
-                             batch_poll_seconds=batch_poll) as engine:
+    with bench.writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            max_tokens=max_tokens, batch=batch, batch_poll_seconds=batch_poll) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
@@ -89,3 +91,4 @@ def label_command(
                f"{grade_note(engine.demo_grade)}")
     for note in engine.notes:
         typer.echo(f"note: {note}")
+    raise_for_stop(engine)
