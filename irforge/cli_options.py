@@ -33,6 +33,9 @@ NoCacheOption = Annotated[bool, typer.Option("--no-cache",
 TimeoutOption = Annotated[float | None, typer.Option(
     "--timeout", help="Seconds one LLM request may take before it is retried "
     "(default: irforge.toml, else 120).")]
+PriceOption = Annotated[str | None, typer.Option(
+    "--price-per-mtok", help="IN,OUT dollars per million input/output tokens, for models "
+    "without a known price (needed with --budget).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -42,13 +45,30 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
                         prompts_dir: Path | None = None, timeout: float | None = None,
-                        **extra: Any):
+                        price_per_mtok: str | None = None, **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options."""
     from irforge.llm import Engine
 
+    if price_per_mtok is not None:
+        extra["price_per_mtok"] = parse_price(price_per_mtok)
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
                   prompts_dir=prompts_dir, timeout=timeout, **extra)
+
+
+def parse_price(text: str) -> tuple[float, float]:
+    """``"0.15,0.6"`` -> (0.15, 0.6) dollars per million input/output tokens."""
+    from irforge.errors import IrforgeError
+
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        prices = tuple(float(part) for part in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 2 or min(prices) < 0:
+        raise IrforgeError(f"--price-per-mtok {text!r}: give IN,OUT dollars per million "
+                           "tokens, e.g. 0.15,0.6")
+    return prices[0], prices[1]
 
 
 def raise_for_stop(engine: Any) -> None:

@@ -152,6 +152,24 @@ def load_llama(path: Path, n_ctx: int = 4096, seed: int = 0) -> Any:
         return _LOADED[key]
 
 
+def _deadline_of(llama: Any) -> list[float | None]:
+    """A one-slot deadline that llama.cpp checks while it computes (its abort callback):
+    past it, decoding stops with an error instead of running to ``max_tokens``."""
+    slot = getattr(llama, "_irforge_deadline", None)
+    if slot is None:
+        import llama_cpp
+
+        slot = [None]
+
+        def past_deadline(_data: Any) -> bool:
+            return slot[0] is not None and time.monotonic() > slot[0]
+
+        callback = llama_cpp.ggml_abort_callback(past_deadline)
+        llama_cpp.llama_set_abort_callback(llama.ctx, callback, None)
+        llama._irforge_deadline, llama._irforge_abort = slot, callback  # keep them alive
+    return slot
+
+
 class LlamaBackend:
     """A GGUF model in-process through llama.cpp with JSON-schema-constrained decoding.
 
@@ -169,26 +187,25 @@ class LlamaBackend:
 
     def _complete_sync(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float | None = None) -> Completion:
-        from llama_cpp import LogitsProcessorList
-
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
+        deadline = _deadline_of(llama)
         with self._call_lock:
             # the clock starts once this call has the model (queued calls do not time out)
-            deadline = None if not timeout else time.monotonic() + timeout
-
-            def past_deadline(input_ids: Any, scores: Any) -> Any:
-                if deadline is not None and time.monotonic() > deadline:
+            deadline[0] = time.monotonic() + timeout if timeout else None
+            try:
+                response = llama.create_chat_completion(
+                    messages=messages,
+                    response_format={"type": "json_object", "schema": grammar_schema(schema)},
+                    temperature=params.get("temperature", 0.0),
+                    max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
+            except RuntimeError as exc:
+                if deadline[0] is not None and time.monotonic() > deadline[0]:
                     raise GenerationTimeout(
                         f"the local model took longer than the {timeout:g} s timeout "
-                        "(--timeout); raise it, or lower --max-tokens")
-                return scores
-
-            response = llama.create_chat_completion(
-                messages=messages,
-                response_format={"type": "json_object", "schema": grammar_schema(schema)},
-                temperature=params.get("temperature", 0.0),
-                max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed),
-                logits_processor=LogitsProcessorList([past_deadline]))
+                        "(--timeout); raise it, or lower --max-tokens") from exc
+                raise
+            finally:
+                deadline[0] = None
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         return Completion(text=choice["message"].get("content") or "",

@@ -15,6 +15,7 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     TimeoutOption,
     engine_from_options,
@@ -40,12 +41,14 @@ def llm_try(
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")]
     = False,
 ) -> None:
     """Send one prompt through the engine (structured JSON answer) and show what came back."""
     with engine_from_options(model=model, api_base=api_base, budget=budget, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+                             price_per_mtok=price_per_mtok,
                              max_tokens=max_tokens, progress=False) as engine:
         items = [{"prompt": prompt}]
         if dry_run:

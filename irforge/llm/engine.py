@@ -172,7 +172,7 @@ class Engine:
                 f"--budget ${self.budget_usd} cannot be enforced: no price is known for "
                 f"{self.spec.name} (every call would count as $0). Give the price with "
                 "--price-per-mtok IN,OUT (dollars per million input/output tokens) or "
-                "price_per_mtok = [IN, OUT] in irforge.toml [llm], or drop --budget")
+                "price_per_mtok = [IN, OUT] in the llm table of irforge.toml, or drop --budget")
         note = (f"--budget ${self.budget_usd} has no effect: {self.spec.name} runs locally "
                 "and costs $0")
         self.notes.append(note)

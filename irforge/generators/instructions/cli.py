@@ -15,6 +15,7 @@ from irforge.cli_options import (
     ConcurrencyOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
     TimeoutOption,
@@ -52,6 +53,7 @@ def build_command(
     rpm: RpmOption = None,
     tpm: TpmOption = None,
     prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     max_tokens: Annotated[int, typer.Option(
         help="Longest answer per call (articles need about 800).")] = 1024,
     phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
@@ -87,6 +89,7 @@ def build_command(
     with Benchmark(bench_dir).writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok,
             max_tokens=max_tokens, seed=seed) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",

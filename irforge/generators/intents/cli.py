@@ -15,6 +15,7 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
     TimeoutOption,
@@ -49,6 +50,7 @@ def build_intents_command(
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
@@ -73,6 +75,7 @@ def build_intents_command(
     with bench.writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok,
             max_tokens=max_tokens) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
         typer.echo(f"estimate: {report.estimate['requests']} requests, "

@@ -16,6 +16,7 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     TimeoutOption,
     raise_for_stop,
@@ -54,6 +55,7 @@ def build_logical_command(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
 ) -> None:
     """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
     from irforge.beir import read_corpus
@@ -71,7 +73,7 @@ def build_logical_command(
     with Benchmark(bench_dir).writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency,
             cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, max_tokens=max_tokens,
-            timeout=timeout) as engine:
+            timeout=timeout, price_per_mtok=price_per_mtok) as engine:
         if dry_run:
             _, items = query_items(docs, config)
             estimate = engine.estimate(items, "logical.query", LogicalQueryOutput)

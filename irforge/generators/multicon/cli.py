@@ -16,6 +16,7 @@ from irforge.cli_options import (
     ConcurrencyOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
     TimeoutOption,
@@ -92,6 +93,7 @@ def build_command(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge import beir
@@ -109,7 +111,7 @@ def build_command(
     with Benchmark(bench_dir).writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir,
-            timeout=timeout) as engine:
+            timeout=timeout, price_per_mtok=price_per_mtok) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())

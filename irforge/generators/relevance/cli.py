@@ -15,6 +15,7 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
     TimeoutOption,
@@ -50,6 +51,7 @@ def label_command(
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
     batch: Annotated[bool, typer.Option(
         "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
@@ -70,6 +72,7 @@ def label_command(
     with bench.writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok,
             max_tokens=max_tokens, batch=batch, batch_poll_seconds=batch_poll) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
