@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import platform
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -85,9 +86,11 @@ class Benchmark:
         return beir.read_failures(self.failures_path)
 
     # writers (each holds the folder's writer lock, see irforge/folder_lock.py) -------
-    def writing(self, wait_s: float | None = None) -> FolderLock:
-        """The folder's writer lock: ``with bench.writing(): ...`` around a whole run."""
-        return FolderLock(self.root, wait_s)
+    def writing(self, wait_s: float | None = None,
+                dry_run: bool = False) -> AbstractContextManager[Any]:
+        """The folder's writer lock: ``with bench.writing(): ...`` around a whole run (a
+        dry run writes nothing, not even the lock file)."""
+        return nullcontext() if dry_run else FolderLock(self.root, wait_s)
 
     def write_corpus(self, docs: Iterable[Doc]) -> int:
         with self.writing():

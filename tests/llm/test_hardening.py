@@ -116,6 +116,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_for_all_failed_budget_stop_and_unpriced_budget(tmp_path: Path) -> None:
     script = Script(default=Action.answer({"answer": "x"}),
                     rules=(Rule("broken", (Action.error(401),)),))

@@ -72,7 +72,7 @@ def build_intents_command(
     docs = list(beir.read_corpus(source))
     chosen = select_intents(load_intents(intents_file), split_names(intents))
     tax = load_taxonomy(taxonomy)
-    with bench.writing(), engine_from_options(
+    with bench.writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok,

@@ -70,7 +70,7 @@ def build_logical_command(
         hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
         passage_sentences=passage_sentences)
     docs = list(read_corpus(corpus))
-    with Benchmark(bench_dir).writing(), engine_from_options(
+    with Benchmark(bench_dir).writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency,
             cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, max_tokens=max_tokens,
             timeout=timeout, price_per_mtok=price_per_mtok) as engine:

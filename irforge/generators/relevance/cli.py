@@ -69,7 +69,7 @@ def label_command(
                              binarization=binarize, split=split, default_intent=intent,
                              include_positives=positives)
     files = [*(pairs or []), *(pool or [])]
-    with bench.writing(), engine_from_options(
+    with bench.writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok,
