@@ -41,7 +41,7 @@ def test_build_from_urls_writes_a_beir_corpus_with_provenance(server, tmp_path: 
     out = tmp_path / "bench"
 
     result = _build(str(out), "--urls", str(urls), "--max-tokens", "48", "--min-tokens", "4",
-                    "--workers", "1")
+                    "--workers", "1", "--allow-private")
     assert result.exit_code == 0, result.output
 
     bench = Benchmark(out)
