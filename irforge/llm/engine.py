@@ -25,6 +25,7 @@ from irforge.llm.accounting import (
     Price,
     StepStats,
     budget_reservation,
+    context_tokens,
     cost_usd,
     count_prompt_tokens,
     estimate_tokens,
@@ -139,6 +140,8 @@ class Engine:
         self._backend: Backend | None = None
         self._limiter: RateLimiter | None = None
         self._waits: Waits | None = None
+        self._config = cfg
+        self._context: int | None = None
         self._inflight: dict[str, asyncio.Future[Completion]] = {}
         if price_per_mtok is None and cfg.get("price_per_mtok"):
             given = cfg["price_per_mtok"]
@@ -269,10 +272,11 @@ class Engine:
                  output_model: type[BaseModel]) -> Estimate:
         """What a run would send and cost, sending nothing (``--dry-run``; batch-discounted)."""
         plan = self._plan(template_name, output_model, None)
-        cached = requests = prompt_tokens = 0
+        cached = requests = prompt_tokens = too_long = 0
         for index, item in enumerate(items):
             job = self._prepare(index, item, plan)
             if isinstance(job, LLMResult):
+                too_long += job.status == "skipped"
                 continue
             if self.cache is not None and self.cache.contains(self._key(job)):
                 cached += 1
@@ -290,7 +294,8 @@ class Engine:
                         max_completion_tokens=completion,
                         input_cost_usd=scale * cost_usd(price, prompt_tokens, 0),
                         max_cost_usd=scale * cost_usd(price, prompt_tokens, completion),
-                        priced=price is not None)
+                        priced=price is not None, too_long=too_long,
+                        context_tokens=self.context_tokens)
 
     def summary(self) -> str:
         """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
@@ -330,6 +335,13 @@ class Engine:
                      keys=RequestKeys(self.spec.name, self.params, schema),
                      step=step or template.name)
 
+    @property
+    def context_tokens(self) -> int:
+        """Prompt tokens the model accepts (``context_tokens`` in irforge.toml overrides)."""
+        if self._context is None:
+            self._context = context_tokens(self.spec, self._config.get("context_tokens"))
+        return self._context
+
     def _prepare(self, index: int, item: Mapping[str, Any], plan: _Plan) -> _Job | LLMResult:
         job = _Job(index=index, messages=[], plan=plan)
         try:
@@ -337,6 +349,11 @@ class Engine:
                                              plan.instruction)
         except Exception as exc:  # a bad item must not stop the others
             return self._finish(job, "error", error=f"could not render the prompt: {exc}")
+        size = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        if size > self.context_tokens:
+            return self._finish(job, "skipped", error=(
+                f"not sent: the prompt (~{size} tokens with the answer) is past the model's "
+                f"context of {self.context_tokens} tokens; shorten or split this input"))
         return job
 
     def _key(self, job: _Job) -> str:

@@ -89,12 +89,14 @@ def estimate_generation(engine: Any, planned: Sequence[PlannedQuery],
         groups.setdefault((intent.query_template, model), []).append(
             only_declared(intent.query_template, query_values(item, need)))
     total: dict[str, Any] = {"requests": 0, "prompt_tokens": 0, "max_completion_tokens": 0,
-                             "input_cost_usd": 0.0, "max_cost_usd": 0.0, "priced": True}
+                             "input_cost_usd": 0.0, "max_cost_usd": 0.0, "priced": True,
+                             "too_long": 0, "context_tokens": None}
     for (template, model), items in groups.items():
         part = engine.estimate(items, template, model).as_dict()
         for key in ("requests", "prompt_tokens", "max_completion_tokens", "input_cost_usd",
-                    "max_cost_usd"):
-            total[key] += part[key]
+                    "max_cost_usd", "too_long"):
+            total[key] += part.get(key, 0)
+        total["context_tokens"] = part.get("context_tokens")
         total["priced"] = total["priced"] and part["priced"]
     total["model"] = getattr(engine, "model", "")
     return total

@@ -82,6 +82,11 @@ def build_intents_command(
                    f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
                    f"${report.estimate['max_cost_usd']:.4f} "
                    f"({'priced' if report.estimate['priced'] else 'no price known'})")
+        if report.estimate.get("too_long"):
+            typer.echo(f"WARNING: {report.estimate['too_long']} prompts are past the model's "
+                       f"context of {report.estimate['context_tokens']} tokens; those items "
+                       "will be skipped and listed in failures.jsonl (shorten the passages, "
+                       "e.g. re-chunk the corpus)", err=True)
         if dry_run:
             return
         bench.record_step("intents", {

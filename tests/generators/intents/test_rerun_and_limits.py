@@ -59,3 +59,25 @@ def test_rerun_for_another_intent_keeps_labeled_queries_and_retires_skips(
     report = check_benchmark(bench.root)
     assert report.ok, [str(p) for p in report.problems]
     assert not [f for f in bench.failures() if "budget" in f.reason]  # retired by the success
+
+
+def test_inputs_past_the_context_are_warned_about_then_skipped_with_a_failure(
+        tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+    huge = "The flood gauge rose again near the bridge. " * 14_000  # ~150k tokens
+    bench.write_corpus([Doc("big", huge), DOCS[0]])
+    taxonomy = tmp_path / "tax.yaml"
+    taxonomy.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
+    runner, app = CliRunner(), build_app()
+    with ScriptedServer(Script(default=Action.answer(ANSWER))) as server:
+        common = [str(bench.root), "--model", "openai/scripted", "--api-base", server.url,
+                  "--cache", str(tmp_path / "c.sqlite"), "--taxonomy", str(taxonomy),
+                  "--per-task", "2", "--intents", "QA"]
+        dry = runner.invoke(app, ["build", "intents", *common, "--dry-run"])
+        assert dry.exit_code == 0, dry.output
+        assert "past the model's context of 131072 tokens" in dry.output
+        run = runner.invoke(app, ["build", "intents", *common])
+        assert run.exit_code == 0, run.output
+        assert all(len(str(entry.messages)) < 100_000 for entry in server.log)  # never sent
+    skipped = [f for f in bench.failures() if "past the model's context" in f.reason]
+    assert len(skipped) == 1
