@@ -55,7 +55,7 @@ class ChunkSettings:
             raise ValueError(f"min_tokens must be in [0, max_tokens], got {self.min_tokens}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Piece:
     """A span of the document text with its token count (of the whitespace-normalized text)."""
 
