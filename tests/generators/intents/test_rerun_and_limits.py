@@ -24,17 +24,21 @@ DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres af
         for i in range(3)]
 
 
+def _options(bench: Benchmark, server: ScriptedServer, tmp_path: Path) -> list[str]:
+    """The folder and options every run of these tests shares (one Flood category)."""
+    taxonomy = tmp_path / "tax.yaml"
+    taxonomy.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
+    return [str(bench.root), "--model", "openai/scripted", "--api-base", server.url,
+            "--cache", str(tmp_path / "c.sqlite"), "--taxonomy", str(taxonomy), "--per-task", "2"]
+
+
 def test_rerun_for_another_intent_keeps_labeled_queries_and_retires_skips(
         tmp_path: Path) -> None:
     bench = Benchmark(tmp_path / "bench")
     bench.write_corpus(DOCS)
-    taxonomy = tmp_path / "tax.yaml"
-    taxonomy.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
     runner, app = CliRunner(), build_app()
     with ScriptedServer(Script(default=Action.answer(ANSWER))) as server:
-        common = [str(bench.root), "--model", "openai/scripted", "--api-base", server.url,
-                  "--cache", str(tmp_path / "c.sqlite"), "--taxonomy", str(taxonomy),
-                  "--per-task", "2"]
+        common = _options(bench, server, tmp_path)
         first = runner.invoke(app, ["build", "intents", *common, "--intents", "QA"])
         assert first.exit_code == 0, first.output
         qa = {q.query_id: q for q in bench.queries()}
@@ -66,13 +70,9 @@ def test_inputs_past_the_context_are_warned_about_then_skipped_with_a_failure(
     bench = Benchmark(tmp_path / "bench")
     huge = "The flood gauge rose again near the bridge. " * 14_000  # ~150k tokens
     bench.write_corpus([Doc("big", huge), DOCS[0]])
-    taxonomy = tmp_path / "tax.yaml"
-    taxonomy.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
     runner, app = CliRunner(), build_app()
     with ScriptedServer(Script(default=Action.answer(ANSWER))) as server:
-        common = [str(bench.root), "--model", "openai/scripted", "--api-base", server.url,
-                  "--cache", str(tmp_path / "c.sqlite"), "--taxonomy", str(taxonomy),
-                  "--per-task", "2", "--intents", "QA"]
+        common = [*_options(bench, server, tmp_path), "--intents", "QA"]
         dry = runner.invoke(app, ["build", "intents", *common, "--dry-run"])
         assert dry.exit_code == 0, dry.output
         assert "past the model's context of 131072 tokens" in dry.output
