@@ -50,7 +50,11 @@ class ExtractSettings:
     min_chars: int = 20
 
 
-_SPACES = re.compile(r"\s+")
+# every character str.split() treats as whitespace -> " " (translate allocates no pieces)
+_TO_SPACE = {ord(ch): " " for ch in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
+             "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+             "\u2028\u2029\u202f\u205f\u3000"}
+_SPACE_RUNS = re.compile(r"  +")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 
 
@@ -78,6 +82,11 @@ def _not_pdf(path: Path) -> str | None:
     kind = ("an HTML page" if text.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
             else "something else")
     return f"not a PDF: the file is {kind} (no %PDF- header); was an error page saved?"
+
+
+def _squeezed(text: str) -> str:
+    """``" ".join(text.split())`` without a list of every word (megabyte paragraphs)."""
+    return _SPACE_RUNS.sub(" ", text.translate(_TO_SPACE)).strip()
 
 
 def _skip(path: Path, reason: str) -> dict[str, Any]:
@@ -209,7 +218,7 @@ def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:
     if len(title) > MAX_TITLE_CHARS or not body.strip():
         title, body = "", raw
     del raw
-    paragraphs = (_SPACES.sub(" ", p).strip() for p in _PARAGRAPH_BREAK.split(body))
+    paragraphs = (_squeezed(p) for p in _PARAGRAPH_BREAK.split(body))
     text = "\n\n".join(p for p in paragraphs if p)
     if len(text) < settings.min_chars:
         return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
