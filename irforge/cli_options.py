@@ -32,7 +32,7 @@ NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
 TimeoutOption = Annotated[float | None, typer.Option(
     "--timeout", help="Seconds one LLM request may take before it is retried "
-    "(default: irforge.toml, else 120).")]
+    "(default: irforge.toml, else 120; 600 for the embedded/GGUF model).")]
 PriceOption = Annotated[str | None, typer.Option(
     "--price-per-mtok", help="IN,OUT dollars per million input/output tokens, for models "
     "without a known price (needed with --budget).")]

@@ -53,6 +53,7 @@ from irforge.redact import redact
 
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
+LOCAL_TIMEOUT = 600.0  # seconds one embedded/GGUF generation may take by default
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,10 @@ class Engine:
         self.tpm = tpm if tpm is not None else cfg.get("tpm")
         self.max_retries = max_retries
         self.max_reasks = max_reasks
-        self.timeout = float(timeout if timeout is not None else cfg.get("timeout", 120.0))
+        # a local model on a busy CPU is slow: its per-call default is longer
+        default_timeout = LOCAL_TIMEOUT if self.spec.backend == "llama" else 120.0
+        self.timeout = float(timeout if timeout is not None
+                             else cfg.get("timeout", default_timeout))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
