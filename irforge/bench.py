@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import json
 import platform
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from irforge import __version__, beir
 from irforge.errors import FormatError, Problem
-from irforge.jsonl import OnProblem, write_json
+from irforge.folder_lock import FolderLock
+from irforge.jsonl import OnProblem, write_json, write_jsonl
 from irforge.records import Doc, Failure, Judgment, Qrel, Query, qrels_to_dict
+from irforge.redact import redact, redact_data
 
 
 @dataclass(frozen=True)
@@ -82,25 +85,70 @@ class Benchmark:
             return iter(())
         return beir.read_failures(self.failures_path)
 
-    # writers -----------------------------------------------------------------
+    # writers (each holds the folder's writer lock, see irforge/folder_lock.py) -------
+    def writing(self, wait_s: float | None = None,
+                dry_run: bool = False) -> AbstractContextManager[Any]:
+        """The folder's writer lock: ``with bench.writing(): ...`` around a whole run (a
+        dry run writes nothing, not even the lock file)."""
+        return nullcontext() if dry_run else FolderLock(self.root, wait_s)
+
     def write_corpus(self, docs: Iterable[Doc]) -> int:
-        return beir.write_corpus(self.corpus_path, docs)
+        with self.writing():
+            return beir.write_corpus(self.corpus_path, docs)
 
     def write_queries(self, queries: Iterable[Query]) -> int:
-        return beir.write_queries(self.queries_path, queries)
+        with self.writing():
+            return beir.write_queries(self.queries_path, queries)
 
     def write_qrels(self, qrels: Iterable[Qrel], split: str = "test") -> int:
-        return beir.write_qrels(self.qrels_path(split), qrels)
+        with self.writing():
+            return beir.write_qrels(self.qrels_path(split), qrels)
+
+    def merge_queries(self, queries: Iterable[Query],
+                      replaces: Callable[[Query], bool] = lambda query: False) -> int:
+        """Write ``queries`` over the folder's: existing ones are kept unless ``replaces`` says
+        the new run owns them or a new query has the same id (never drop another method's)."""
+        with self.writing():
+            existing = list(self.queries()) if self.queries_path.exists() else []
+            return self.write_queries(merge_records(existing, queries, replaces,
+                                                    lambda query: query.query_id))
+
+    def merge_corpus(self, docs: Iterable[Doc],
+                     replaces: Callable[[Doc], bool] = lambda doc: False) -> int:
+        """Like :meth:`merge_queries` for ``corpus.jsonl``."""
+        with self.writing():
+            existing = list(self.corpus()) if self.corpus_path.exists() else []
+            return self.write_corpus(merge_records(existing, docs, replaces,
+                                                   lambda doc: doc.doc_id))
 
     def add_judgments(self, judgments: Iterable[Judgment]) -> int:
         """Append judgments; rows identical to logged ones are skipped, so re-runs add no copies."""
-        new = _unlogged(self.judgments(), judgments, beir.judgment_row)
-        return beir.append_judgments(self.judgments_path, new)
+        with self.writing():
+            clean = [replace(j, raw_output=redact(j.raw_output),
+                             metadata=redact_data(dict(j.metadata))) for j in judgments]
+            new = _unlogged(self.judgments(), clean, beir.judgment_row)
+            return beir.append_judgments(self.judgments_path, new)
 
     def add_failures(self, failures: Iterable[Failure]) -> int:
         """Append failures; rows identical to logged ones are skipped, so re-runs add no copies."""
-        new = _unlogged(self.failures(), failures, asdict)
-        return beir.append_failures(self.failures_path, new)
+        with self.writing():
+            clean = [replace(f, reason=str(redact(f.reason)), raw_output=redact(f.raw_output),
+                             metadata=redact_data(dict(f.metadata))) for f in failures]
+            new = _unlogged(self.failures(), clean, asdict)
+            return beir.append_failures(self.failures_path, new)
+
+    def retire_failures(self, succeeded: Iterable[tuple[str, str]]) -> int:
+        """Drop failure rows of ``(step, item_id)`` pairs that a later run produced; returns
+        how many rows went (a budget-skipped item that a re-run answered is no failure)."""
+        done = {(step, item) for step, item in succeeded if item}
+        if not done or not self.failures_path.exists():
+            return 0
+        with self.writing():
+            rows = list(self.failures())
+            kept = [row for row in rows if (row.step, row.item_id) not in done]
+            if len(kept) < len(rows):
+                write_jsonl(self.failures_path, (asdict(row) for row in kept))
+            return len(rows) - len(kept)
 
     # manifest ----------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
@@ -120,6 +168,10 @@ class Benchmark:
 
         Never store secrets here: callers pass settings without API keys.
         """
+        with self.writing():
+            return self._record_step(step, redact_data(dict(entry)))
+
+    def _record_step(self, step: str, entry: Mapping[str, Any]) -> dict[str, Any]:
         data = self.manifest()
         data.setdefault("irforge_version", __version__)
         data.setdefault("created", _now())
@@ -129,6 +181,17 @@ class Benchmark:
         steps[step] = {**dict(entry), "finished": _now()}
         write_json(self.manifest_path, data)
         return data
+
+
+def merge_records(existing: Iterable[Any], new: Iterable[Any], replaces: Callable[[Any], bool],
+                  record_id: Callable[[Any], str]) -> list[Any]:
+    """``existing`` minus what ``replaces`` claims or a new record re-uses the id of, then
+    ``new``: a generator re-run for some intents/methods keeps everyone else's records."""
+    fresh = list(new)
+    taken = {record_id(record) for record in fresh}
+    kept = [record for record in existing
+            if record_id(record) not in taken and not replaces(record)]
+    return [*kept, *fresh]
 
 
 def _unlogged(logged: Iterable[Any], rows: Iterable[Any], to_row) -> list[Any]:

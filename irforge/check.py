@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from irforge import beir
 from irforge.bench import Benchmark
 from irforge.errors import FormatError, Problem
+from irforge.jsonl import iter_jsonl
 
 
 @dataclass
@@ -33,9 +35,15 @@ def check_benchmark(root: Path) -> CheckReport:
         add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
         return report
 
+
     doc_ids = {doc.doc_id for doc in bench.corpus(add)}
     query_ids = {query.query_id for query in bench.queries(add)}
     report.counts.update(docs=len(doc_ids), queries=len(query_ids))
+    for path, ids, what in ((bench.corpus_path, doc_ids, "documents"),
+                            (bench.queries_path, query_ids, "queries")):
+        if path.is_file() and not ids:
+            add(Problem(path, f"no {what} in this file (qrels cannot point anywhere)",
+                        hint=f"write the {what} (or re-run the step that makes them)"))
 
     splits = bench.splits()
     if not splits:
@@ -46,11 +54,11 @@ def check_benchmark(root: Path) -> CheckReport:
         judged = 0
         for number, qrel in beir.read_qrels_numbered(path, add):
             judged += 1
-            if doc_ids and qrel.doc_id not in doc_ids:
+            if bench.corpus_path.is_file() and qrel.doc_id not in doc_ids:
                 add(Problem(path, f"unknown document {qrel.doc_id!r} (not in corpus.jsonl)",
                             line=number, field="corpus-id",
                             hint="add the document or drop the qrel"))
-            if query_ids and qrel.query_id not in query_ids:
+            if bench.queries_path.is_file() and qrel.query_id not in query_ids:
                 add(Problem(path, f"unknown query {qrel.query_id!r} (not in queries.jsonl)",
                             line=number, field="query-id",
                             hint="add the query or drop the qrel"))
@@ -62,9 +70,23 @@ def check_benchmark(root: Path) -> CheckReport:
                          (bench.failures_path, beir.read_failures)):
         if path.exists():
             report.counts[path.stem] = sum(1 for _ in reader(path, add))
+    if bench.judgments_path.exists():
+        _duplicate_rows(bench.judgments_path, add)
     try:
         bench.manifest()
     except FormatError as exc:
         add(exc.problem)
     return report
 
+
+def _duplicate_rows(path: Path, add) -> None:
+    """Report rows identical to an earlier row (e.g. two runs appended the same judgments)."""
+    first: dict[str, int] = {}
+    for number, row in iter_jsonl(path, lambda problem: None):
+        key = json.dumps(row, sort_keys=True, ensure_ascii=False)
+        if key in first:
+            add(Problem(path, f"duplicate of line {first[key]} (the same judgment twice; were "
+                        "two runs writing this folder at once?)", line=number,
+                        hint="remove the repeated lines"))
+        else:
+            first[key] = number

@@ -31,6 +31,12 @@ CacheOption = Annotated[Path | None, typer.Option(
     "BENCH_DIR/.irforge/cache.sqlite).")]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout", help="Seconds one LLM request may take before it is retried "
+    "(default: irforge.toml, else 120; 600 for the embedded/GGUF model).")]
+PriceOption = Annotated[str | None, typer.Option(
+    "--price-per-mtok", help="IN,OUT dollars per million input/output tokens, for models "
+    "without a known price (needed with --budget).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -39,14 +45,41 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         budget: float | None = None, concurrency: int | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
-                        prompts_dir: Path | None = None, **extra: Any):
+                        prompts_dir: Path | None = None, timeout: float | None = None,
+                        price_per_mtok: str | None = None, **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options; pass ``bench_dir`` so the
     default cache lives in the benchmark folder (runs from any directory share it)."""
     from irforge.llm import Engine
 
+    if price_per_mtok is not None:
+        extra["price_per_mtok"] = parse_price(price_per_mtok)
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
-                  prompts_dir=prompts_dir, **extra)
+                  prompts_dir=prompts_dir, timeout=timeout, **extra)
+
+
+def parse_price(text: str) -> tuple[float, float]:
+    """``"0.15,0.6"`` -> (0.15, 0.6) dollars per million input/output tokens."""
+    from irforge.errors import IrforgeError
+
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        prices = tuple(float(part) for part in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 2 or min(prices) < 0:
+        raise IrforgeError(f"--price-per-mtok {text!r}: give IN,OUT dollars per million "
+                           "tokens, e.g. 0.15,0.6")
+    return prices[0], prices[1]
+
+
+def raise_for_stop(engine: Any) -> None:
+    """End a verb with a non-zero exit when every LLM call failed or the budget stopped it."""
+    from irforge.llm.stops import stop_error
+
+    error = stop_error(engine)
+    if error is not None:
+        raise error
 
 
 def grade_note(demo_grade: bool) -> str:

@@ -22,6 +22,24 @@ class EmptyResultError(IrforgeError):
     exit_code = 3
 
 
+class BudgetStopped(IrforgeError):
+    """The ``--budget`` was reached: some items were not attempted (completed ones are kept)."""
+
+    exit_code = 4
+
+
+class AllCallsFailed(IrforgeError):
+    """Every LLM call of the run failed (bad key, endpoint, model, or the server is down)."""
+
+    exit_code = 5
+
+
+class InUseError(IrforgeError):
+    """Another irforge process is writing the same benchmark folder."""
+
+    exit_code = 6
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a file: where it is, what is wrong, how to fix it."""

@@ -80,7 +80,24 @@ def load_settings(url: str | None = None, api_key: str | None = None,
     if not api_key:
         raise AnnotationError(f"no Label Studio token: set LABEL_STUDIO_API_KEY (Account & "
                               f"Settings > Access Token) or put 'api_key: ...' in {where}")
-    return LabelStudioSettings(url=str(url), api_key=str(api_key))
+    return LabelStudioSettings(url=checked_url(str(url)), api_key=str(api_key))
+
+
+def checked_url(url: str) -> str:
+    """``url`` when it is a usable http(s) server address; otherwise an AnnotationError."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a malformed port
+    except ValueError as exc:
+        raise AnnotationError(f"Label Studio URL {url!r} is malformed ({exc}); give it like "
+                              "http://127.0.0.1:8080 or http://[::1]:8080") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AnnotationError(f"Label Studio URL {url!r} must be http(s)://HOST[:PORT], e.g. "
+                              "http://127.0.0.1:8080")
+    del port
+    return url
 
 
 @contextmanager

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
-from irforge.corpus.sentences import sentence_spans
+from irforge.corpus.sentences import iter_sentence_spans
 from irforge.corpus.tokenizers import Tokenizer
 
 _WORD_SPAN = re.compile(r"\S+")
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class ChunkSettings:
             raise ValueError(f"min_tokens must be in [0, max_tokens], got {self.min_tokens}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Piece:
     """A span of the document text with its token count (of the whitespace-normalized text)."""
 
@@ -65,25 +68,44 @@ def normalized(text: str) -> str:
     return " ".join(text.split())
 
 
+COUNT_BATCH = 1024  # spans tokenized at once: bounds the tokenizer's memory on huge documents
+MAX_CHARS_PER_TOKEN = 64  # no tokenizer makes one token of more characters than this
+
+
 class _Counter:
-    """Counts tokens of document spans, always on whitespace-normalized text."""
+    """Counts tokens of document spans, always on whitespace-normalized text, in batches."""
 
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         self.text, self.tokenizer = text, tokenizer
 
-    def pieces(self, spans: Sequence[tuple[int, int]]) -> list[Piece]:
-        counts = self.tokenizer.count_many([normalized(self.text[s:e]) for s, e in spans])
-        return [Piece(s, e, c) for (s, e), c in zip(spans, counts, strict=True)]
+    def pieces(self, spans: Iterable[tuple[int, int]]) -> list[Piece]:
+        out: list[Piece] = []
+        for batch in _batches(spans, COUNT_BATCH):
+            counts = self.tokenizer.count_many([normalized(self.text[s:e]) for s, e in batch])
+            out += [Piece(s, e, c) for (s, e), c in zip(batch, counts, strict=True)]
+        return out
 
     def piece(self, start: int, end: int) -> Piece:
         return self.pieces([(start, end)])[0]
 
 
+def _batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _split_word(counter: _Counter, start: int, end: int, max_tokens: int) -> list[Piece]:
-    """Cut one over-long word at the longest prefixes that fit (binary search)."""
+    """Cut one over-long word at the longest prefixes that fit (binary search in a window
+    no piece can exceed, so a megabyte 'word' costs no more than a short one)."""
     out = []
     while start < end:
-        low, high = start + 1, end
+        low, high = start + 1, min(end, start + max_tokens * MAX_CHARS_PER_TOKEN)
         while low < high:
             middle = (low + high + 1) // 2
             if counter.piece(start, middle).tokens <= max_tokens:
@@ -122,19 +144,36 @@ def _verified(counter: _Counter, packs: list[list[Piece]], max_tokens: int) -> l
 
 
 def _sentence_units(counter: _Counter, max_tokens: int) -> list[Piece]:
-    """Sentences that fit, and over-long sentences cut into pieces that fit."""
+    """Sentences that fit, and over-long sentences cut into pieces that fit.
+
+    Sentences are counted a batch at a time; an over-long sentence (a whole one-line file,
+    say) is cut a window of words at a time, so memory stays near the size of the text."""
     units: list[Piece] = []
-    for sentence in counter.pieces(sentence_spans(counter.text)):
-        if sentence.tokens <= max_tokens:
-            units.append(sentence)
-            continue
-        words = counter.pieces([m.span() for m in _WORD_SPAN.finditer(
-            counter.text, sentence.start, sentence.end)])
-        fitting: list[Piece] = []
-        for word in words:
+    for batch in _batches(iter_sentence_spans(counter.text), COUNT_BATCH):
+        for sentence in counter.pieces(batch):
+            if sentence.tokens <= max_tokens:
+                units.append(sentence)
+            else:
+                units += _long_sentence_units(counter, sentence, max_tokens)
+    return units
+
+
+def _long_sentence_units(counter: _Counter, sentence: Piece, max_tokens: int) -> list[Piece]:
+    """Pieces that fit, cut between words of one over-long sentence, a window at a time."""
+    units: list[Piece] = []
+    carry: list[Piece] = []  # the last, still open pack of the previous window
+    spans = (m.span() for m in _WORD_SPAN.finditer(counter.text, sentence.start, sentence.end))
+    for window in _batches(spans, 8 * COUNT_BATCH):
+        fitting = list(carry)
+        for word in counter.pieces(window):
             fitting += ([word] if word.tokens <= max_tokens
                         else _split_word(counter, word.start, word.end, max_tokens))
-        units += _fit(counter, fitting, max_tokens)
+        packed = _fit(counter, fitting, max_tokens)
+        units += packed[:-1]
+        last = packed[-1]
+        carry = [piece for piece in fitting if piece.start >= last.start]
+    if carry:
+        units += _fit(counter, carry, max_tokens)
     return units
 
 
@@ -176,9 +215,9 @@ def _merge_short(counter: _Counter, chunks: list[Piece], settings: ChunkSettings
     """Merge chunks under the minimum into a neighbour when that fits; drop the rest."""
     out: list[Piece] = []
     dropped = 0
-    pending = list(chunks)
+    pending = deque(chunks)
     while pending:
-        chunk = pending.pop(0)
+        chunk = pending.popleft()
         if chunk.tokens >= settings.min_tokens:
             out.append(chunk)
             continue

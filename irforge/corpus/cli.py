@@ -24,6 +24,11 @@ MaxTokens = Annotated[int, typer.Option(help="Hard maximum tokens per passage.")
 MinTokens = Annotated[int, typer.Option(help="Passages under this are merged or dropped.")]
 Tokenizer = Annotated[str, typer.Option(help="minilm, words, hf:PATH or tiktoken:NAME.")]
 Embedder = Annotated[str, typer.Option(help="minilm or a sentence-transformers model folder.")]
+AllowPrivate = Annotated[bool, typer.Option(
+    help="Also fetch URLs on loopback, private and link-local addresses (an intranet); "
+         "redirects still may not move to another private host or port.")]
+Deadline = Annotated[float, typer.Option(
+    help="Total seconds per URL, all attempts together (a trickling server is cut off).")]
 
 
 def _echo(stage: str, summary: dict[str, Any], as_json: bool = False) -> None:
@@ -60,6 +65,7 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
                     retries: Annotated[int, typer.Option(help="Retries per URL.")] = 2,
                     retry_failed: Annotated[bool, typer.Option(
                         help="Try again URLs that timed out or got 5xx/429 last time.")] = False,
+                    allow_private: AllowPrivate = False, deadline: Deadline = 300.0,
                     fresh: Fresh = False,
                     as_json: JsonOption = False) -> None:
     """Search and/or read URLs, download PDFs, dedup by URL and content (resumable)."""
@@ -67,7 +73,8 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
     from irforge.corpus.search import read_queries, read_url_list
 
     config = _config(download={"max_bytes": int(max_mb * 1024 * 1024),
-                               "read_timeout_s": timeout, "retries": retries},
+                               "read_timeout_s": timeout, "retries": retries,
+                               "allow_private": allow_private, "total_timeout_s": deadline},
                      search_provider=provider, results_per_query=per_query,
                      download_workers=download_workers)
     _echo("collect", run_collect(out, config, _lines(urls, read_url_list),
@@ -156,6 +163,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   embedder: Embedder = "minilm",
                   skip_passage_dedup: Annotated[bool, typer.Option(
                       help="Skip the embedding dedup (no torch needed).")] = False,
+                  allow_private: AllowPrivate = False,
                   workers: Workers = None,
                   as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
@@ -167,7 +175,8 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                      dedup={"threshold": lsh_threshold},
                      passage_dedup={"threshold": passage_threshold, "embedder": embedder},
                      search_provider=provider, workers=workers,
-                     skip_passage_dedup=skip_passage_dedup)
+                     skip_passage_dedup=skip_passage_dedup,
+                     download={"allow_private": allow_private})
     summaries = build(out, config, _lines(urls, read_url_list), _lines(queries, read_queries),
                       input)
     if as_json:

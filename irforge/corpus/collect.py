@@ -10,9 +10,9 @@ before any request, and by SHA-256 of the content after the download.
 from __future__ import annotations
 
 import os
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 from irforge.corpus.download import DownloadSettings, Outcome, download, make_client, normalize_url
 from irforge.corpus.search import SearchError, SearchProvider
 from irforge.corpus.state import CorpusWork
+from irforge.redact import redact
 
 # Outcomes worth another try with ``retry_failed``: the server or network may do better later.
 TRANSIENT = {"timeout", "network_error"}
@@ -90,33 +91,38 @@ def collect(work: CorpusWork, urls: Sequence[str] = (), queries: Sequence[str] =
 
 def _download_all(work: CorpusWork, urls: list[str], settings: DownloadSettings, workers: int,
                   writer: Any, rows: dict[str, dict[str, Any]], by_hash: dict[str, str]) -> None:
-    """Download with a bounded thread pool; outcomes are settled and logged in input order,
-    so which of two identical files is kept does not depend on which finished first."""
+    """Download with a bounded thread pool; each outcome is settled and logged as soon as it
+    finishes (a stalled download never holds back the rows of finished ones; of two
+    identical files the first to finish is kept)."""
     files = work.files_dir
     files.mkdir(parents=True, exist_ok=True)
     for stale in files.glob("*.part"):  # left by a killed run; its URL has no row yet
         stale.unlink(missing_ok=True)
     pending_urls = iter(urls)
     with make_client(settings) as client, ThreadPoolExecutor(max(1, workers)) as pool:
-        running: deque[Future[Outcome]] = deque()
+        running: set[Future[Outcome]] = set()
 
         def submit_next() -> None:
             url = next(pending_urls, None)
             if url is not None:
-                running.append(pool.submit(download, client, url, settings, files))
+                running.add(pool.submit(download, client, url, settings, files))
 
         for _ in range(max(1, workers)):
             submit_next()
         while running:
-            row = _settle(running.popleft().result(), files, by_hash)
-            rows[row["url"]] = row
-            writer.write(row)
-            submit_next()
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                running.discard(future)
+                row = _settle(future.result(), files, by_hash)
+                rows[row["url"]] = row
+                writer.write(row)
+                submit_next()
 
 
 def _settle(outcome: Outcome, files: Path, by_hash: dict[str, str]) -> dict[str, Any]:
     """Keep a new file under its content hash, or drop a duplicate; returns the log row."""
-    row = {key: value for key, value in asdict(outcome).items()
+    row = {key: redact(value) if key in ("detail", "final_url") else value
+           for key, value in asdict(outcome).items()
            if value not in (None, "", {}) and key != "temp_path"}
     if outcome.status != "ok" or outcome.temp_path is None:
         return row

@@ -11,6 +11,7 @@ reason (encrypted, truncated, broken, empty, image-only); it never stops the run
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections import Counter
@@ -47,6 +48,45 @@ class ExtractSettings:
     margin: float = 0.07
     header_min_share: float = 0.5
     min_chars: int = 20
+
+
+# every character str.split() treats as whitespace -> " " (translate allocates no pieces)
+_TO_SPACE = {ord(ch): " " for ch in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
+             "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+             "\u2028\u2029\u202f\u205f\u3000"}
+_SPACE_RUNS = re.compile(r"  +")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+
+
+_ID_UNSAFE = re.compile(r"[^\w.\-]+")
+
+
+def doc_id_of(path: Path) -> str:
+    """The document id of an input file: its name (suffix included, so ``a.pdf`` and ``a.txt``
+    differ) with whitespace and other unsafe characters replaced; a short hash of the name
+    is added when anything was replaced, so distinct names never share an id."""
+    name = Path(path).name
+    safe = _ID_UNSAFE.sub("_", name)
+    if safe == name:
+        return name
+    return f"{safe}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _not_pdf(path: Path) -> str | None:
+    """What a file named .pdf really is when it does not start like a PDF, else None."""
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if b"%PDF-" in head:
+        return None
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    kind = ("an HTML page" if text.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+            else "something else")
+    return f"not a PDF: the file is {kind} (no %PDF- header); was an error page saved?"
+
+
+def _squeezed(text: str) -> str:
+    """``" ".join(text.split())`` without a list of every word (megabyte paragraphs)."""
+    return _SPACE_RUNS.sub(" ", text.translate(_TO_SPACE)).strip()
 
 
 def _skip(path: Path, reason: str) -> dict[str, Any]:
@@ -96,6 +136,9 @@ def extract_pdf(path: Path, settings: ExtractSettings) -> dict[str, Any]:
     path = Path(path)
     if path.stat().st_size == 0:
         return _skip(path, "empty: the file has no bytes")
+    not_pdf = _not_pdf(path)
+    if not_pdf is not None:
+        return _skip(path, not_pdf)
     if _truncated(path):
         return _skip(path, "truncated: no %%EOF marker at the end (incomplete download?)")
     try:
@@ -154,7 +197,7 @@ def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: l
         if skipped_pages and all(p["reason"] == "image-only" for p in skipped_pages):
             return _skip(path, "image-only: no text layer on any page (OCR is not supported)")
         return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
-    return {"file": path.name, "status": "ok", "doc_id": path.stem,
+    return {"file": path.name, "status": "ok", "doc_id": doc_id_of(path),
             "title": title, "text": full, "pages": spans, "title_removed_from_text": bool(cut),
             "page_count": len(texts), "skipped_pages": skipped_pages,
             "removed": dict(sorted(removed.items()))}
@@ -176,19 +219,26 @@ def _title(metadata: dict) -> str:
     return "" if title.lower() in PLACEHOLDER_TITLES else title
 
 
+MAX_TITLE_CHARS = 300  # a longer first line is text, not a title
+
+
 def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:
-    """A UTF-8 text file: first line is the title, blank lines separate paragraphs."""
+    """A UTF-8 text file: a short first line followed by more is the title, blank lines
+    separate paragraphs; a BOM is dropped, and a file of one long line is all text."""
     path = Path(path)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return _skip(path, f"broken: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8")
     title, _, body = raw.strip().partition("\n")
-    paragraphs = [" ".join(p.split()) for p in body.split("\n\n")]
+    if len(title) > MAX_TITLE_CHARS or not body.strip():
+        title, body = "", raw
+    del raw
+    paragraphs = (_squeezed(p) for p in _PARAGRAPH_BREAK.split(body))
     text = "\n\n".join(p for p in paragraphs if p)
     if len(text) < settings.min_chars:
         return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
-    return {"file": path.name, "status": "ok", "doc_id": path.stem, "title": title.strip(),
+    return {"file": path.name, "status": "ok", "doc_id": doc_id_of(path), "title": title.strip(),
             "text": text, "pages": [[1, 0, len(text)]], "page_count": 1, "skipped_pages": [],
             "removed": {}}
 

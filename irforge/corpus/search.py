@@ -72,7 +72,7 @@ def read_url_list(path: Path) -> list[str]:
         raise FormatError(Problem(path, "URL list not found",
                                   hint="give a text file, one URL a line"))
     urls = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_lines(path), start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
@@ -88,8 +88,21 @@ def read_queries(path: Path) -> list[str]:
     path = Path(path)
     if not path.is_file():
         raise FormatError(Problem(path, "query file not found", hint="one search query a line"))
-    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in read_text_lines(path)
             if line.strip() and not line.strip().startswith("#")]
+
+
+def read_text_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file (a leading BOM dropped); a FormatError naming the line
+    when it is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(Problem(path, f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
+                                  line=line, hint="save the file as UTF-8")) from exc
+    return text.splitlines()
 
 
 PROVIDERS: dict[str, Callable[[], SearchProvider]] = {"google": GoogleSearch}

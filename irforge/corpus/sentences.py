@@ -7,7 +7,9 @@ abbreviation or a single initial. A blank line (paragraph break) always ends a s
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 
 Span = tuple[int, int]
 
@@ -42,9 +44,13 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 
 def sentence_spans(text: str) -> list[Span]:
     """Spans ``(start, end)`` of the sentences of ``text``, whitespace trimmed, in order."""
-    spans: list[Span] = []
+    return list(iter_sentence_spans(text))
+
+
+def iter_sentence_spans(text: str) -> Iterator[Span]:
+    """Like :func:`sentence_spans`, one at a time (for documents of many megabytes)."""
     paragraph_start = 0
-    breaks = [m.start() for m in _PARAGRAPH.finditer(text)] + [len(text)]
+    breaks = itertools.chain((m.start() for m in _PARAGRAPH.finditer(text)), [len(text)])
     for paragraph_end in breaks:
         start = paragraph_start
         for match in _END.finditer(text, paragraph_start, paragraph_end):
@@ -54,10 +60,9 @@ def sentence_spans(text: str) -> list[Span]:
                 continue
             span = _trimmed(text, start, end)
             if span:
-                spans.append(span)
+                yield span
             start = end
         span = _trimmed(text, start, paragraph_end)
         if span:
-            spans.append(span)
+            yield span
         paragraph_start = paragraph_end
-    return spans

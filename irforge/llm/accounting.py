@@ -36,6 +36,26 @@ def cost_usd(price: Price | None, prompt_tokens: int, completion_tokens: int) ->
     return prompt_tokens * price[0] + completion_tokens * price[1]
 
 
+DEFAULT_CONTEXT_TOKENS = 131_072  # assumed for models litellm does not know
+
+
+def context_tokens(spec: ModelSpec, configured: int | None = None,
+                   local_n_ctx: int = 4096) -> int:
+    """The prompt tokens a model accepts: config, else litellm's map, else a 128k guess."""
+    if configured:
+        return int(configured)
+    if spec.backend == "llama":
+        return local_n_ctx
+    silence_litellm()
+    import litellm
+
+    try:
+        info = litellm.get_model_info(spec.name)
+    except Exception:  # unknown model
+        return DEFAULT_CONTEXT_TOKENS
+    return int(info.get("max_input_tokens") or info.get("max_tokens") or DEFAULT_CONTEXT_TOKENS)
+
+
 def estimate_tokens(messages: list[dict[str, str]]) -> int:
     """Cheap prompt-size estimate (~4 characters a token plus per-message overhead)."""
     return sum(len(m["content"]) // 4 + 4 for m in messages) + 2
@@ -91,13 +111,16 @@ class Estimate:
     input_cost_usd: float
     max_cost_usd: float
     priced: bool
+    too_long: int = 0  # items whose prompt is past the model's context: skipped, not sent
+    context_tokens: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"model": self.model, "items": self.items, "cached_items": self.cached_items,
                 "requests": self.requests, "prompt_tokens": self.prompt_tokens,
                 "max_completion_tokens": self.max_completion_tokens,
                 "input_cost_usd": round(self.input_cost_usd, 6),
-                "max_cost_usd": round(self.max_cost_usd, 6), "priced": self.priced}
+                "max_cost_usd": round(self.max_cost_usd, 6), "priced": self.priced,
+                "too_long": self.too_long, "context_tokens": self.context_tokens}
 
     def describe(self) -> str:
         if not self.priced:
@@ -105,9 +128,13 @@ class Estimate:
         else:
             money = (f"input ${self.input_cost_usd:.4f}, at most ${self.max_cost_usd:.4f} "
                      "before re-asks")
-        return (f"{self.items} items, {self.cached_items} already cached; {self.requests} "
+        line = (f"{self.items} items, {self.cached_items} already cached; {self.requests} "
                 f"requests to {self.model}: ~{self.prompt_tokens} prompt tokens, up to "
                 f"{self.max_completion_tokens} completion tokens; {money}")
+        if self.too_long:
+            line += (f"; WARNING: {self.too_long} items are past the model's context of "
+                     f"{self.context_tokens} tokens and will be skipped (shorten the inputs)")
+        return line
 
 
 def budget_reservation(total: StepStats, reserved: float, budget_usd: float | None,

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Protocol
 
 from irforge.llm.completion import Completion, Message
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
+from irforge.redact import register_secret
 
 
 class Backend(Protocol):
@@ -19,6 +21,16 @@ class Backend(Protocol):
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion: ...
+
+
+def provider_key_env(model: str) -> str:
+    """The provider's own key variable for a litellm model id: ``openai/x`` -> OPENAI_API_KEY.
+
+    litellm reads it itself without an api base; with one (an OpenAI-compatible server) the
+    engine passes the key explicitly, so this variable is the fallback after IRFORGE_API_KEY.
+    """
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    return f"{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def schema_name(schema: dict[str, Any]) -> str:
@@ -34,9 +46,12 @@ class LiteLLMBackend:
         silence_litellm()
         self.spec = spec
         self.name = spec.name
-        self._api_key = api_key or os.environ.get(API_KEY_ENV) or None
+        self._api_key = (api_key or os.environ.get(API_KEY_ENV)
+                         or (os.environ.get(provider_key_env(spec.name)) if spec.api_base
+                             else None) or None)
         if self._api_key is None and spec.api_base:
             self._api_key = "none"  # OpenAI-compatible local servers accept any key
+        register_secret(self._api_key)
         self.response_format = self._choose_format(response_format)
 
     def _choose_format(self, wanted: str) -> str:
@@ -91,6 +106,10 @@ def _refusal(message: Any) -> str | None:
     return str(extra["refusal"]) if extra.get("refusal") else None
 
 
+class GenerationTimeout(RuntimeError):
+    """A local generation passed its deadline (not retried: it would time out again)."""
+
+
 GRAMMAR_MAX_ITEMS = 16
 
 
@@ -133,6 +152,24 @@ def load_llama(path: Path, n_ctx: int = 4096, seed: int = 0) -> Any:
         return _LOADED[key]
 
 
+def _deadline_of(llama: Any) -> list[float | None]:
+    """A one-slot deadline that llama.cpp checks while it computes (its abort callback):
+    past it, decoding stops with an error instead of running to ``max_tokens``."""
+    slot = getattr(llama, "_irforge_deadline", None)
+    if slot is None:
+        import llama_cpp
+
+        slot = [None]
+
+        def past_deadline(_data: Any) -> bool:
+            return slot[0] is not None and time.monotonic() > slot[0]
+
+        callback = llama_cpp.ggml_abort_callback(past_deadline)
+        llama_cpp.llama_set_abort_callback(llama.ctx, callback, None)
+        llama._irforge_deadline, llama._irforge_abort = slot, callback  # keep them alive
+    return slot
+
+
 class LlamaBackend:
     """A GGUF model in-process through llama.cpp with JSON-schema-constrained decoding.
 
@@ -149,14 +186,26 @@ class LlamaBackend:
         self.seed = seed
 
     def _complete_sync(self, messages: list[Message], schema: dict[str, Any],
-                       params: dict[str, Any]) -> Completion:
+                       params: dict[str, Any], timeout: float | None = None) -> Completion:
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
+        deadline = _deadline_of(llama)
         with self._call_lock:
-            response = llama.create_chat_completion(
-                messages=messages,
-                response_format={"type": "json_object", "schema": grammar_schema(schema)},
-                temperature=params.get("temperature", 0.0),
-                max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
+            # the clock starts once this call has the model (queued calls do not time out)
+            deadline[0] = time.monotonic() + timeout if timeout else None
+            try:
+                response = llama.create_chat_completion(
+                    messages=messages,
+                    response_format={"type": "json_object", "schema": grammar_schema(schema)},
+                    temperature=params.get("temperature", 0.0),
+                    max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
+            except RuntimeError as exc:
+                if deadline[0] is not None and time.monotonic() > deadline[0]:
+                    raise GenerationTimeout(
+                        f"the local model took longer than the {timeout:g} s timeout "
+                        "(--timeout); raise it, or lower --max-tokens") from exc
+                raise
+            finally:
+                deadline[0] = None
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         return Completion(text=choice["message"].get("content") or "",
@@ -166,7 +215,7 @@ class LlamaBackend:
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:
-        return await asyncio.to_thread(self._complete_sync, messages, schema, params)
+        return await asyncio.to_thread(self._complete_sync, messages, schema, params, timeout)
 
 
 def make_backend(spec: ModelSpec, api_key: str | None = None,

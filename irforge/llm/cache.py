@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.llm.completion import Completion
+from irforge.redact import redact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -112,7 +113,8 @@ class ResponseCache:
                 "INSERT OR REPLACE INTO responses (key, model, text, finish_reason, refusal,"
                 " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (key, model, completion.text, completion.finish_reason, completion.refusal,
+                (key, model, redact(completion.text), completion.finish_reason,
+                 redact(completion.refusal),
                  completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
                  prompt_id, step, time.time()))
 

@@ -16,9 +16,12 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
+    TimeoutOption,
     engine_from_options,
     grade_note,
+    raise_for_stop,
 )
 
 
@@ -38,12 +41,15 @@ def llm_try(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
+    timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")]
     = False,
 ) -> None:
     """Send one prompt through the engine (structured JSON answer) and show what came back."""
     with engine_from_options(model=model, api_base=api_base, budget=budget, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+                             price_per_mtok=price_per_mtok,
                              max_tokens=max_tokens, progress=False) as engine:
         items = [{"prompt": prompt}]
         if dry_run:
@@ -60,6 +66,7 @@ def llm_try(
         typer.echo(f"model={result.model} cached={result.cached} attempts={result.attempts} "
                    f"tokens={result.prompt_tokens}+{result.completion_tokens} "
                    f"cost=${result.cost_usd:.6f}")
+    raise_for_stop(engine)
     if result.status != "ok":
         raise typer.Exit(1)
 

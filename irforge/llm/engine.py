@@ -9,19 +9,23 @@ provider's batch API instead (irforge/llm/batch.py). See docs/llm.md.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from irforge.errors import IrforgeError
 from irforge.llm.accounting import (
     Estimate,
     Price,
     StepStats,
     budget_reservation,
+    context_tokens,
     cost_usd,
     count_prompt_tokens,
     estimate_tokens,
@@ -43,10 +47,13 @@ from irforge.llm.structured import (
     schema_instruction,
     with_instructions,
 )
+from irforge.llm.waits import Waits
 from irforge.prompts import Template, get_template
+from irforge.redact import redact
 
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
+LOCAL_TIMEOUT = 600.0  # seconds one embedded/GGUF generation may take by default
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ class Engine:
                  price_per_mtok: tuple[float, float] | None = None,
                  response_format: str = "auto", batch: bool = False,
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
+                 max_wait: float | None = None, wait_report_after: float = 10.0,
                  config: Mapping[str, Any] | None = None,
                  bench_dir: Path | str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
@@ -103,13 +111,19 @@ class Engine:
         self.tpm = tpm if tpm is not None else cfg.get("tpm")
         self.max_retries = max_retries
         self.max_reasks = max_reasks
-        self.timeout = float(timeout if timeout is not None else cfg.get("timeout", 120.0))
+        # a local model on a busy CPU is slow: its per-call default is longer
+        default_timeout = LOCAL_TIMEOUT if self.spec.backend == "llama" else 120.0
+        self.timeout = float(timeout if timeout is not None
+                             else cfg.get("timeout", default_timeout))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
         self.prompts_dir = prompts_dir
         self.progress = progress
         self.backoff = (backoff_initial, backoff_max)
+        # longest sleep a server's Retry-After may impose; longer asks are capped and noted
+        self.max_wait = float(max_wait if max_wait is not None else cfg.get("max_wait", 60.0))
+        self.wait_report_after = wait_report_after
         self.response_format = response_format
         # batch APIs bill a fraction of the online price (OpenAI: half)
         self.batch_discount = float(batch_discount if batch_discount is not None
@@ -131,6 +145,15 @@ class Engine:
         self._fatal: str | None = None
         self._backend: Backend | None = None
         self._limiter: RateLimiter | None = None
+        self._waits: Waits | None = None
+        self._config = cfg
+        self._context: int | None = None
+        self._inflight: dict[str, asyncio.Future[Completion]] = {}
+        if price_per_mtok is None and cfg.get("price_per_mtok"):
+            given = cfg["price_per_mtok"]
+            self._price_override = (float(given[0]) / 1e6, float(given[1]) / 1e6)
+        if self.budget_usd is not None and self.price is None:
+            self._unpriced_budget()
 
     # configuration -----------------------------------------------------------------------
     @property
@@ -150,6 +173,19 @@ class Engine:
         if self.spec.backend == "llama":
             return None
         return litellm_price(self.spec.name)
+
+    def _unpriced_budget(self) -> None:
+        """A budget needs a price: refuse it for remote models, note it for local ones."""
+        if self.spec.backend != "llama":
+            raise IrforgeError(
+                f"--budget ${self.budget_usd} cannot be enforced: no price is known for "
+                f"{self.spec.name} (every call would count as $0). Give the price with "
+                "--price-per-mtok IN,OUT (dollars per million input/output tokens) or "
+                "price_per_mtok = [IN, OUT] in the llm table of irforge.toml, or drop --budget")
+        note = (f"--budget ${self.budget_usd} has no effect: {self.spec.name} runs locally "
+                "and costs $0")
+        self.notes.append(note)
+        print(f"warning: {note}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.cache is not None:
@@ -197,7 +233,9 @@ class Engine:
                      looked_up: bool = True) -> None:
         """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
         self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
+        self._inflight = {}  # futures belong to one loop too
         with RunProgress(self.progress, label, len(results)) as bar:
+            self._waits = waits = Waits(self.wait_report_after, bar.say, self.notes)
             bar.advance(len(results) - len(pending), self.total.cost_usd)
             queue = iter(pending)
 
@@ -211,8 +249,18 @@ class Engine:
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 
-            await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
-                                                               len(pending)))))
+            async def tick() -> None:
+                while True:
+                    await asyncio.sleep(0.5)
+                    bar.waiting(waits.describe())
+                    waits.announce_long()
+
+            ticker = asyncio.ensure_future(tick())
+            try:
+                await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
+                                                                   len(pending)))))
+            finally:
+                ticker.cancel()
 
     def _tally(self, results: list[LLMResult | None], stats: StepStats) -> list[LLMResult]:
         """Count the statuses of a finished run; every item must have its result."""
@@ -230,10 +278,11 @@ class Engine:
                  output_model: type[BaseModel]) -> Estimate:
         """What a run would send and cost, sending nothing (``--dry-run``; batch-discounted)."""
         plan = self._plan(template_name, output_model, None)
-        cached = requests = prompt_tokens = 0
+        cached = requests = prompt_tokens = too_long = 0
         for index, item in enumerate(items):
             job = self._prepare(index, item, plan)
             if isinstance(job, LLMResult):
+                too_long += job.status == "skipped"
                 continue
             if self.cache is not None and self.cache.contains(self._key(job)):
                 cached += 1
@@ -251,7 +300,8 @@ class Engine:
                         max_completion_tokens=completion,
                         input_cost_usd=scale * cost_usd(price, prompt_tokens, 0),
                         max_cost_usd=scale * cost_usd(price, prompt_tokens, completion),
-                        priced=price is not None)
+                        priced=price is not None, too_long=too_long,
+                        context_tokens=self.context_tokens)
 
     def summary(self) -> str:
         """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
@@ -291,6 +341,13 @@ class Engine:
                      keys=RequestKeys(self.spec.name, self.params, schema),
                      step=step or template.name)
 
+    @property
+    def context_tokens(self) -> int:
+        """Prompt tokens the model accepts (``context_tokens`` in irforge.toml overrides)."""
+        if self._context is None:
+            self._context = context_tokens(self.spec, self._config.get("context_tokens"))
+        return self._context
+
     def _prepare(self, index: int, item: Mapping[str, Any], plan: _Plan) -> _Job | LLMResult:
         job = _Job(index=index, messages=[], plan=plan)
         try:
@@ -298,6 +355,11 @@ class Engine:
                                              plan.instruction)
         except Exception as exc:  # a bad item must not stop the others
             return self._finish(job, "error", error=f"could not render the prompt: {exc}")
+        size = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        if size > self.context_tokens:
+            return self._finish(job, "skipped", error=(
+                f"not sent: the prompt (~{size} tokens with the answer) is past the model's "
+                f"context of {self.context_tokens} tokens; shorten or split this input"))
         return job
 
     def _key(self, job: _Job) -> str:
@@ -358,6 +420,19 @@ class Engine:
                 return self._finish(job, "error", error=(
                     f"not attempted: an earlier request failed with {self._fatal}; fix the "
                     "model name, key or endpoint and re-run (completed answers are cached)"))
+            key = self._key(job)
+            shared = self._inflight.get(key)
+            if shared is not None:  # an identical request is in flight: share its answer
+                try:
+                    completion = await asyncio.shield(shared)
+                except Exception as exc:
+                    return self._finish(job, "error", error=self._describe(exc))
+                stats.cache_hits += 1
+                self.total.cache_hits += 1
+                done = self._advance(job, completion)
+                if done is not None:
+                    return done
+                continue
             reservation = self._budget_reservation(job)
             if reservation is None:
                 stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
@@ -366,6 +441,7 @@ class Engine:
                     f"(${self.total.cost_usd:.4f} spent); completed answers are cached, "
                     "re-run with a higher --budget to continue"))
             self._reserved += reservation
+            shared = self._inflight[key] = asyncio.get_running_loop().create_future()
             try:
                 completion = await self._request(job, stats)
             except Exception as exc:
@@ -373,9 +449,16 @@ class Engine:
                 self.total.errors += 1
                 if status_code(exc) in FATAL_STATUS:
                     self._fatal = self._describe(exc)
+                shared.set_exception(exc)
+                shared.exception()  # retrieved: waiters re-raise it, none is required
                 return self._finish(job, "error", error=self._describe(exc))
+            else:
+                shared.set_result(completion)
             finally:
                 self._reserved -= reservation
+                self._inflight.pop(key, None)
+                if not shared.done():  # cancelled: waiters must not hang
+                    shared.cancel()
             cost = cost_usd(self.price, completion.prompt_tokens, completion.completion_tokens)
             completion = replace(completion, cost_usd=cost)
             for target in (stats, self.total):
@@ -394,7 +477,14 @@ class Engine:
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
         tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
-        async for attempt in retrying(self.max_retries, *self.backoff):
+        waits = self._waits
+
+        def on_retry(retry_state: Any) -> None:
+            if waits is not None:
+                waits.sleeping(id(job), retry_state, self.max_wait)
+
+        async for attempt in retrying(self.max_retries, *self.backoff, on_retry,
+                                      cap=self.max_wait):
             with attempt:
                 if attempt.retry_state.attempt_number > 1:
                     job.retries += 1
@@ -404,8 +494,9 @@ class Engine:
                 job.attempts += 1
                 stats.requests += 1
                 self.total.requests += 1
-                return await self.backend.complete(job.messages, job.plan.schema, self.params,
-                                                   self.timeout)
+                with waits.request(id(job)) if waits is not None else nullcontext():
+                    return await self.backend.complete(job.messages, job.plan.schema,
+                                                       self.params, self.timeout)
         raise RuntimeError("unreachable: tenacity re-raises the last error")
 
     def _budget_reservation(self, job: _Job) -> float | None:
@@ -432,7 +523,7 @@ class Engine:
 
     def _finish(self, job: _Job, status: Status, value: Any = None,
                 error: str | None = None) -> LLMResult:
-        return LLMResult(status=status, value=value, raw=job.raw, error=error,
+        return LLMResult(status=status, value=value, raw=redact(job.raw), error=redact(error),
                          model=self.spec.name, prompt_id=job.plan.template.name,
                          prompt_hash=job.plan.template.hash,
                          cached=job.answers_fetched == 0 and job.raw is not None,
@@ -442,12 +533,12 @@ class Engine:
                          step=job.plan.step)
 
     def _describe(self, exc: BaseException) -> str:
-        """An error message safe to store: the API key, if any, is blanked out."""
-        text = f"{type(exc).__name__}: {exc}"[:800]
+        """An error message safe to store: every credential is blanked out (irforge.redact)."""
+        text = f"{type(exc).__name__}: {exc}"
         for secret in (self._api_key, getattr(self._backend, "_api_key", None)):
             if secret and len(secret) > 4:
                 text = text.replace(secret, "***")
-        return text
+        return str(redact(text))[:800]
 
 
 def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:

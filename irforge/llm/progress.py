@@ -35,6 +35,7 @@ class RunProgress:
                  console: Any = None) -> None:
         self.enabled = (sys.stderr.isatty() and not quiet()) if enabled is None else enabled
         self.total, self.done, self.cost = total, 0, 0.0
+        self.note, self.wait = "", ""
         self._baseline: int | None = None  # items already done (cache) at the first update
         self._started = time.monotonic()
         self._progress: Any = None
@@ -73,12 +74,29 @@ class RunProgress:
         fresh = self.done - self._baseline
         return fresh / elapsed if fresh > 0 and elapsed > 0 else None
 
-    def advance(self, count: int, cost: float, note: str = "") -> None:
-        self.done += count
-        self.cost = cost
-        if self._baseline is None:
-            self._baseline, self._started = self.done, time.monotonic()
+    def _show(self, advance: int = 0) -> None:
         if self._progress is None:
             return
-        self._progress.update(self._task, advance=count,
-                              stats=stats_text(self.done, self.total, self.rate(), cost, note))
+        note = " ".join(part for part in (self.note, self.wait) if part)
+        self._progress.update(self._task, advance=advance,
+                              stats=stats_text(self.done, self.total, self.rate(), self.cost,
+                                               note))
+
+    def advance(self, count: int, cost: float, note: str = "") -> None:
+        self.done += count
+        self.cost, self.note = cost, note
+        if self._baseline is None:
+            self._baseline, self._started = self.done, time.monotonic()
+        self._show(count)
+
+    def waiting(self, text: str) -> None:
+        """Show what the run is waiting for (open requests, back-offs); empty clears it."""
+        self.wait = text
+        self._show()
+
+    def say(self, text: str) -> None:
+        """One line on stderr, above the bar when there is one (long waits, caps)."""
+        if self._progress is not None:
+            self._progress.console.print(text, highlight=False, markup=False)
+        else:
+            print(text, file=sys.stderr, flush=True)

@@ -49,34 +49,38 @@ def _headers(exc: BaseException) -> list[Any]:
     return found
 
 
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """Seconds the server asked us to wait (``Retry-After`` / ``retry-after-ms``), if any."""
+def retry_after_seconds(exc: BaseException,
+                        cap: float | None = MAX_RETRY_AFTER) -> float | None:
+    """Seconds the server asked us to wait (``Retry-After`` / ``retry-after-ms``), if any,
+    at most ``cap`` (None: as asked)."""
+    limit = float("inf") if cap is None else cap
     for headers in _headers(exc):
         try:
             millis = headers.get("retry-after-ms")
             if millis is not None:
-                return min(max(float(millis) / 1000, 0.0), MAX_RETRY_AFTER)
+                return min(max(float(millis) / 1000, 0.0), limit)
             value = headers.get("retry-after")
         except (AttributeError, TypeError, ValueError):
             continue
         if value is None:
             continue
         try:
-            return min(max(float(value), 0.0), MAX_RETRY_AFTER)
+            return min(max(float(value), 0.0), limit)
         except ValueError:
             pass
         try:
             import time
 
             when = parsedate_to_datetime(str(value)).timestamp()
-            return min(max(when - time.time(), 0.0), MAX_RETRY_AFTER)
+            return min(max(when - time.time(), 0.0), limit)
         except (TypeError, ValueError):
             continue
     return None
 
 
-def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
-    """A tenacity wait: the server's Retry-After if given, else full-jitter exponential."""
+def make_wait(initial: float, maximum: float,
+              cap: float = MAX_RETRY_AFTER) -> Callable[[Any], float]:
+    """A tenacity wait: the server's Retry-After (at most ``cap``), else full-jitter backoff."""
     from tenacity import wait_random_exponential
 
     backoff = wait_random_exponential(multiplier=initial, max=maximum)
@@ -85,7 +89,7 @@ def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
         if exc is not None:
-            asked = retry_after_seconds(exc)
+            asked = retry_after_seconds(exc, cap)
             if asked is not None:
                 return asked
         return backoff(retry_state)
@@ -94,11 +98,11 @@ def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
 
 
 def retrying(max_retries: int, initial: float, maximum: float,
-             on_retry: Callable[[Any], None] | None = None):
+             on_retry: Callable[[Any], None] | None = None, cap: float = MAX_RETRY_AFTER):
     """An ``AsyncRetrying`` that retries transient failures up to ``max_retries`` times."""
     from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     return AsyncRetrying(stop=stop_after_attempt(max_retries + 1),
-                         wait=make_wait(initial, maximum),
+                         wait=make_wait(initial, maximum, cap),
                          retry=retry_if_exception(is_retryable),
                          before_sleep=on_retry, reraise=True)

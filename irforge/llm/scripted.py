@@ -24,7 +24,8 @@ from typing import Any
 
 from irforge.llm.scripted_batch import ScriptedBatches
 
-REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+           429: "Too Many Requests",
            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
 
 
@@ -32,7 +33,7 @@ REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Reque
 class Action:
     """What the server does with one request."""
 
-    kind: str = "answer"  # answer | status | hang | broken_body | truncated | refusal
+    kind: str = "answer"  # answer | status | hang | broken_body | truncated | refusal | echo
     content: str = ""
     status: int = 200
     retry_after: float | None = None
@@ -50,6 +51,11 @@ class Action:
     @classmethod
     def hang(cls, seconds: float = 3600.0) -> Action:
         return cls("hang", seconds=seconds)
+
+    @classmethod
+    def echo_headers(cls, status: int = 500) -> Action:
+        """An error whose message repeats the request headers (as some proxies do)."""
+        return cls("echo", status=status)
 
     @classmethod
     def broken_body(cls) -> Action:
@@ -84,6 +90,7 @@ class Script:
     latency: float = 0.0
     batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
     batch_retrieve_errors: int = 0  # the first N batch retrieves answer 503
+    api_key: str | None = None  # when set, other bearer keys get 401 (like a real provider)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -96,7 +103,8 @@ class Script:
         return cls(default=Action(**data.get("default", {})), rules=rules,
                    latency=float(data.get("latency", 0.0)),
                    batch_polls=int(data.get("batch_polls", 1)),
-                   batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)))
+                   batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)),
+                   api_key=data.get("api_key"))
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,13 @@ class ScriptedApp:
             return _json(400, {"error": {"message": "body must be a chat completion request"}})
         first_user = next((str(m.get("content")) for m in messages
                            if m.get("role") == "user"), "")
+        headers = headers or {}
         action = self.choose(first_user)
+        if self.script.api_key and headers.get("authorization") != f"Bearer {self.script.api_key}":
+            action = Action("status", status=401)
+        elif action.kind == "echo":
+            action = Action("echo", status=action.status,
+                            content=json.dumps({k: v for k, v in headers.items()}))
         params = {k: v for k, v in request.items() if k != "messages"}
         self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
                                       time.monotonic(), params))
@@ -178,6 +192,10 @@ class ScriptedApp:
                 "message": f"scripted status {action.status}", "type": "scripted",
                 "code": action.status}})
             return status, {**base, **headers}, body
+        if action.kind == "echo":
+            return _json(action.status, {"error": {
+                "message": f"upstream failed; request headers were {action.content}",
+                "type": "scripted", "code": action.status}})
         if action.kind == "broken_body":
             return 200, {"Content-Type": "application/json"}, b'{"id": "chatcmpl-x", "choi'
         finish = {"truncated": "length"}.get(action.kind, "stop")

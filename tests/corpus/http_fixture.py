@@ -46,6 +46,11 @@ class PdfServer:
         self.routes[path] = {"status": status, "type": content_type, "body": body,
                              "delay": delay, "headers": headers or {}}
 
+    def trickle(self, path: str, body: bytes, interval: float = 1.0) -> None:
+        """Serve ``body`` one byte every ``interval`` seconds (a stalled download)."""
+        self.routes[path] = {"status": 200, "type": "application/pdf", "body": body,
+                             "delay": 0, "trickle": interval}
+
     def flaky(self, path: str, failures: int) -> None:
         """Answer 503 to the first ``failures`` requests of ``path``."""
         self.flaky_left[path] = failures
@@ -81,6 +86,12 @@ class PdfServer:
                     for key, value in route.get("headers", {}).items():
                         self.send_header(key, value)
                     self.end_headers()
+                    if route.get("trickle"):
+                        for byte in route["body"]:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(route["trickle"])
+                        return
                     self.wfile.write(route["body"])
                 except (BrokenPipeError, ConnectionResetError):
                     pass

@@ -41,7 +41,7 @@ def test_build_from_urls_writes_a_beir_corpus_with_provenance(server, tmp_path: 
     out = tmp_path / "bench"
 
     result = _build(str(out), "--urls", str(urls), "--max-tokens", "48", "--min-tokens", "4",
-                    "--workers", "1")
+                    "--workers", "1", "--allow-private")
     assert result.exit_code == 0, result.output
 
     bench = Benchmark(out)
@@ -98,6 +98,6 @@ def test_stage_verbs_run_one_by_one_on_a_text_folder(tmp_path: Path) -> None:
         result = runner.invoke(app, ["corpus", *args])
         assert result.exit_code == 0, (args, result.output)
     docs = list(Benchmark(tmp_path / "bench").corpus())
-    assert {doc.metadata["doc_id"] for doc in docs} == {"a", "b"}
+    assert {doc.metadata["doc_id"] for doc in docs} == {"a.txt", "b.txt"}
     assert {doc.title for doc in docs} == {"Title a", "Title b"}
     assert all(len(doc.text.split()) <= 40 for doc in docs)

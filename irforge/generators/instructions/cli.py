@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.bench import Benchmark
 from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
@@ -14,10 +15,13 @@ from irforge.cli_options import (
     ConcurrencyOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
+    raise_for_stop,
 )
 from irforge.cli_output import JsonOption, emit
 from irforge.errors import IrforgeError
@@ -49,7 +53,8 @@ def build_command(
     concurrency: ConcurrencyOption = None,
     rpm: RpmOption = None,
     tpm: TpmOption = None,
-    prompts_dir: PromptsDirOption = None,
+    prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     max_tokens: Annotated[int, typer.Option(
         help="Longest answer per call (articles need about 800).")] = 1024,
     phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
@@ -83,11 +88,11 @@ def build_command(
     settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
                              rewrite=rewrite, seed=seed)
     recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens, seed=seed,
-                             bench_dir=bench_dir) as engine:
+    with Benchmark(bench_dir).writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok, max_tokens=max_tokens, seed=seed,
+            bench_dir=bench_dir) as engine:
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
@@ -95,6 +100,7 @@ def build_command(
                                     recipe)
     emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step},
          f"wrote {bench_dir}: {report.summary()}", as_json)
+    raise_for_stop(engine)
 
 
 def review_command(

@@ -15,11 +15,14 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
     grade_note,
+    raise_for_stop,
 )
 from irforge.cli_output import JsonOption, emit
 from irforge.errors import IrforgeError
@@ -47,6 +50,8 @@ def build_intents_command(
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
+    timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -69,12 +74,17 @@ def build_intents_command(
     docs = list(beir.read_corpus(source))
     chosen = select_intents(load_intents(intents_file), split_names(intents))
     tax = load_taxonomy(taxonomy)
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens,
-                             bench_dir=bench_dir) as engine:
+    with bench.writing(dry_run=dry_run), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok, max_tokens=max_tokens,
+            bench_dir=bench_dir) as engine:
         report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
+        if report.estimate.get("too_long"):
+            typer.echo(f"WARNING: {report.estimate['too_long']} prompts are past the model's "
+                       f"context of {report.estimate['context_tokens']} tokens; those items "
+                       "will be skipped and listed in failures.jsonl (shorten the passages, "
+                       "e.g. re-chunk the corpus)", err=True)
         if dry_run and as_json:
             emit({"estimate": report.estimate}, "", as_json=True)
             return
@@ -99,3 +109,4 @@ def build_intents_command(
                f"{report.failures} failures in {bench.failures_path}")
     if report.empty_tasks:
         typer.echo(f"tasks with no seed passage: {', '.join(report.empty_tasks)}")
+    raise_for_stop(engine)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.bench import Benchmark
 from irforge.cli_options import (
     ApiBaseOption,
     BudgetOption,
@@ -16,7 +17,10 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
+    TimeoutOption,
+    raise_for_stop,
 )
 from irforge.cli_output import JsonOption, emit
 
@@ -52,7 +56,8 @@ def build_logical_command(
     concurrency: ConcurrencyOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
-    prompts_dir: PromptsDirOption = None,
+    prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
@@ -68,10 +73,10 @@ def build_logical_command(
         hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
         passage_sentences=passage_sentences)
     docs = list(read_corpus(corpus))
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, cache=cache, no_cache=no_cache,
-                             prompts_dir=prompts_dir, max_tokens=max_tokens,
-                             bench_dir=bench_dir) as engine:
+    with Benchmark(bench_dir).writing(dry_run=dry_run), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency,
+            cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, max_tokens=max_tokens,
+            timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir) as engine:
         if dry_run:
             _, items = query_items(docs, config)
             estimate = engine.estimate(items, "logical.query", LogicalQueryOutput)
@@ -82,3 +87,4 @@ def build_logical_command(
         note = grade_note(engine.demo_grade)
     emit({"folder": bench_dir, **asdict(summary), "demo_grade": bool(note)},
          f"{bench_dir}: {summary.line()}{note}", as_json)
+    raise_for_stop(engine)

@@ -16,9 +16,12 @@ from irforge.cli_options import (
     ConcurrencyOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
+    raise_for_stop,
 )
 from irforge.cli_output import JsonOption, emit
 from irforge.errors import FormatError, IrforgeError, Problem
@@ -90,7 +93,8 @@ def build_command(
     tpm: TpmOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
-    prompts_dir: PromptsDirOption = None,
+    prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
@@ -106,10 +110,10 @@ def build_command(
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None
     docs = list(islice(beir.read_corpus(corpus), limit))
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             bench_dir=bench_dir) as engine:
+    with Benchmark(bench_dir).writing(), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir,
+            timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
@@ -121,3 +125,4 @@ def build_command(
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
                    f"{Benchmark(bench_dir).failures_path}")
+    raise_for_stop(engine)

@@ -15,11 +15,14 @@ from irforge.cli_options import (
     DryRunOption,
     ModelOption,
     NoCacheOption,
+    PriceOption,
     PromptsDirOption,
     RpmOption,
+    TimeoutOption,
     TpmOption,
     engine_from_options,
     grade_note,
+    raise_for_stop,
 )
 from irforge.cli_output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
@@ -48,6 +51,8 @@ def label_command(
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
+    timeout: TimeoutOption = None,
+    price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
     batch: Annotated[bool, typer.Option(
         "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
@@ -66,12 +71,11 @@ def label_command(
                              binarization=binarize, split=split, default_intent=intent,
                              include_positives=positives)
     files = [*(pairs or []), *(pool or [])]
-    with engine_from_options(model=model, api_base=api_base, budget=budget,
-                             concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
-                             max_tokens=max_tokens, batch=batch,
-                             batch_poll_seconds=batch_poll,
-                             bench_dir=bench_dir) as engine:
+    with bench.writing(dry_run=dry_run), engine_from_options(
+            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
+            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
+            price_per_mtok=price_per_mtok, max_tokens=max_tokens, batch=batch,
+            batch_poll_seconds=batch_poll, bench_dir=bench_dir) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
         est = report.estimate
@@ -101,3 +105,4 @@ def label_command(
                f"{grade_note(engine.demo_grade)}")
     for note in engine.notes:
         typer.echo(f"note: {note}")
+    raise_for_stop(engine)

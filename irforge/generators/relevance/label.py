@@ -218,6 +218,9 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
     failures.extend(more)
     report.judgments_written = bench.add_judgments(judgments)
     report.failures = bench.add_failures(failures)
+    bench.retire_failures((f"{STEP}.{name}", pairs[i].item_id)
+                          for name, outcomes in by_strategy.items()
+                          for i, outcome in outcomes.items() if outcome.label is not None)
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})

@@ -1,0 +1,81 @@
+"""Blank out every credential before text is stored: failures, raw outputs, logs, manifest, cache.
+
+Secrets are found two ways: by value (every environment variable whose name says it holds
+a key, token, secret or password, plus keys passed in code and registered here) and by
+shape (``Authorization``/``api-key`` headers, ``sk-...`` tokens, ``user:password@`` in URLs,
+``key=``/``token=`` query parameters). ``redact`` is applied at every write boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "***"
+SECRET_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD",
+                          "CREDENTIAL", "CREDENTIALS"})
+MIN_SECRET_LENGTH = 8
+SHAPES = (
+    # Authorization: Bearer sk-...  /  'authorization': 'Basic abc'
+    (re.compile(r"(?i)((?:proxy-)?authorization['\"]?\s*[:=]\s*['\"]?(?:bearer|basic|token)?\s*)"
+                r"[^\s'\",}\]]+"), r"\1" + MASK),
+    # api-key: ..., x-api-key=..., "api_key": "..."
+    (re.compile(r"(?i)((?:x-)?api[-_]?key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}\]&]+"), r"\1" + MASK),
+    # sk-..., sk-proj-..., sk-ant-... shaped provider tokens
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "sk-" + MASK),
+    # scheme://user:password@host
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1" + MASK + "@"),
+    # ?key=... &token=... &access_token=... &sig=...
+    (re.compile(r"(?i)([?&](?:api_?key|key|token|access_token|auth|sig|signature|password)=)"
+                r"[^&\s'\"]+"), r"\1" + MASK),
+)
+
+_REGISTERED: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a key that did not come from the environment (e.g. ``Engine(api_key=...)``)."""
+    if value and len(value) >= MIN_SECRET_LENGTH:
+        with _LOCK:
+            _REGISTERED.add(value)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a credential (``*_API_KEY``...)."""
+    return any(part in SECRET_WORDS for part in name.upper().split("_"))
+
+
+def known_secrets() -> list[str]:
+    """Every secret value this process can see, longest first (so prefixes do not win)."""
+    found = {value for name, value in os.environ.items()
+             if len(value) >= MIN_SECRET_LENGTH and is_secret_name(name)}
+    with _LOCK:
+        found |= _REGISTERED
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str | None) -> str | None:
+    """``text`` with every credential replaced by ``***`` (None stays None)."""
+    if not text:
+        return text
+    for secret in known_secrets():
+        if secret in text:
+            text = text.replace(secret, MASK)
+    for pattern, replacement in SHAPES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def redact_data(data: Any) -> Any:
+    """A copy of JSON-like ``data`` with every string value redacted."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, Mapping):
+        return {key: redact_data(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [redact_data(value) for value in data]
+    return data
