@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from irforge.scale.executor import cluster
+
 Out = Annotated[Path, typer.Argument(help="Benchmark folder (corpus.jsonl and corpus_work/ "
                                           "are written here).")]
 Fresh = Annotated[bool, typer.Option(help="Discard this stage's saved state (and later stages') "
@@ -22,6 +24,10 @@ MaxTokens = Annotated[int, typer.Option(help="Hard maximum tokens per passage.")
 MinTokens = Annotated[int, typer.Option(help="Passages under this are merged or dropped.")]
 Tokenizer = Annotated[str, typer.Option(help="minilm, words, hf:PATH or tiktoken:NAME.")]
 Embedder = Annotated[str, typer.Option(help="minilm or a sentence-transformers model folder.")]
+Ray = Annotated[str | None, typer.Option(
+    "--ray", envvar="IRFORGE_RAY_ADDRESS",
+    help="Run the batch work on a Ray cluster: HOST:PORT of its head, ray://HOST:PORT, or "
+         "'local' to start one here (needs irforge[ray]; see docs/scale.md).")]
 
 
 def _echo(stage: str, summary: dict[str, Any]) -> None:
@@ -73,13 +79,14 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     keep_tables: Annotated[bool, typer.Option(help="Keep table text.")] = False,
                     keep_headers: Annotated[bool, typer.Option(
                         help="Keep repeated headers/footers.")] = False,
-                    fresh: Fresh = False) -> None:
+                    fresh: Fresh = False, ray: Ray = None) -> None:
     """Extract text per page with reading order and provenance; skip unreadable files."""
     from irforge.corpus.pipeline import run_extract
 
     config = _config(extract={"remove_tables": not keep_tables,
                               "remove_headers": not keep_headers}, workers=workers)
-    _echo("extract", run_extract(out, config, input, fresh))
+    with cluster(ray):
+        _echo("extract", run_extract(out, config, input, fresh))
 
 
 def dedup_command(out: Out,
@@ -87,13 +94,14 @@ def dedup_command(out: Out,
                   num_perm: Annotated[int, typer.Option(help="MinHash permutations.")] = 128,
                   shingle_size: Annotated[int, typer.Option(help="Words per shingle.")] = 5,
                   seed: Annotated[int, typer.Option(help="MinHash seed.")] = 1,
-                  workers: Workers = None, fresh: Fresh = False) -> None:
+                  workers: Workers = None, fresh: Fresh = False, ray: Ray = None) -> None:
     """Remove near-duplicate documents with MinHash-LSH."""
     from irforge.corpus.pipeline import run_dedup
 
     config = _config(dedup={"threshold": threshold, "num_perm": num_perm,
                             "shingle_size": shingle_size, "seed": seed}, workers=workers)
-    _echo("dedup", run_dedup(out, config, fresh))
+    with cluster(ray):
+        _echo("dedup", run_dedup(out, config, fresh))
 
 
 def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens = 16,
@@ -104,7 +112,7 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                   percentile: Annotated[float, typer.Option(
                       help="Breakpoint distance percentile (with --semantic).")] = 95.0,
                   embedder: Embedder = "minilm", workers: Workers = None,
-                  fresh: Fresh = False) -> None:
+                  fresh: Fresh = False, ray: Ray = None) -> None:
     """Cut documents into passages on sentence boundaries, never over --max-tokens."""
     from irforge.corpus.pipeline import run_chunk
 
@@ -112,7 +120,8 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                             "tokenizer": tokenizer, "semantic": semantic,
                             "breakpoint_percentile": percentile, "embedder": embedder},
                      workers=workers)
-    _echo("chunk", run_chunk(out, config, fresh))
+    with cluster(ray):
+        _echo("chunk", run_chunk(out, config, fresh))
 
 
 def dedup_passages_command(out: Out,
@@ -121,13 +130,15 @@ def dedup_passages_command(out: Out,
                            k: Annotated[int, typer.Option(help="Neighbours per passage.")] = 10,
                            exact: Annotated[bool, typer.Option(
                                help="Brute-force neighbours instead of ANN.")] = False,
-                           embedder: Embedder = "minilm", fresh: Fresh = False) -> None:
+                           embedder: Embedder = "minilm", fresh: Fresh = False,
+                           ray: Ray = None) -> None:
     """Remove near-duplicate passages by embedding similarity (usearch + union-find)."""
     from irforge.corpus.pipeline import run_dedup_passages
 
     config = _config(passage_dedup={"threshold": threshold, "k": k, "exact": exact,
                                     "embedder": embedder})
-    _echo("dedup_passages", run_dedup_passages(out, config, fresh))
+    with cluster(ray):
+        _echo("dedup_passages", run_dedup_passages(out, config, fresh))
 
 
 def write_command(out: Out) -> None:
@@ -146,7 +157,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   embedder: Embedder = "minilm",
                   skip_passage_dedup: Annotated[bool, typer.Option(
                       help="Skip the embedding dedup (no torch needed).")] = False,
-                  workers: Workers = None) -> None:
+                  workers: Workers = None, ray: Ray = None) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
     from irforge.corpus.pipeline import build
     from irforge.corpus.search import read_queries, read_url_list
@@ -157,8 +168,9 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                      passage_dedup={"threshold": passage_threshold, "embedder": embedder},
                      search_provider=provider, workers=workers,
                      skip_passage_dedup=skip_passage_dedup)
-    summaries = build(out, config, _lines(urls, read_url_list), _lines(queries, read_queries),
-                      input)
+    with cluster(ray):
+        summaries = build(out, config, _lines(urls, read_url_list),
+                          _lines(queries, read_queries), input)
     for stage, summary in summaries.items():
         _echo(stage, summary)
 
@@ -170,15 +182,17 @@ def pool_command(bench: Annotated[Path, typer.Argument(
                  = None,
                  k: Annotated[int, typer.Option(help="Top-k taken from each retriever.")] = 10,
                  out: Annotated[Path | None, typer.Option(
-                     help="Pool file (default: BENCH/pool/candidates.jsonl).")] = None) -> None:
+                     help="Pool file (default: BENCH/pool/candidates.jsonl).")] = None,
+                 ray: Ray = None) -> None:
     """Pool the top-k of several retrievers (exact and ANN) per query for labeling."""
     from irforge.bench import Benchmark
     from irforge.corpus.pool import DEFAULT_RETRIEVERS, pool_candidates, write_pool
 
     folder = Benchmark(bench)
     specs = retriever or list(DEFAULT_RETRIEVERS)
-    pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
-                           cache_dir=folder.root / ".irforge" / "embeddings")
+    with cluster(ray):
+        pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
+                               cache_dir=folder.root / ".irforge" / "embeddings")
     target = out or folder.root / "pool" / "candidates.jsonl"
     write_pool(pool, target)
     stats = {**pool.stats(), "file": str(target)}
