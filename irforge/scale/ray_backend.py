@@ -154,11 +154,13 @@ class RayExecutor:
             return max(1, int(self.gpus // self.gpus_per_worker))
         return self.cpus
 
-    def _map_options(self, job: BatchJob, rows_per_call: int) -> dict[str, Any]:
+    def _map_options(self, job: BatchJob, rows_per_call: int, rows: int) -> dict[str, Any]:
         gpus = self.gpus_per_worker if job.uses_gpu else 0.0
+        most = self.actors(job)
+        pool = self.ray.data.ActorPoolStrategy(min_size=1, max_size=most,
+                                               initial_size=max(1, min(most, rows)))
         return {"fn_constructor_args": (job.setup,), "batch_size": rows_per_call,
-                "compute": self.ray.data.ActorPoolStrategy(min_size=1,
-                                                           max_size=self.actors(job)),
+                "compute": pool,
                 "num_cpus": 1, "num_gpus": gpus, "batch_format": "numpy",
                 "zero_copy_batch": True}
 
@@ -168,7 +170,7 @@ class RayExecutor:
             rows = [{"index": number, "batch": pickle.dumps(batch, pickle.HIGHEST_PROTOCOL)}
                     for number, batch in enumerate(window)]
             dataset = self.ray.data.from_items(rows, override_num_blocks=min(len(rows), 2000))
-            dataset = dataset.map_batches(_BatchActor, **self._map_options(job, 1))
+            dataset = dataset.map_batches(_BatchActor, **self._map_options(job, 1, len(rows)))
             yield from _in_order(dataset.iter_batches(batch_size=None, batch_format="numpy"),
                                  "index", {number: number for number in range(len(rows))})
 
@@ -180,8 +182,8 @@ class RayExecutor:
                 raise ValueError("map_files needs distinct file names")
             blocks = max(1, min(len(names), 4 * self.actors(job)))
             dataset = self.ray.data.read_binary_files(
-                names, include_paths=True, override_num_blocks=blocks,
-                ray_remote_args={"num_cpus": 0})
-            dataset = dataset.map_batches(_FileActor, **self._map_options(job, job.batch_size))
+                names, include_paths=True, override_num_blocks=blocks, num_cpus=0)
+            dataset = dataset.map_batches(_FileActor, **self._map_options(
+                job, job.batch_size, -(-len(names) // job.batch_size)))
             yield from _in_order(dataset.iter_batches(batch_size=None, batch_format="numpy"),
                                  "path", position)
