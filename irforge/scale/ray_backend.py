@@ -84,6 +84,24 @@ def _in_order(batches: Iterable[dict[str, np.ndarray]], key: str, position: dict
         raise RuntimeError(f"Ray returned {expected} of {len(position)} results in order")
 
 
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail fast, with the fix, when nothing listens at a ``HOST:PORT`` cluster address
+    (``ray.init`` would retry for a minute)."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise IrforgeError(f"--ray {address!r}: give the head node's HOST:PORT (for example "
+                           "10.0.0.1:6379), ray://HOST:PORT, or 'local'")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise IrforgeError(
+            f"no Ray cluster answers at {address} ({exc}); start one with 'ray start --head "
+            f"--port {port}' on {host} (and 'ray start --address {host}:{port}' on each other "
+            "node), or use --ray local") from exc
+
+
 class RayExecutor:
     """Batch jobs on a Ray cluster through Ray Data actor pools."""
 
@@ -110,6 +128,8 @@ class RayExecutor:
         bound to 127.0.0.1 when the address is ``local``."""
         ray = require("ray", "ray")
         require("ray.data", "ray")
+        if address != LOCAL:
+            _check_reachable(address)
         try:
             if address == LOCAL:
                 ray.init(address="local", _node_ip_address="127.0.0.1", include_dashboard=False,

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from irforge.bench import Benchmark
 from irforge.cli import build_app
-from irforge.errors import MissingExtraError
+from irforge.errors import IrforgeError, MissingExtraError
 from irforge.sample import sample_corpus_dir, sample_queries, write_seed_benchmark
 from irforge.scale.executor import cluster
 
@@ -216,3 +216,15 @@ def test_without_ray_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"irforge\[ray\]"), cluster("local"):
         pass
+
+
+def test_an_address_where_no_cluster_answers_fails_fast_with_the_fix(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    with socket.socket() as idle:  # bound, not listening: nothing answers there
+        idle.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{idle.getsockname()[1]}"
+        for given, expected in ((address, "ray start --head"), ("nonsense", "HOST:PORT")):
+            result = CliRunner().invoke(build_app(), ["corpus", "dedup", str(tmp_path),
+                                                      "--ray", given])
+            assert isinstance(result.exception, IrforgeError), result.output
+            assert expected in str(result.exception)
