@@ -107,9 +107,9 @@ class RayExecutor:
 
     distributed = True
 
-    def __init__(self, ray: Any, started_here: bool, window: int = 100_000,
+    def __init__(self, ray: Any, window: int = 100_000,
                  gpus_per_worker: float | None = None) -> None:
-        self.ray, self.started_here, self.window = ray, started_here, window
+        self.ray, self.window = ray, window
         resources = ray.cluster_resources()
         self.cpus = max(1, int(resources.get("CPU", 1)))
         self.gpus = float(resources.get("GPU", 0))
@@ -124,8 +124,8 @@ class RayExecutor:
 
     @classmethod
     def connect(cls, address: str, **options: Any) -> RayExecutor:
-        """Join the cluster at ``address`` (``ray://`` or ``HOST:PORT``), or start a local one
-        bound to 127.0.0.1 when the address is ``local``."""
+        """Join the cluster at ``address`` (``HOST:PORT`` or ``ray://``), or start one on this
+        machine for ``local`` (node address 127.0.0.1; Ray's own token authentication on)."""
         ray = require("ray", "ray")
         require("ray.data", "ray")
         if address != LOCAL:
@@ -141,8 +141,12 @@ class RayExecutor:
                 f"cannot reach the Ray cluster at {address!r} ({exc}); start it with "
                 "'ray start --head' (and 'ray start --address HEAD:PORT' on each other node), "
                 "give the head's HOST:PORT to --ray, or use --ray local") from exc
-        executor = cls(ray, started_here=address == LOCAL, **options)
-        executor.check_workers()
+        try:
+            executor = cls(ray, **options)
+            executor.check_workers()
+        except BaseException:
+            ray.shutdown()
+            raise
         return executor
 
     def check_workers(self) -> None:
