@@ -8,9 +8,10 @@ from irforge.scale.executor import (
     Executor,
     LocalExecutor,
     active_executor,
+    cluster,
     executor_for,
     using_executor,
 )
 
-__all__ = ["BatchJob", "Executor", "LocalExecutor", "active_executor", "executor_for",
-           "using_executor"]
+__all__ = ["BatchJob", "Executor", "LocalExecutor", "active_executor", "cluster",
+           "executor_for", "using_executor"]
