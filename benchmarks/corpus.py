@@ -250,8 +250,6 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
             stages.append(("dedup passages (MiniLM + usearch)", passages, "passages",
                            lambda work, ex: dedup_passages(work, embed_settings, executor=ex),
                            ["corpus_work/dedup_passages/report.jsonl"]))
-        stages.append(("write corpus.jsonl", passages, "passages",
-                       lambda work, ex: write_corpus(work, work.bench), ["corpus.jsonl"]))
         print(f"{'stage':<34} {'items':>9}  {'single':>16}  {'ray':>16}  {'ray/single':>10}"
               "  identical")
         for label, count, unit, function, outputs in stages:
@@ -267,6 +265,10 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
                   f"  {count / seconds['ray']:>10,.0f} {unit[:5]}/s"
                   f"  {seconds['single'] / seconds['ray']:>9.2f}x  {same}  "
                   f"({seconds['single']:.1f} s vs {seconds['ray']:.1f} s)", flush=True)
+        for mode in ("single", "ray"):  # the driver writes corpus.jsonl in both modes
+            write_corpus(works[mode], works[mode].bench)
+        print(f"corpus.jsonl identical: "
+              f"{_same_files(folder / 'single', folder / 'ray', ['corpus.jsonl'])}")
         if not args.skip_embedding:
             vectors = [np.load(folder / mode / "corpus_work/dedup_passages/embeddings.npy")
                        for mode in ("single", "ray")]
