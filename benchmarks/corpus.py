@@ -209,7 +209,7 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
 
     from irforge.corpus.chunk import ChunkSettings
     from irforge.corpus.chunk_stage import chunk_documents
-    from irforge.corpus.dedup import dedup_documents
+    from irforge.corpus.dedup import dedup_documents, kept_documents
     from irforge.corpus.extract import extract
     from irforge.corpus.passage_dedup import PassageDedupSettings, dedup_passages
     from irforge.corpus.state import CorpusWork
@@ -242,7 +242,7 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
             ("dedup documents (MinHash-LSH)", len(docs), "docs",
              lambda work, ex: dedup_documents(work, executor=ex),
              ["corpus_work/dedup/decisions.jsonl"]),
-            ("chunk", len(docs), "docs",
+            ("chunk", lambda: len(kept_documents(works["single"])), "kept docs",
              lambda work, ex: chunk_documents(work, chunk_settings, executor=ex),
              ["corpus_work/chunk/chunks.jsonl"]),
         ]
@@ -253,6 +253,7 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
         print(f"{'stage':<34} {'items':>9}  {'single':>16}  {'ray':>16}  {'ray/single':>10}"
               "  identical")
         for label, count, unit, function, outputs in stages:
+            count = count() if callable(count) else count
             if not count:
                 continue
             seconds = {}
@@ -261,8 +262,9 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
                 function(works[mode], executor)
                 seconds[mode] = time.perf_counter() - start
             same = _same_files(folder / "single", folder / "ray", outputs)
-            print(f"{label:<34} {count:>9,}  {count / seconds['single']:>10,.0f} {unit[:5]}/s"
-                  f"  {count / seconds['ray']:>10,.0f} {unit[:5]}/s"
+            short = unit.split()[-1][:5]
+            print(f"{label:<34} {count:>9,}  {count / seconds['single']:>10,.0f} {short}/s"
+                  f"  {count / seconds['ray']:>10,.0f} {short}/s"
                   f"  {seconds['single'] / seconds['ray']:>9.2f}x  {same}  "
                   f"({seconds['single']:.1f} s vs {seconds['ray']:.1f} s)", flush=True)
         for mode in ("single", "ray"):  # the driver writes corpus.jsonl in both modes
