@@ -10,6 +10,12 @@ embedding stage should drop them). Run by hand, not in CI::
 
     python benchmarks/corpus.py --size 240000        # DisastIR scale (embedding needs hours on CPU)
     python benchmarks/corpus.py --size 8000 --peer-size 4000
+    python benchmarks/corpus.py --ray local --size 240000 --skip-embedding   # Ray vs 1 process
+    python benchmarks/corpus.py --ray local --size 5000                      # with embeddings
+
+With ``--ray ADDRESS`` (``local`` starts a cluster here) every stage runs twice on the same
+input, once in a single process and once on the Ray cluster, and the table gives each one's
+throughput, the Ray/single ratio and whether the outputs are identical.
 """
 
 from __future__ import annotations
@@ -182,6 +188,96 @@ def bench_minhash_peers(docs, peer_size: int, workers: int) -> None:
           f"({len(reference)} removed)")
 
 
+def _write_extracted(work, docs) -> None:
+    with work.log("extract", "documents.jsonl").writer() as writer:
+        for doc_id, paragraphs in docs:
+            text = "\n\n".join(paragraphs)
+            writer.write({"file": f"{doc_id}.txt", "status": "ok", "doc_id": doc_id,
+                          "title": "", "text": text, "pages": [[1, 0, len(text)]],
+                          "page_count": 1})
+
+
+def _same_files(first: Path, second: Path, names: list[str]) -> bool:
+    return all((first / name).read_bytes() == (second / name).read_bytes() for name in names
+               if (first / name).exists() or (second / name).exists())
+
+
+def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
+    """Each stage in one process and on the Ray cluster, on the same input; throughputs,
+    the ratio, and whether outputs are identical (embeddings: largest difference)."""
+    import numpy as np
+
+    from irforge.corpus.chunk import ChunkSettings
+    from irforge.corpus.chunk_stage import chunk_documents
+    from irforge.corpus.dedup import dedup_documents, kept_documents
+    from irforge.corpus.extract import extract
+    from irforge.corpus.passage_dedup import PassageDedupSettings, dedup_passages
+    from irforge.corpus.state import CorpusWork
+    from irforge.corpus.write import write_corpus
+    from irforge.scale.executor import LocalExecutor, cluster
+
+    pdf_dir = folder / "pdfs"
+    if args.pdf_docs:
+        from irforge.corpus.demo import render_pdf
+
+        pdf_dir.mkdir()
+        for doc_id, paragraphs in docs[:args.pdf_docs]:
+            render_pdf(f"Report {doc_id}", paragraphs, pdf_dir / f"{doc_id}.pdf", "Bulletin")
+    chunk_settings = ChunkSettings(tokenizer=args.tokenizer)
+    embed_settings = PassageDedupSettings(device=args.device)
+    with cluster(args.ray) as ray:
+        assert ray is not None
+        nodes = sum(1 for node in ray.ray.nodes() if node["Alive"])
+        print(f"Ray cluster {args.ray}: {nodes} node(s), {ray.cpus} CPUs, {ray.gpus:g} GPUs; "
+              f"single = one process, this machine\n")
+        works = {}
+        for mode in ("single", "ray"):
+            works[mode] = CorpusWork.of(folder / mode)
+            _write_extracted(works[mode], docs)
+        passages = sum(len(p) for _, p in docs)
+        stages = [
+            ("extract (PDFs)", args.pdf_docs, "files",
+             lambda work, ex: extract(CorpusWork.of(work.root.parent / "pdf"), pdf_dir,
+                                      executor=ex), ["pdf/corpus_work/extract/documents.jsonl"]),
+            ("dedup documents (MinHash-LSH)", len(docs), "docs",
+             lambda work, ex: dedup_documents(work, executor=ex),
+             ["corpus_work/dedup/decisions.jsonl"]),
+            ("chunk", lambda: len(kept_documents(works["single"])), "kept docs",
+             lambda work, ex: chunk_documents(work, chunk_settings, executor=ex),
+             ["corpus_work/chunk/chunks.jsonl"]),
+        ]
+        if not args.skip_embedding:
+            stages.append(("dedup passages (MiniLM + usearch)", passages, "passages",
+                           lambda work, ex: dedup_passages(work, embed_settings, executor=ex),
+                           ["corpus_work/dedup_passages/report.jsonl"]))
+        print(f"{'stage':<34} {'items':>9}  {'single':>16}  {'ray':>16}  {'ray/single':>10}"
+              "  identical")
+        for label, count, unit, function, outputs in stages:
+            count = count() if callable(count) else count
+            if not count:
+                continue
+            seconds = {}
+            for mode, executor in (("single", LocalExecutor(1)), ("ray", ray)):
+                start = time.perf_counter()
+                function(works[mode], executor)
+                seconds[mode] = time.perf_counter() - start
+            same = _same_files(folder / "single", folder / "ray", outputs)
+            short = unit.split()[-1][:5]
+            print(f"{label:<34} {count:>9,}  {count / seconds['single']:>10,.0f} {short}/s"
+                  f"  {count / seconds['ray']:>10,.0f} {short}/s"
+                  f"  {seconds['single'] / seconds['ray']:>9.2f}x  {same}  "
+                  f"({seconds['single']:.1f} s vs {seconds['ray']:.1f} s)", flush=True)
+        for mode in ("single", "ray"):  # the driver writes corpus.jsonl in both modes
+            write_corpus(works[mode], works[mode].bench)
+        print(f"corpus.jsonl identical: "
+              f"{_same_files(folder / 'single', folder / 'ray', ['corpus.jsonl'])}")
+        if not args.skip_embedding:
+            vectors = [np.load(folder / mode / "corpus_work/dedup_passages/embeddings.npy")
+                       for mode in ("single", "ray")]
+            print(f"  embeddings: largest difference {np.abs(vectors[0] - vectors[1]).max():.2e}")
+    print(f"\nwork folder: {folder}")
+
+
 def run(args: argparse.Namespace) -> None:
     from irforge.corpus.chunk import ChunkSettings
     from irforge.corpus.chunk_stage import chunk_documents, passages
@@ -201,15 +297,13 @@ def run(args: argparse.Namespace) -> None:
           f"{len(planted_docs):,} near-duplicate documents and {len(planted_passages):,} "
           f"near-duplicate passages; workers {args.workers}\n")
     folder = Path(tempfile.mkdtemp(prefix="irforge-corpus-bench-"))
+    if args.ray:
+        compare_with_ray(args, docs, folder)
+        return
     if args.pdf_docs:
         bench_extract(folder, docs, args.pdf_docs, args.workers)
     work = CorpusWork.of(folder / "bench")
-    with work.log("extract", "documents.jsonl").writer() as writer:
-        for doc_id, paragraphs in docs:
-            text = "\n\n".join(paragraphs)
-            writer.write({"file": f"{doc_id}.txt", "status": "ok", "doc_id": doc_id,
-                          "title": "", "text": text, "pages": [[1, 0, len(text)]],
-                          "page_count": 1})
+    _write_extracted(work, docs)
     _timed("dedup documents (MinHash-LSH)", len(docs), "docs",
            lambda: dedup_documents(work, workers=args.workers))
     removed_docs = {doc_id for doc_id, _ in docs} - kept_documents(work)
@@ -255,6 +349,9 @@ def main() -> None:
     parser.add_argument("--peer-size", type=int, default=20_000,
                         help="passages in the MinHash-LSH comparison with datasketch")
     parser.add_argument("--skip-embedding", action="store_true")
+    parser.add_argument("--ray", default=None, metavar="ADDRESS",
+                        help="compare every stage in one process with a Ray cluster "
+                             "(HOST:PORT, or 'local' to start one here)")
     run(parser.parse_args())
 
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from irforge.cli import COMMANDS, build_app
 
 HEAVY = ("torch", "litellm", "sentence_transformers", "llama_cpp", "label_studio_sdk", "fitz",
-         "transformers", "matplotlib")
+         "transformers", "matplotlib", "ray")
 
 
 def test_every_registered_verb_resolves_and_has_help() -> None:

@@ -6,19 +6,17 @@ killed run never leaves half a document behind and a re-run skips finished docum
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized, page_of
 from irforge.corpus.dedup import kept_documents
 from irforge.corpus.extract import documents
-from irforge.corpus.parallel import imap_bounded
 from irforge.corpus.state import CorpusWork
 from irforge.corpus.tokenizers import Tokenizer, get_tokenizer
-
-_WORKER: tuple[Tokenizer, ChunkSettings] | None = None
+from irforge.scale.executor import BatchJob, Executor, LocalExecutor, executor_for
 
 
 def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettings,
@@ -39,38 +37,37 @@ def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettin
             "source_url": doc.get("source_url"), "passages": passages, "dropped_short": dropped}
 
 
-def _init_worker(spec: str, settings: ChunkSettings) -> None:
-    global _WORKER
-    _WORKER = (get_tokenizer(spec), settings)
+class Chunker:
+    """The batch function of the chunk stage: extracted documents -> chunk-log rows (the
+    tokenizer, and the embedder of semantic chunking, loaded once per worker)."""
 
-
-def _worker(doc: dict[str, Any]) -> dict[str, Any]:
-    assert _WORKER is not None
-    return passages_of(doc, *_WORKER)
-
-
-def _rows(docs: Iterator[dict[str, Any]], settings: ChunkSettings, workers: int
-          ) -> Iterator[dict[str, Any]]:
-    if settings.semantic or workers <= 1:
-        tokenizer = get_tokenizer(settings.tokenizer)
-        embed = None
+    def __init__(self, settings: ChunkSettings) -> None:
+        self.settings = settings
+        self.tokenizer = get_tokenizer(settings.tokenizer)
+        self.embed = None
         if settings.semantic:
             from irforge.corpus.embed import Embedder
 
-            embed = Embedder(settings.embedder)
-        for doc in docs:
-            yield passages_of(doc, tokenizer, settings, embed)
-        return
-    import multiprocessing
+            self.embed = Embedder(settings.embedder)
 
-    with multiprocessing.get_context("spawn").Pool(
-            workers, initializer=_init_worker, initargs=(settings.tokenizer, settings)) as pool:
-        yield from imap_bounded(pool, _worker, docs, 16 * workers)
+    def __call__(self, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [passages_of(doc, self.tokenizer, self.settings, self.embed) for doc in docs]
+
+
+def _rows(docs: Iterator[dict[str, Any]], settings: ChunkSettings, executor: Executor
+          ) -> Iterator[dict[str, Any]]:
+    if settings.semantic and not executor.distributed:
+        executor = LocalExecutor(1)  # one embedding model in this process, not one per worker
+    job = BatchJob(partial(Chunker, settings), batch_size=4, uses_gpu=False,
+                   name="chunk")
+    return executor.map(job, docs)
 
 
 def chunk_documents(work: CorpusWork, settings: ChunkSettings | None = None,
-                    workers: int | None = None, fresh: bool = False) -> dict[str, Any]:
-    """Chunk every kept document not yet chunked; returns counts for the manifest."""
+                    workers: int | None = None, fresh: bool = False,
+                    executor: Executor | None = None) -> dict[str, Any]:
+    """Chunk every kept document not yet chunked (by ``executor``, default the active one or
+    a pool of ``workers``); returns counts for the manifest."""
     settings = settings or ChunkSettings()
     get_tokenizer(settings.tokenizer)  # fail early, before any worker starts, on a bad spec
     work.start("chunk", asdict(settings), fresh=fresh)
@@ -81,7 +78,7 @@ def chunk_documents(work: CorpusWork, settings: ChunkSettings | None = None,
             if doc["doc_id"] not in done and (kept is None or doc["doc_id"] in kept))
     new = 0
     with log.writer() as writer:
-        for row in _rows(todo, settings, workers or os.cpu_count() or 1):
+        for row in _rows(todo, settings, executor_for(workers, executor)):
             writer.write(row)
             new += 1
     passages = dropped = docs = biggest = 0

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from irforge.cli_output import JsonOption, emit
+from irforge.scale.executor import cluster
 
 Out = Annotated[Path, typer.Argument(help="Benchmark folder (corpus.jsonl and corpus_work/ "
                                           "are written here).")]
@@ -29,6 +30,10 @@ AllowPrivate = Annotated[bool, typer.Option(
          "redirects still may not move to another private host or port.")]
 Deadline = Annotated[float, typer.Option(
     help="Total seconds per URL, all attempts together (a trickling server is cut off).")]
+Ray = Annotated[str | None, typer.Option(
+    "--ray", envvar="IRFORGE_RAY_ADDRESS",
+    help="Run the batch work on a Ray cluster: HOST:PORT of its head, ray://HOST:PORT, or "
+         "'local' to start one here (needs irforge[ray]; see docs/scale.md).")]
 
 
 def _echo(stage: str, summary: dict[str, Any], as_json: bool = False) -> None:
@@ -85,14 +90,15 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     keep_tables: Annotated[bool, typer.Option(help="Keep table text.")] = False,
                     keep_headers: Annotated[bool, typer.Option(
                         help="Keep repeated headers/footers.")] = False,
-                    fresh: Fresh = False,
+                    fresh: Fresh = False, ray: Ray = None,
                     as_json: JsonOption = False) -> None:
     """Extract text per page with reading order and provenance; skip unreadable files."""
     from irforge.corpus.pipeline import run_extract
 
     config = _config(extract={"remove_tables": not keep_tables,
                               "remove_headers": not keep_headers}, workers=workers)
-    _echo("extract", run_extract(out, config, input, fresh), as_json)
+    with cluster(ray):
+        _echo("extract", run_extract(out, config, input, fresh), as_json)
 
 
 def dedup_command(out: Out,
@@ -100,14 +106,15 @@ def dedup_command(out: Out,
                   num_perm: Annotated[int, typer.Option(help="MinHash permutations.")] = 128,
                   shingle_size: Annotated[int, typer.Option(help="Words per shingle.")] = 5,
                   seed: Annotated[int, typer.Option(help="MinHash seed.")] = 1,
-                  workers: Workers = None, fresh: Fresh = False,
+                  workers: Workers = None, fresh: Fresh = False, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Remove near-duplicate documents with MinHash-LSH."""
     from irforge.corpus.pipeline import run_dedup
 
     config = _config(dedup={"threshold": threshold, "num_perm": num_perm,
                             "shingle_size": shingle_size, "seed": seed}, workers=workers)
-    _echo("dedup", run_dedup(out, config, fresh), as_json)
+    with cluster(ray):
+        _echo("dedup", run_dedup(out, config, fresh), as_json)
 
 
 def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens = 16,
@@ -118,7 +125,7 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                   percentile: Annotated[float, typer.Option(
                       help="Breakpoint distance percentile (with --semantic).")] = 95.0,
                   embedder: Embedder = "minilm", workers: Workers = None,
-                  fresh: Fresh = False,
+                  fresh: Fresh = False, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Cut documents into passages on sentence boundaries, never over --max-tokens."""
     from irforge.corpus.pipeline import run_chunk
@@ -127,7 +134,8 @@ def chunk_command(out: Out, max_tokens: MaxTokens = 256, min_tokens: MinTokens =
                             "tokenizer": tokenizer, "semantic": semantic,
                             "breakpoint_percentile": percentile, "embedder": embedder},
                      workers=workers)
-    _echo("chunk", run_chunk(out, config, fresh), as_json)
+    with cluster(ray):
+        _echo("chunk", run_chunk(out, config, fresh), as_json)
 
 
 def dedup_passages_command(out: Out,
@@ -137,13 +145,15 @@ def dedup_passages_command(out: Out,
                            exact: Annotated[bool, typer.Option(
                                help="Brute-force neighbours instead of ANN.")] = False,
                            embedder: Embedder = "minilm", fresh: Fresh = False,
+                           ray: Ray = None,
                            as_json: JsonOption = False) -> None:
     """Remove near-duplicate passages by embedding similarity (usearch + union-find)."""
     from irforge.corpus.pipeline import run_dedup_passages
 
     config = _config(passage_dedup={"threshold": threshold, "k": k, "exact": exact,
                                     "embedder": embedder})
-    _echo("dedup_passages", run_dedup_passages(out, config, fresh), as_json)
+    with cluster(ray):
+        _echo("dedup_passages", run_dedup_passages(out, config, fresh), as_json)
 
 
 def write_command(out: Out,
@@ -164,7 +174,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   skip_passage_dedup: Annotated[bool, typer.Option(
                       help="Skip the embedding dedup (no torch needed).")] = False,
                   allow_private: AllowPrivate = False,
-                  workers: Workers = None,
+                  workers: Workers = None, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
     from irforge.corpus.pipeline import build
@@ -177,8 +187,9 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                      search_provider=provider, workers=workers,
                      skip_passage_dedup=skip_passage_dedup,
                      download={"allow_private": allow_private})
-    summaries = build(out, config, _lines(urls, read_url_list), _lines(queries, read_queries),
-                      input)
+    with cluster(ray):
+        summaries = build(out, config, _lines(urls, read_url_list),
+                          _lines(queries, read_queries), input)
     if as_json:
         emit({"stages": {stage: {k: v for k, v in summary.items() if k != "settings"}
                          for stage, summary in summaries.items()}}, "", as_json=True)
@@ -195,6 +206,7 @@ def pool_command(bench: Annotated[Path, typer.Argument(
                  k: Annotated[int, typer.Option(help="Top-k taken from each retriever.")] = 10,
                  out: Annotated[Path | None, typer.Option(
                      help="Pool file (default: BENCH/pool/candidates.jsonl).")] = None,
+                 ray: Ray = None,
                  as_json: JsonOption = False) -> None:
     """Pool the top-k of several retrievers (exact and ANN) per query for labeling."""
     from irforge.bench import Benchmark
@@ -202,8 +214,9 @@ def pool_command(bench: Annotated[Path, typer.Argument(
 
     folder = Benchmark(bench)
     specs = retriever or list(DEFAULT_RETRIEVERS)
-    pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
-                           cache_dir=folder.root / ".irforge" / "embeddings")
+    with cluster(ray):
+        pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
+                               cache_dir=folder.root / ".irforge" / "embeddings")
     target = out or folder.root / "pool" / "candidates.jsonl"
     write_pool(pool, target)
     stats = {**pool.stats(), "file": str(target)}

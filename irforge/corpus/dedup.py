@@ -1,29 +1,29 @@
 """Stage 3, dedup documents: MinHash-LSH near-duplicate removal (DisastIR Appendix A step 3).
 
-Documents are visited in extraction order. Each is looked up in a datasketch ``MinHashLSH``
-index of the documents kept so far; a candidate whose estimated Jaccard similarity reaches the
-threshold makes it a duplicate of the most similar kept document (ties: the earlier one), and
-otherwise it is kept and indexed. So the first of a group of near-duplicates is always the
-one kept. Decisions are logged one per document, kept ones with their signature, so a killed
-run rebuilds the index from the log and continues.
+Documents are visited in extraction order. Each is looked up in an LSH index (datasketch
+``MinHashLSH``'s bands and bucketing) of the documents kept so far; a candidate whose
+estimated Jaccard similarity reaches the threshold makes it a duplicate of the most similar
+kept document (ties: the earlier one), and otherwise it is kept and indexed. So the first of
+a group of near-duplicates is always the one kept. Decisions are logged one per document,
+kept ones with their signature, so a killed run rebuilds the index from the log and
+continues. Signatures and band keys are computed batch by batch by an executor (a process
+pool, or Ray workers); the decisions are made here, in order.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
-from itertools import islice
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from irforge.corpus.extract import documents
-from irforge.corpus.minhash import SCHEME, MinHasher, jaccard_estimate
-from irforge.corpus.parallel import imap_bounded
+from irforge.corpus.minhash import MinHasher, band_keys, band_ranges, jaccard_estimate
 from irforge.corpus.state import CorpusWork
-from irforge.errors import require
+from irforge.scale.executor import BatchJob, Executor, executor_for
 
 
 @dataclass(frozen=True)
@@ -56,28 +56,30 @@ def _decode(text: str) -> np.ndarray:
 
 
 class NearDuplicateIndex:
-    """A MinHash-LSH index that decides, item by item, keep or duplicate-of."""
+    """An LSH index (datasketch's bands, see :func:`~irforge.corpus.minhash.band_ranges`) that
+    decides, item by item, keep or duplicate-of. Band keys may come precomputed from workers."""
 
     def __init__(self, settings: DedupSettings) -> None:
-        datasketch = require("datasketch", "corpus")
         self.settings = settings
-        self._lean = datasketch.LeanMinHash
-        self.lsh = datasketch.MinHashLSH(threshold=settings.threshold, num_perm=settings.num_perm,
-                                         weights=tuple(settings.lsh_weights))
+        self.ranges = band_ranges(settings.threshold, settings.num_perm, settings.lsh_weights)
+        self.buckets: list[dict[bytes, list[str]]] = [{} for _ in self.ranges]
         self.kept: dict[str, np.ndarray] = {}
         self.order: dict[str, int] = {}
 
-    def _minhash(self, signature: np.ndarray):
-        return self._lean(seed=self.settings.seed, hashvalues=signature, scheme=SCHEME)
-
-    def add(self, key: str, signature: np.ndarray) -> None:
-        self.lsh.insert(key, self._minhash(signature))
+    def add(self, key: str, signature: np.ndarray, bands: list[bytes] | None = None) -> None:
+        for table, band in zip(self.buckets, bands or band_keys(signature, self.ranges),
+                               strict=True):
+            table.setdefault(band, []).append(key)
         self.kept[key] = signature
         self.order[key] = len(self.order)
 
-    def best_match(self, signature: np.ndarray) -> tuple[str, float] | None:
+    def best_match(self, signature: np.ndarray, bands: list[bytes] | None = None
+                   ) -> tuple[str, float] | None:
         """The most similar kept item at or above the threshold, or None."""
-        found = self.lsh.query(self._minhash(signature))
+        found: set[str] = set()
+        for table, band in zip(self.buckets, bands or band_keys(signature, self.ranges),
+                               strict=True):
+            found.update(table.get(band, ()))
         scored = [(jaccard_estimate(self.kept[key], signature), key)
                   for key in found]
         scored = [(score, key) for score, key in scored if score >= self.settings.threshold]
@@ -86,65 +88,58 @@ class NearDuplicateIndex:
         score, key = max(scored, key=lambda item: (item[0], -self.order[item[1]]))
         return key, score
 
-    def decide(self, key: str, signature: np.ndarray) -> dict[str, Any]:
+    def decide(self, key: str, signature: np.ndarray, bands: list[bytes] | None = None
+               ) -> dict[str, Any]:
         """Keep (and index) the item, or name the kept item it duplicates."""
-        match = self.best_match(signature)
+        bands = bands or band_keys(signature, self.ranges)
+        match = self.best_match(signature, bands)
         if match is None:
-            self.add(key, signature)
+            self.add(key, signature, bands)
             return {"doc_id": key, "status": "kept"}
         return {"doc_id": key, "status": "duplicate", "duplicate_of": match[0],
                 "similarity": round(match[1], 4)}
 
 
-def _signature_batches(hasher: MinHasher, rows: Iterator[tuple[str, str]], batch: int,
-                       workers: int) -> Iterator[tuple[list[str], np.ndarray]]:
-    """(ids, signatures) per batch, computed in worker processes when there are several."""
-    def batches() -> Iterator[list[tuple[str, str]]]:
-        while chunk := list(islice(rows, batch)):
-            yield chunk
+class Signer:
+    """The batch function of MinHash-LSH: ``(id, text)`` items -> ``(id, signature, band
+    keys)``; the part of the dedup that parallelises (the decisions stay in input order)."""
 
-    if workers <= 1:
-        for chunk in batches():
-            yield [key for key, _ in chunk], hasher.signatures([text for _, text in chunk])
-        return
-    import multiprocessing
+    def __init__(self, settings: DedupSettings) -> None:
+        self.hasher = MinHasher(settings.num_perm, settings.shingle_size, settings.seed)
+        self.ranges = band_ranges(settings.threshold, settings.num_perm, settings.lsh_weights)
 
-    with multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker,
-                                                   initargs=(hasher,)) as pool:
-        yield from imap_bounded(pool, _worker_signatures, batches(), 4 * workers)
+    def __call__(self, items: list[tuple[str, str]]
+                 ) -> list[tuple[str, np.ndarray, list[bytes]]]:
+        signatures = self.hasher.signatures([text for _, text in items])
+        return [(key, signature, band_keys(signature, self.ranges))
+                for (key, _), signature in zip(items, signatures, strict=True)]
 
 
-_WORKER_HASHER: MinHasher | None = None
-
-
-def _init_worker(hasher: MinHasher) -> None:
-    global _WORKER_HASHER
-    _WORKER_HASHER = hasher
-
-
-def _worker_signatures(chunk: list[tuple[str, str]]) -> tuple[list[str], np.ndarray]:
-    assert _WORKER_HASHER is not None
-    return [key for key, _ in chunk], _WORKER_HASHER.signatures([text for _, text in chunk])
+def _signed(items: Iterable[tuple[str, str]], settings: DedupSettings, batch: int,
+            executor: Executor) -> Iterator[tuple[str, np.ndarray, list[bytes]]]:
+    return executor.map(BatchJob(partial(Signer, settings), batch_size=batch, name="minhash"),
+                        items)
 
 
 def near_duplicates(items: Iterable[tuple[str, str]], settings: DedupSettings | None = None,
-                    workers: int = 1, batch: int = 256) -> Iterator[dict[str, Any]]:
+                    workers: int = 1, batch: int = 256, executor: Executor | None = None
+                    ) -> Iterator[dict[str, Any]]:
     """Decisions for ``(id, text)`` items in order: a library call usable on any texts."""
     settings = settings or DedupSettings()
-    hasher = MinHasher(settings.num_perm, settings.shingle_size, settings.seed)
     index = NearDuplicateIndex(settings)
-    for keys, signatures in _signature_batches(hasher, iter(items), batch, workers):
-        for key, signature in zip(keys, signatures, strict=True):
-            yield index.decide(key, signature)
+    for key, signature, bands in _signed(items, settings, batch,
+                                         executor_for(workers, executor)):
+        yield index.decide(key, signature, bands)
 
 
 def dedup_documents(work: CorpusWork, settings: DedupSettings | None = None,
-                    workers: int | None = None, fresh: bool = False) -> dict[str, Any]:
-    """Decide keep/duplicate for every extracted document not yet decided."""
+                    workers: int | None = None, fresh: bool = False,
+                    executor: Executor | None = None) -> dict[str, Any]:
+    """Decide keep/duplicate for every extracted document not yet decided (signatures and
+    bands computed by ``executor``, decisions made here in extraction order)."""
     settings = settings or DedupSettings()
     work.start("dedup", asdict(settings), fresh=fresh)
     log = work.log("dedup", "decisions.jsonl")
-    hasher = MinHasher(settings.num_perm, settings.shingle_size, settings.seed)
     index = NearDuplicateIndex(settings)
     decided = set()
     for row in log.rows():
@@ -155,14 +150,13 @@ def dedup_documents(work: CorpusWork, settings: DedupSettings | None = None,
             if doc["doc_id"] not in decided)
     new = 0
     with log.writer() as writer:
-        batches = _signature_batches(hasher, todo, 64, workers or os.cpu_count() or 1)
-        for keys, signatures in batches:
-            for key, signature in zip(keys, signatures, strict=True):
-                row = index.decide(key, signature)
-                if row["status"] == "kept":
-                    row["signature"] = _encode(signature)
-                writer.write(row)
-                new += 1
+        for key, signature, bands in _signed(todo, settings, 64,
+                                             executor_for(workers, executor)):
+            row = index.decide(key, signature, bands)
+            if row["status"] == "kept":
+                row["signature"] = _encode(signature)
+            writer.write(row)
+            new += 1
     kept = sum(1 for row in log.rows() if row["status"] == "kept")
     total = len(decided) + new
     summary = {"documents": total, "kept": kept, "duplicates": total - kept,

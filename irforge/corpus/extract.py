@@ -12,11 +12,11 @@ reason (encrypted, truncated, broken, empty, image-only); it never stops the run
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +30,9 @@ from irforge.corpus.layout import (
     reading_order,
     repeated_margin_keys,
 )
-from irforge.corpus.parallel import imap_bounded
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
+from irforge.scale.executor import BatchJob, Executor, executor_for
 
 SUFFIXES = (".pdf", ".txt")
 PAGE_SEPARATOR = "\n\n"
@@ -72,10 +72,9 @@ def doc_id_of(path: Path) -> str:
     return f"{safe}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
 
 
-def _not_pdf(path: Path) -> str | None:
+def _not_pdf(data: bytes) -> str | None:
     """What a file named .pdf really is when it does not start like a PDF, else None."""
-    with path.open("rb") as handle:
-        head = handle.read(1024)
+    head = data[:1024]
     if b"%PDF-" in head:
         return None
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
@@ -89,15 +88,8 @@ def _squeezed(text: str) -> str:
     return _SPACE_RUNS.sub(" ", text.translate(_TO_SPACE)).strip()
 
 
-def _skip(path: Path, reason: str) -> dict[str, Any]:
-    return {"file": path.name, "status": "skipped", "reason": reason}
-
-
-def _truncated(path: Path) -> bool:
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        handle.seek(max(0, size - 4096))
-        return b"%%EOF" not in handle.read()
+def _skip(name: str, reason: str) -> dict[str, Any]:
+    return {"file": name, "status": "skipped", "reason": reason}
 
 
 def _page_blocks(page: Any) -> list[Block]:
@@ -131,32 +123,37 @@ def _page_join(before: str, after: str) -> str:
 
 
 def extract_pdf(path: Path, settings: ExtractSettings) -> dict[str, Any]:
-    """One PDF -> a document row, or a skip row with the reason."""
-    fitz = require("pymupdf", "corpus")
+    """One PDF file -> a document row, or a skip row with the reason."""
     path = Path(path)
-    if path.stat().st_size == 0:
-        return _skip(path, "empty: the file has no bytes")
-    not_pdf = _not_pdf(path)
+    return extract_pdf_data(path.name, path.read_bytes(), settings)
+
+
+def extract_pdf_data(name: str, data: bytes, settings: ExtractSettings) -> dict[str, Any]:
+    """The bytes of the PDF file ``name`` -> a document row, or a skip row with the reason."""
+    fitz = require("pymupdf", "corpus")
+    if not data:
+        return _skip(name, "empty: the file has no bytes")
+    not_pdf = _not_pdf(data)
     if not_pdf is not None:
-        return _skip(path, not_pdf)
-    if _truncated(path):
-        return _skip(path, "truncated: no %%EOF marker at the end (incomplete download?)")
+        return _skip(name, not_pdf)
+    if b"%%EOF" not in data[-4096:]:
+        return _skip(name, "truncated: no %%EOF marker at the end (incomplete download?)")
     try:
-        doc = fitz.open(path)
+        doc = fitz.open(stream=data, filetype="pdf")
     except Exception as exc:
-        return _skip(path, f"broken: PyMuPDF cannot open it ({type(exc).__name__}: {exc})")
+        return _skip(name, f"broken: PyMuPDF cannot open it ({type(exc).__name__}: {exc})")
     with doc:
         if doc.needs_pass and not doc.authenticate(""):
-            return _skip(path, "encrypted: a password is needed to read it")
+            return _skip(name, "encrypted: a password is needed to read it")
         if doc.page_count == 0:
-            return _skip(path, "empty: no pages")
+            return _skip(name, "empty: no pages")
         try:
-            return _extract_pages(path, doc, settings)
+            return _extract_pages(name, doc, settings)
         except Exception as exc:
-            return _skip(path, f"broken: extraction failed ({type(exc).__name__}: {exc})")
+            return _skip(name, f"broken: extraction failed ({type(exc).__name__}: {exc})")
 
 
-def _extract_pages(path: Path, doc: Any, settings: ExtractSettings) -> dict[str, Any]:
+def _extract_pages(name: str, doc: Any, settings: ExtractSettings) -> dict[str, Any]:
     pages = [_page_blocks(page) for page in doc]
     heights = [page.rect.height for page in doc]
     repeated = (repeated_margin_keys(pages, heights, settings.margin, settings.header_min_share)
@@ -173,10 +170,10 @@ def _extract_pages(path: Path, doc: Any, settings: ExtractSettings) -> dict[str,
             reason = "image-only" if page.get_images() else "blank"
             skipped_pages.append({"page": number, "reason": reason})
         texts.append((number, text))
-    return _document_row(path, texts, skipped_pages, removed, doc.metadata or {}, settings)
+    return _document_row(name, texts, skipped_pages, removed, doc.metadata or {}, settings)
 
 
-def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: list[dict],
+def _document_row(name: str, texts: Sequence[tuple[int, str]], skipped_pages: list[dict],
                   removed: Counter[str], metadata: dict, settings: ExtractSettings
                   ) -> dict[str, Any]:
     full, spans = "", []
@@ -195,9 +192,9 @@ def _document_row(path: Path, texts: Sequence[tuple[int, str]], skipped_pages: l
                  if end > cut]
     if len(full.strip()) < settings.min_chars:
         if skipped_pages and all(p["reason"] == "image-only" for p in skipped_pages):
-            return _skip(path, "image-only: no text layer on any page (OCR is not supported)")
-        return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
-    return {"file": path.name, "status": "ok", "doc_id": doc_id_of(path),
+            return _skip(name, "image-only: no text layer on any page (OCR is not supported)")
+        return _skip(name, f"empty: fewer than {settings.min_chars} characters of text")
+    return {"file": name, "status": "ok", "doc_id": doc_id_of(Path(name)),
             "title": title, "text": full, "pages": spans, "title_removed_from_text": bool(cut),
             "page_count": len(texts), "skipped_pages": skipped_pages,
             "removed": dict(sorted(removed.items()))}
@@ -226,10 +223,15 @@ def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:
     """A UTF-8 text file: a short first line followed by more is the title, blank lines
     separate paragraphs; a BOM is dropped, and a file of one long line is all text."""
     path = Path(path)
+    return extract_txt_data(path.name, path.read_bytes(), settings)
+
+
+def extract_txt_data(name: str, data: bytes, settings: ExtractSettings) -> dict[str, Any]:
+    """The bytes of the text file ``name`` -> a document row, or a skip row with the reason."""
     try:
-        raw = path.read_bytes().decode("utf-8-sig")
+        raw = data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
-        return _skip(path, f"broken: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8")
+        return _skip(name, f"broken: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8")
     title, _, body = raw.strip().partition("\n")
     if len(title) > MAX_TITLE_CHARS or not body.strip():
         title, body = "", raw
@@ -237,39 +239,53 @@ def extract_txt(path: Path, settings: ExtractSettings) -> dict[str, Any]:
     paragraphs = (_squeezed(p) for p in _PARAGRAPH_BREAK.split(body))
     text = "\n\n".join(p for p in paragraphs if p)
     if len(text) < settings.min_chars:
-        return _skip(path, f"empty: fewer than {settings.min_chars} characters of text")
-    return {"file": path.name, "status": "ok", "doc_id": doc_id_of(path), "title": title.strip(),
+        return _skip(name, f"empty: fewer than {settings.min_chars} characters of text")
+    return {"file": name, "status": "ok", "doc_id": doc_id_of(Path(name)), "title": title.strip(),
             "text": text, "pages": [[1, 0, len(text)]], "page_count": 1, "skipped_pages": [],
             "removed": {}}
 
 
+def extract_data(name: str, data: bytes, settings: ExtractSettings) -> dict[str, Any]:
+    """Dispatch on the file name's suffix: the pure step every executor runs per file."""
+    reader = extract_txt_data if name.lower().endswith(".txt") else extract_pdf_data
+    return reader(name, data, settings)
+
+
 def extract_file(args: tuple[Path, ExtractSettings]) -> dict[str, Any]:
-    """Dispatch on the suffix (a top-level function so worker processes can run it)."""
+    """One file on disk -> its row (reads the file, then :func:`extract_data`)."""
     path, settings = args
-    reader = extract_txt if path.suffix.lower() == ".txt" else extract_pdf
-    return reader(path, settings)
+    return extract_data(Path(path).name, Path(path).read_bytes(), settings)
+
+
+class FileExtractor:
+    """The batch function of the extract stage: ``(name, bytes)`` items -> rows."""
+
+    def __init__(self, settings: ExtractSettings) -> None:
+        self.settings = settings
+
+    def __call__(self, files: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+        return [extract_data(name, data, self.settings) for name, data in files]
 
 
 def input_files(folder: Path) -> list[Path]:
     return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
 
 
-def _results(paths: list[Path], settings: ExtractSettings, workers: int
+def _results(paths: list[Path], settings: ExtractSettings, executor: Executor
              ) -> Iterator[dict[str, Any]]:
-    jobs = [(path, settings) for path in paths]
-    if workers <= 1 or len(jobs) <= 1:
-        yield from map(extract_file, jobs)
-        return
-    import multiprocessing
-
-    with multiprocessing.get_context("spawn").Pool(workers, maxtasksperchild=200) as pool:
-        yield from imap_bounded(pool, extract_file, jobs, 4 * workers)
+    # one file a batch; a local worker process is replaced after 200 files (PyMuPDF leaks)
+    job = BatchJob(partial(FileExtractor, settings), batch_size=1, max_batches_per_worker=200,
+                   name="extract")
+    return executor.map_files(job, paths)
 
 
 def extract(work: CorpusWork, input_dir: Path | None = None,
             settings: ExtractSettings | None = None, workers: int | None = None,
-            fresh: bool = False) -> dict[str, Any]:
-    """Extract every file not yet in ``extract/documents.jsonl``; returns manifest counts."""
+            fresh: bool = False, executor: Executor | None = None) -> dict[str, Any]:
+    """Extract every file not yet in ``extract/documents.jsonl``; returns manifest counts.
+
+    Files are read and extracted by ``executor`` (default: the active one, else a process
+    pool of ``workers``); rows are logged in file order whichever executor ran them."""
     settings = settings or ExtractSettings()
     folder = Path(input_dir) if input_dir else work.files_dir
     if not folder.is_dir():
@@ -283,7 +299,7 @@ def extract(work: CorpusWork, input_dir: Path | None = None,
     todo = [path for path in input_files(folder) if path.name not in done]
     urls = url_of_files(work)
     with log.writer() as writer:
-        for row in _results(todo, settings, workers or os.cpu_count() or 1):
+        for row in _results(todo, settings, executor_for(workers, executor)):
             if row["file"] in urls:
                 row["source_url"] = urls[row["file"]]
             row["path"] = str((folder / row["file"]).resolve())

@@ -107,6 +107,23 @@ class MinHasher:
         out[rows] = self._minimums(np.concatenate(batch), starts)
 
 
+def band_ranges(threshold: float, num_perm: int, weights: tuple[float, float]
+                ) -> list[tuple[int, int]]:
+    """The (start, end) signature slices datasketch's ``MinHashLSH`` picks as its bands."""
+    from irforge.errors import require
+
+    datasketch = require("datasketch", "corpus")
+    lsh = datasketch.MinHashLSH(threshold=threshold, num_perm=num_perm, weights=tuple(weights))
+    return [(int(start), int(end)) for start, end in lsh.hashranges]
+
+
+def band_keys(signature: np.ndarray, ranges: Sequence[tuple[int, int]]) -> list[bytes]:
+    """LSH banding: one bucket key per band; two signatures share a bucket when a band's
+    values are all equal (the bucketing of datasketch's ``MinHashLSH``)."""
+    values = np.ascontiguousarray(signature, dtype="<u4")
+    return [values[start:end].tobytes() for start, end in ranges]
+
+
 def jaccard_estimate(first: np.ndarray, second: np.ndarray) -> float:
     """The share of equal signature slots: MinHash's estimate of Jaccard similarity."""
     return float(np.mean(first == second))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,14 @@ from irforge.corpus.chunk_stage import passages
 from irforge.corpus.state import CorpusWork
 from irforge.errors import require
 from irforge.jsonl import write_json, write_jsonl
+from irforge.scale.executor import (
+    BatchJob,
+    Executor,
+    LocalExecutor,
+    batched,
+    distributed_executor,
+    ready,
+)
 
 
 @dataclass(frozen=True)
@@ -62,9 +72,15 @@ class UnionFind:
             self.parent[max(a, b)] = min(a, b)
 
 
+
 def embed_to_file(texts: Callable[[], Iterable[str]], total: int, path: Path, dim: int,
-                  embed: Callable[[list[str]], np.ndarray], batch_size: int) -> None:
-    """Fill an (total, dim) float32 file, resuming after the rows a previous run finished."""
+                  embed: Callable[[list[str]], np.ndarray], batch_size: int,
+                  executor: Executor | None = None, uses_gpu: bool = False) -> None:
+    """Fill an (total, dim) float32 file, resuming after the rows a previous run finished.
+
+    ``embed`` runs in this process, or on the workers of a distributed ``executor`` (it is
+    sent to them, so it must pickle; an :class:`~irforge.corpus.embed.Embedder` does), one
+    GPU per worker when ``uses_gpu`` and the cluster has GPUs."""
     progress = path.with_suffix(".progress.json")
     done = 0
     if path.exists() and progress.exists():
@@ -75,46 +91,82 @@ def embed_to_file(texts: Callable[[], Iterable[str]], total: int, path: Path, di
         np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(total, dim)).flush()
     if done >= total:
         return
+    runner = executor if executor is not None and executor.distributed else LocalExecutor(1)
+    job = BatchJob(partial(ready, embed), batch_size=batch_size, uses_gpu=uses_gpu,
+                   name="embed")
+    vectors = runner.map(job, islice(texts(), done, total))
     matrix = np.load(path, mmap_mode="r+")
-    batch: list[str] = []
     row = done
-    for index, text in enumerate(texts()):
-        if index < done:
-            continue
-        batch.append(text)
-        if len(batch) == batch_size or index == total - 1:
-            matrix[row:row + len(batch)] = embed(batch)
-            matrix.flush()
-            row += len(batch)
-            batch = []
-            write_json(progress, {"rows": row})
+    for block in batched(vectors, batch_size):
+        matrix[row:row + len(block)] = np.stack(block)
+        matrix.flush()
+        row += len(block)
+        write_json(progress, {"rows": row})
     del matrix
 
 
-def similar_pairs(vectors: np.ndarray, k: int, threshold: float, exact: bool,
-                  batch_size: int = 4096) -> Iterable[tuple[int, int, float]]:
-    """(i, j, cosine) with i < j for top-k neighbour pairs at or above the threshold."""
+def neighbour_index(vectors: np.ndarray, batch_size: int = 4096) -> Any:
+    """A usearch cosine index over the rows of ``vectors`` (keys are row numbers)."""
     usearch_index = require("usearch.index", "eval")
     total, dim = vectors.shape
     index = usearch_index.Index(ndim=dim, metric="cos", dtype="f32")
     for start in range(0, total, batch_size):
         stop = min(total, start + batch_size)
         index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(vectors[start:stop]))
-    wanted = min(k + 1, total)
-    for start in range(0, total, batch_size):
-        stop = min(total, start + batch_size)
-        queries = np.asarray(vectors[start:stop])
-        found = index.search(queries, wanted, exact=exact)
+    return index
+
+
+class PairFinder:
+    """The batch function of the neighbour search: block starts -> each block's pairs
+    ``(i, j, cosine)``, i < j, among top-k neighbours at or above the threshold."""
+
+    def __init__(self, index: Any, vectors: np.ndarray, k: int, threshold: float, exact: bool,
+                 block: int) -> None:
+        if isinstance(index, bytes | bytearray | memoryview | np.ndarray):
+            index = require("usearch.index", "eval").Index.restore(index)
+        self.index, self.vectors, self.threshold, self.exact = index, vectors, threshold, exact
+        self.block, self.wanted = block, min(k + 1, vectors.shape[0])
+
+    def __call__(self, starts: list[int]) -> list[list[tuple[int, int, float]]]:
+        return [self.pairs(start) for start in starts]
+
+    def pairs(self, start: int) -> list[tuple[int, int, float]]:
+        total = self.vectors.shape[0]
+        stop = min(total, start + self.block)
+        queries = np.asarray(self.vectors[start:stop])
+        found = self.index.search(queries, self.wanted, exact=self.exact)
         keys = np.asarray(found.keys).reshape(stop - start, -1).astype(np.int64)
+        out = []
         for offset, row in enumerate(keys):
             me = start + offset
             others = np.unique(row[(row >= 0) & (row != me) & (row < total)])
             if others.size == 0:
                 continue
-            sims = np.asarray(vectors[others]) @ queries[offset]
+            sims = np.asarray(self.vectors[others]) @ queries[offset]
             for other, sim in zip(others.tolist(), sims.tolist(), strict=True):
-                if sim >= threshold:
-                    yield min(me, other), max(me, other), float(sim)
+                if sim >= self.threshold:
+                    out.append((min(me, other), max(me, other), float(sim)))
+        return out
+
+
+def similar_pairs(vectors: np.ndarray, k: int, threshold: float, exact: bool,
+                  batch_size: int = 4096, executor: Executor | None = None
+                  ) -> Iterable[tuple[int, int, float]]:
+    """(i, j, cosine) with i < j for top-k neighbour pairs at or above the threshold.
+
+    The index is built here; with a distributed ``executor`` it is shipped to the workers,
+    which search blocks of ``batch_size`` passages each (the same index, so the same pairs)."""
+    index = neighbour_index(vectors, batch_size)
+    starts = list(range(0, vectors.shape[0], batch_size))
+    if executor is not None and executor.distributed:
+        finder = partial(PairFinder, bytes(index.save()), np.asarray(vectors), k, threshold,
+                         exact, batch_size)
+        job = BatchJob(finder, batch_size=1, name="neighbours")
+        blocks = executor.map(job, starts)
+    else:
+        blocks = map(PairFinder(index, vectors, k, threshold, exact, batch_size).pairs, starts)
+    for pairs in blocks:
+        yield from pairs
 
 
 def clusters(total: int, pairs: Iterable[tuple[int, int, float]]
@@ -154,9 +206,13 @@ def removal_report(ids: Sequence[str], vectors: np.ndarray, forest: UnionFind,
 
 def dedup_passages(work: CorpusWork, settings: PassageDedupSettings | None = None,
                    embed: Callable[[list[str]], np.ndarray] | None = None,
-                   fresh: bool = False) -> dict[str, Any]:
-    """Embed, find near-duplicate clusters, and write ``dedup_passages/report.jsonl``."""
+                   fresh: bool = False, executor: Executor | None = None) -> dict[str, Any]:
+    """Embed, find near-duplicate clusters, and write ``dedup_passages/report.jsonl``.
+
+    With a distributed ``executor`` (default: the active one) the encoding and the neighbour
+    search run on the cluster; clustering and the report are made here, as without one."""
     settings = settings or PassageDedupSettings()
+    executor = executor or distributed_executor()
     ids = [row["_id"] for row in passages(work)]
     work.start("dedup_passages", {**asdict(settings), "passages": len(ids)}, fresh=fresh)
     folder = work.stage_dir("dedup_passages")
@@ -171,10 +227,11 @@ def dedup_passages(work: CorpusWork, settings: PassageDedupSettings | None = Non
     path = folder / "embeddings.npy"
     if ids:
         embed_to_file(lambda: (row["text"] for row in passages(work)), len(ids), path, dim,
-                      embed, settings.batch_size)
+                      embed, settings.batch_size, executor, settings.device != "cpu")
         vectors = np.load(path, mmap_mode="r")
         unique = {(a, b): sim for a, b, sim in
-                  similar_pairs(vectors, settings.k, settings.threshold, settings.exact)}
+                  similar_pairs(vectors, settings.k, settings.threshold, settings.exact,
+                                executor=executor)}
         pairs = [(a, b, sim) for (a, b), sim in sorted(unique.items())]
         forest, link = clusters(len(ids), pairs)
         report = removal_report(ids, vectors, forest, link, settings.threshold)

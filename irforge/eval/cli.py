@@ -63,6 +63,10 @@ def eval_command(
     out: Annotated[Path | None, typer.Option(
         help="Output folder (default BENCH_DIR/eval).")] = None,
     plots: Annotated[bool, typer.Option(help="Write matplotlib plots.")] = True,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", envvar="IRFORGE_RAY_ADDRESS",
+        help="Encode and search with dense retrievers on a Ray cluster: HOST:PORT of its "
+        "head or 'local' (needs irforge[ray]; see docs/scale.md).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
@@ -73,20 +77,22 @@ def eval_command(
 
     from irforge.eval.report import rich_table, write_outputs
     from irforge.eval.runner import evaluate_benchmark
+    from irforge.scale.executor import cluster
 
     engine = None
     if any(d.startswith("adaptive") for d in decomposer or []):
         from irforge.cli_options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
-    results = evaluate_benchmark(
-        bench_dir, retrievers=retriever or ["bm25"], rerankers=reranker or [],
-        metrics=metric or DEFAULT_METRICS, run_files=run_file or [], split=split, depth=depth,
-        rerank_k=rerank_k, group_field=group_field, ann=ann,
-        cache_dir=bench_dir / ".irforge" / "embeddings", query_prefix=query_prefix,
-        passage_prefix=passage_prefix, pipelines=pipeline or [],
-        decomposers=decomposer or ["fixed"], fusions=fusion or ["sum"], engine=engine,
-        seed=seed, bootstrap=bootstrap, trials=trials)
+    with cluster(ray):
+        results = evaluate_benchmark(
+            bench_dir, retrievers=retriever or ["bm25"], rerankers=reranker or [],
+            metrics=metric or DEFAULT_METRICS, run_files=run_file or [], split=split,
+            depth=depth, rerank_k=rerank_k, group_field=group_field, ann=ann,
+            cache_dir=bench_dir / ".irforge" / "embeddings", query_prefix=query_prefix,
+            passage_prefix=passage_prefix, pipelines=pipeline or [],
+            decomposers=decomposer or ["fixed"], fusions=fusion or ["sum"], engine=engine,
+            seed=seed, bootstrap=bootstrap, trials=trials)
     written = write_outputs(results, out or bench_dir / "eval", plots=plots)
     if as_json:
         emit({"bench": results.bench, "split": results.split, "queries": results.queries,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -17,11 +18,13 @@ import numpy as np
 from irforge.errors import IrforgeError, require
 from irforge.eval.retrievers.base import doc_text
 from irforge.eval.retrievers.cache import EmbeddingCache
-from irforge.eval.retrievers.search import HnswIndex, exact_search
+from irforge.eval.retrievers.search import HnswIndex, exact_search, exact_search_on
 from irforge.records import Doc, Query, Run
+from irforge.scale.executor import BatchJob, distributed_executor, ready
 
 SearchMode = Literal["exact", "hnsw"]
 _MODELS: dict[tuple[str, str], object] = {}
+REMOTE_BLOCK = 1024
 
 
 def default_model_path() -> Path:
@@ -54,6 +57,22 @@ def load_sentence_model(name_or_path: str, device: str | None = None):
     return _MODELS[key]
 
 
+class SentenceEncoder:
+    """Texts -> float32 vectors with a sentence-transformers model loaded once per process;
+    the batch function the dense retriever runs in-process or on Ray workers."""
+
+    def __init__(self, model_path: str, device: str | None, batch_size: int,
+                 normalize: bool) -> None:
+        self.model_path, self.device = model_path, device
+        self.batch_size, self.normalize = batch_size, normalize
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        model = load_sentence_model(self.model_path, self.device)
+        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                               normalize_embeddings=self.normalize, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
 class DenseRetriever:
     """Bi-encoder retrieval: encode (with optional prefixes), then exact or HNSW search."""
 
@@ -78,10 +97,15 @@ class DenseRetriever:
         return f"{self.model_path}|normalize={self.normalize}"
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        model = load_sentence_model(self.model_path, self.device)
-        vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=self.normalize, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+        """Encode here, or on the cluster's workers (GPU actors where it has GPUs) under
+        ``--ray``, in blocks of :data:`REMOTE_BLOCK` texts."""
+        encoder = SentenceEncoder(self.model_path, self.device, self.batch_size, self.normalize)
+        executor = distributed_executor()
+        if executor is None or not texts:
+            return encoder(texts)
+        job = BatchJob(partial(ready, encoder), batch_size=REMOTE_BLOCK, uses_gpu=True,
+                       name="encode")
+        return np.stack(list(executor.map(job, texts))).astype(np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for already-prefixed texts, through the cache when there is one."""
@@ -112,4 +136,8 @@ class DenseRetriever:
 
     def _exact(self, vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         assert self._doc_vectors is not None
+        executor = distributed_executor()
+        if executor is not None:
+            return exact_search_on(executor, vectors, self._doc_vectors, k)
         return exact_search(vectors, self._doc_vectors, k)
+

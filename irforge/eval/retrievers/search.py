@@ -38,6 +38,34 @@ def exact_search(queries: np.ndarray, docs: np.ndarray, k: int, doc_chunk: int =
     return best_idx, best_val
 
 
+class ExactSearcher:
+    """The batch function of distributed exact search: query blocks -> their (indices, scores)
+    from :func:`exact_search` over ``docs``, which each worker receives once."""
+
+    def __init__(self, docs: np.ndarray, k: int) -> None:
+        self.docs, self.k = docs, k
+
+    def __call__(self, blocks: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [exact_search(block, self.docs, self.k) for block in blocks]
+
+
+def exact_search_on(executor, queries: np.ndarray, docs: np.ndarray, k: int,
+                    query_chunk: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`exact_search` with the query blocks spread over ``executor``'s workers (the same
+    blocks as in-process, so the same results)."""
+    from functools import partial
+
+    from irforge.scale.executor import BatchJob
+
+    blocks = [queries[start:start + query_chunk] for start in range(0, len(queries), query_chunk)]
+    if not blocks:
+        return exact_search(queries, docs, k)
+    job = BatchJob(partial(ExactSearcher, docs, k), batch_size=1, name="exact-search")
+    found = list(executor.map(job, blocks))
+    return (np.concatenate([idx for idx, _ in found]),
+            np.concatenate([val for _, val in found]))
+
+
 class HnswIndex:
     """usearch HNSW over inner product; ``connectivity`` and ``expansion_*`` trade speed for
     recall (measure it with :func:`ann_recall`)."""
