@@ -31,6 +31,7 @@ from irforge.llm.accounting import (
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, Message, RequestKeys
+from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
@@ -92,9 +93,10 @@ class Engine:
                  price_per_mtok: tuple[float, float] | None = None,
                  response_format: str = "auto", batch: bool = False,
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
+                 transport: str | None = None, rate_headers: bool | None = None,
                  config: Mapping[str, Any] | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
-        self.spec = resolve_model(model, api_base, cfg)
+        self.spec = resolve_model(model, api_base, cfg, transport)
         self.demo_grade = self.spec.demo_grade
         self.concurrency = int(concurrency or cfg.get("concurrency")
                                or (1 if self.spec.backend == "llama" else 8))
@@ -129,6 +131,10 @@ class Engine:
         self._fatal: str | None = None
         self._backend: Backend | None = None
         self._limiter: RateLimiter | None = None
+        # the provider's x-ratelimit-* headers, followed across runs of this engine
+        follow = rate_headers if rate_headers is not None else cfg.get("rate_headers", True)
+        self.header_limits = (HeaderLimits() if follow and self.spec.backend != "llama"
+                              else None)
 
     # configuration -----------------------------------------------------------------------
     @property
@@ -138,7 +144,9 @@ class Engine:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            self._backend = make_backend(self.spec, self._api_key, self.response_format)
+            observe = self.header_limits.observe if self.header_limits is not None else None
+            self._backend = make_backend(self.spec, self._api_key, self.response_format,
+                                         observe=observe, notes=self.notes)
         return self._backend
 
     @property
@@ -194,9 +202,12 @@ class Engine:
                      results: list[LLMResult | None], label: str,
                      looked_up: bool = True) -> None:
         """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
-        self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
+        # asyncio locks belong to one loop: a limiter per drive; the header state persists
+        self._limiter = RateLimiter(self.rpm, self.tpm, headers=self.header_limits)
         with RunProgress(self.progress, label, len(results)) as bar:
             bar.advance(len(results) - len(pending), self.total.cost_usd)
+            if not pending:
+                return
             queue = iter(pending)
 
             async def worker() -> None:
@@ -209,8 +220,9 @@ class Engine:
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 
-            await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
-                                                               len(pending)))))
+            async with self.backend.session():
+                await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
+                                                                   len(pending)))))
 
     def _tally(self, results: list[LLMResult | None], stats: StepStats) -> list[LLMResult]:
         """Count the statuses of a finished run; every item must have its result."""

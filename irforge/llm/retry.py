@@ -12,6 +12,8 @@ RETRY_NAMES = frozenset({
     "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError",
     "Timeout", "APITimeoutError", "BadGatewayError", "TimeoutException", "ConnectError",
     "ReadTimeout", "ConnectTimeout", "RemoteProtocolError", "ReadError",
+    # the direct path (aiohttp, irforge/llm/direct.py)
+    "ClientConnectionError", "ClientPayloadError", "MalformedResponseError",
 })
 MAX_RETRY_AFTER = 300.0
 
