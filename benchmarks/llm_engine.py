@@ -1,23 +1,33 @@
 """Engine throughput against the scripted OpenAI-compatible server (not part of CI).
 
-Starts ``irforge.llm.scripted`` as a separate process with a fixed latency, then:
-1. peer: the same requests through bare ``litellm.acompletion`` with a semaphore;
-2. the engine: ``Engine.run`` with concurrency C (fresh cache) -> throughput / ideal,
-   where ideal = C / latency;
-3. the engine again on the same cache -> cache hits per second.
+In one run, for each scenario (concurrency C, server latency L; ideal = C / L req/s), the
+same number of requests go through, in this order:
 
-    python benchmarks/llm_engine.py --requests 2000 --concurrency 64 --latency 0.05
+1. raw aiohttp: one pooled session, POST /v1/chat/completions and decode the JSON (the
+   ceiling for any Python client on this machine);
+2. the engine on the direct path (fresh cache);
+3. bare ``litellm.acompletion`` with a semaphore (the ceiling for the litellm path);
+4. the engine on the litellm path (fresh cache);
+5. the engine again on the direct path's cache: hits per second (3 re-runs).
+
+Each client first sends one warm-up round of C requests. Printed: req/s, ratio to ideal,
+the direct engine's ratio to raw aiohttp and the litellm engine's ratio to bare litellm;
+whether every request was ok and the cache holds every answer.
+
+    python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -26,11 +36,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 
 from irforge.llm import Engine
+from irforge.llm.cache import ResponseCache
 from irforge.prompts import get_template
+
+TEMPLATE = "llm.try"
 
 
 class Label(BaseModel):
     label: int
+
+
+@dataclass
+class Figure:
+    """One client's pass over the requests."""
+
+    name: str
+    seconds: float
+    requests: int
+    cpu: float  # client process CPU seconds (the server runs in its own process)
+    note: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
@@ -46,73 +74,136 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{line[1]}/v1"
 
 
-async def peer_litellm(url: str, items: list[dict[str, str]], concurrency: int) -> float:
+def items(tag: str, count: int) -> list[dict[str, str]]:
+    return [{"prompt": f"{tag} request {i}"} for i in range(count)]
+
+
+def timed(coro_fn, *args) -> tuple[float, float]:
+    """(wall seconds, process CPU seconds) of ``asyncio.run(coro_fn(*args))``."""
+    cpu = time.process_time()
+    seconds = asyncio.run(coro_fn(*args))
+    return seconds, time.process_time() - cpu
+
+
+async def raw_aiohttp(url: str, batch: list[dict[str, str]], concurrency: int) -> float:
+    """Pooled aiohttp, C workers, bodies built up front: the floor of client overhead."""
+    import aiohttp
+
+    template = get_template(TEMPLATE)
+    bodies = [json.dumps({"model": "bench-raw", "messages": template.render(**item),
+                          "max_tokens": 32}).encode() for item in batch]
+    queue = iter(bodies)
+    headers = {"Content-Type": "application/json"}
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+
+        async def worker() -> None:
+            for body in queue:
+                async with session.post(url + "/chat/completions", data=body,
+                                        headers=headers) as response:
+                    data = await response.json()
+                    assert data["choices"][0]["message"]["content"]
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - start
+
+
+async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) -> float:
     """Bare litellm with a semaphore: the floor any engine built on it can reach."""
     import litellm
 
-    template = get_template("llm.try")
+    template = get_template(TEMPLATE)
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(item: dict[str, str]) -> None:
         async with semaphore:
-            await litellm.acompletion(model="openai/bench-peer", api_base=url, api_key="none",
-                                      messages=template.render(**item), max_retries=0)
+            await litellm.acompletion(model="openai/bench-litellm", api_base=url,
+                                      api_key="none", messages=template.render(**item),
+                                      max_tokens=32, max_retries=0)
 
     start = time.perf_counter()
-    await asyncio.gather(*(one(item) for item in items))
+    await asyncio.gather(*(one(item) for item in batch))
     return time.perf_counter() - start
 
 
-def run_engine(url: str, cache: Path, items: list[dict[str, str]], concurrency: int,
-               label: str) -> tuple[float, Engine, list]:
-    engine = Engine("openai/bench", api_base=url, cache_path=cache, concurrency=concurrency,
-                    progress=False, max_tokens=32)
-    start = time.perf_counter()
-    results = engine.run(items, "llm.try", Label, step=label)
-    return time.perf_counter() - start, engine, results
+def run_engine(url: str, cache: Path, batch: list[dict[str, str]], concurrency: int,
+               transport: str, step: str) -> tuple[Figure, list]:
+    with Engine("openai/bench", api_base=url, cache_path=cache, concurrency=concurrency,
+                progress=False, max_tokens=32, transport=transport) as engine:
+        start, cpu = time.perf_counter(), time.process_time()
+        results = engine.run(batch, TEMPLATE, Label, step=step)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        calls = engine.total.requests
+    ok = sum(r.status == "ok" for r in results)
+    with ResponseCache(cache) as stored:
+        entries = stored.stats()["entries"]
+    note = (f"ok={ok}/{len(batch)} calls={calls} cache entries={entries} "
+            f"{'COMPLETE' if ok == entries == len(batch) else 'INCOMPLETE'}")
+    return Figure(f"engine {transport}", seconds, len(batch), cpu, note), results
+
+
+def peer(name: str, coro_fn, url: str, batch: list[dict[str, str]],
+         concurrency: int) -> Figure:
+    seconds, cpu = timed(coro_fn, url, batch, concurrency)
+    return Figure(name, seconds, len(batch), cpu)
+
+
+def scenario(requests: int, concurrency: int, latency: float, folder: Path) -> None:
+    ideal = concurrency / latency
+    server, url = start_server(latency)
+    figures: list[Figure] = []
+    tag = f"c{concurrency}"
+    try:
+        warm = items(f"{tag} warm", concurrency)
+        asyncio.run(raw_aiohttp(url, warm, concurrency))
+        figures.append(peer("raw aiohttp", raw_aiohttp, url, items(f"{tag} raw", requests),
+                            concurrency))
+        run_engine(url, folder / f"{tag}-warm-d.sqlite", warm, concurrency, "direct", "warm")
+        direct_cache = folder / f"{tag}-direct.sqlite"
+        figures.append(run_engine(url, direct_cache, items(f"{tag} direct", requests),
+                                  concurrency, "direct", "cold")[0])
+        asyncio.run(bare_litellm(url, warm, concurrency))
+        figures.append(peer("bare litellm", bare_litellm, url,
+                            items(f"{tag} litellm", requests), concurrency))
+        run_engine(url, folder / f"{tag}-warm-l.sqlite", warm, concurrency, "litellm", "warm")
+        figures.append(run_engine(url, folder / f"{tag}-litellm.sqlite",
+                                  items(f"{tag} engine-litellm", requests), concurrency,
+                                  "litellm", "cold")[0])
+        cached_rates, hits = [], 0
+        for _ in range(3):
+            figure, results = run_engine(url, direct_cache, items(f"{tag} direct", requests),
+                                         concurrency, "direct", "cold")
+            cached_rates.append(figure.rate)
+            hits += sum(r.cached for r in results)
+    finally:
+        server.kill()
+        server.wait()
+    by_name = {figure.name: figure for figure in figures}
+    print(f"\nrequests={requests} concurrency={concurrency} latency={latency * 1000:.0f}ms "
+          f"ideal={ideal:.0f} req/s cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
+    peers = {"engine direct": "raw aiohttp", "engine litellm": "bare litellm"}
+    for figure in figures:
+        line = (f"  {figure.name:15s} {figure.rate:8.1f} req/s  ratio to ideal "
+                f"{figure.rate / ideal:.3f}  client CPU {figure.cpu / figure.requests * 1e6:5.0f}"
+                " us/req")
+        if figure.name in peers:
+            other = by_name[peers[figure.name]]
+            line += f"  ratio to {other.name} {figure.rate / other.rate:.3f}"
+        print(line + (f"  ({figure.note})" if figure.note else ""))
+    print(f"  engine cached   {' '.join(f'{rate:.0f}' for rate in cached_rates)} hits/s "
+          f"(3 re-runs of the direct cache; cached results {hits}/{3 * requests})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--scenarios", default="64:0.05,256:0.02",
+                        help="comma-separated CONCURRENCY:LATENCY_SECONDS pairs")
     args = parser.parse_args()
-    ideal = args.concurrency / args.latency
-    server, url = start_server(args.latency)
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            warm = [{"prompt": f"warm-up {i}"} for i in range(args.concurrency)]
-            run_engine(url, Path(folder) / "warm.sqlite", warm, args.concurrency, "warm")
-            items = [{"prompt": f"benchmark request {i}"} for i in range(args.requests)]
-            peer_items = [{"prompt": f"peer request {i}"} for i in range(args.requests)]
-            peer_seconds = asyncio.run(peer_litellm(url, peer_items, args.concurrency))
-            cache = Path(folder) / "cache.sqlite"
-            seconds, engine, results = run_engine(url, cache, items, args.concurrency, "cold")
-            ok = sum(r.status == "ok" for r in results)
-            calls = engine.manifest_entry()["calls"]
-            engine.close()
-            cached_rates, hits, again_calls = [], 0, 0
-            for _ in range(3):
-                cached_seconds, again, cached = run_engine(url, cache, items,
-                                                           args.concurrency, "cached")
-                cached_rates.append(args.requests / cached_seconds)
-                hits += sum(r.cached for r in cached)
-                again_calls += again.manifest_entry()["calls"]
-                again.close()
-    finally:
-        server.kill()
-        server.wait()
-    rate = args.requests / seconds
-    peer_rate = args.requests / peer_seconds
-    print(f"requests={args.requests} concurrency={args.concurrency} "
-          f"latency={args.latency * 1000:.0f}ms cpus={os.cpu_count()}")
-    print(f"ideal throughput       {ideal:8.1f} req/s")
-    print(f"peer (bare litellm)    {peer_rate:8.1f} req/s  ratio to ideal {peer_rate / ideal:.3f}")
-    print(f"engine, cold cache     {rate:8.1f} req/s  ratio to ideal {rate / ideal:.3f}  "
-          f"ratio to peer {rate / peer_rate:.3f}  (ok={ok}, calls={calls})")
-    print(f"engine, cached re-runs {' '.join(f'{rate:.0f}' for rate in cached_rates)} hits/s "
-          f"(3 re-runs; hits={hits}, calls={again_calls})")
+    with tempfile.TemporaryDirectory() as folder:
+        for pair in args.scenarios.split(","):
+            concurrency, latency = pair.split(":")
+            scenario(args.requests, int(concurrency), float(latency), Path(folder))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """SQLite (WAL) response cache: a re-run makes no provider call and a killed run resumes.
 
 Each answered request is committed as soon as it arrives, so ``kill -9`` loses at most the
-requests in flight. Only answers are stored (text, finish reason, token counts, cost, the
+requests in flight. Inside an event loop, answers that arrive in the same turn of the loop
+are committed together in one transaction on its next turn (group commit: a window of one
+loop turn, typically well under a millisecond); outside one, every put commits at once.
+Only answers are stored (text, finish reason, token counts, cost, the
 prompt id and step); never API keys, endpoints or headers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -64,13 +68,17 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
+        self._unwritten: dict[str, tuple[Any, ...]] = {}  # key -> row, awaiting the commit
+        self._flush_scheduled = False
+        self.write_error: str | None = None  # the last failed group commit, if any
 
     def get(self, key: str) -> Completion | None:
         """The stored answer for ``key`` or None; a hit is counted (written back on flush)."""
         with self._lock:
-            row = self._conn.execute(
+            unwritten = self._unwritten.get(key)
+            row = (unwritten[2:8] if unwritten is not None else self._conn.execute(
                 "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd"
-                " FROM responses WHERE key = ?", (key,)).fetchone()
+                " FROM responses WHERE key = ?", (key,)).fetchone())
         if row is None:
             self.misses += 1
             return None
@@ -81,6 +89,7 @@ class ResponseCache:
 
     def get_many(self, keys: list[str]) -> dict[str, Completion]:
         """Stored answers for many keys in few queries; hits and misses are counted."""
+        self.flush()
         found: dict[str, Completion] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
@@ -101,20 +110,57 @@ class ResponseCache:
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored, without counting a hit (used by estimates)."""
         with self._lock:
+            if key in self._unwritten:
+                return True
             return self._conn.execute("SELECT 1 FROM responses WHERE key = ?",
                                       (key,)).fetchone() is not None
 
     def put(self, key: str, model: str, completion: Completion, prompt_id: str = "",
             step: str = "") -> None:
-        """Store one answer and commit at once (the resume guarantee depends on it)."""
+        """Store one answer: at once, or inside an event loop with the other answers of this
+        turn of the loop, on its next turn (the resume guarantee depends on it)."""
+        row = (key, model, completion.text, completion.finish_reason, completion.refusal,
+               completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
+               prompt_id, step, time.time())
         with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, model, text, finish_reason, refusal,"
-                " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (key, model, completion.text, completion.finish_reason, completion.refusal,
-                 completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
-                 prompt_id, step, time.time()))
+            self._unwritten[key] = row
+            schedule = not self._flush_scheduled
+            self._flush_scheduled = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if schedule:
+            loop.call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        """The group commit scheduled by :meth:`put`; a failure is kept for the next flush."""
+        try:
+            self.flush()
+        except sqlite3.Error as exc:
+            self.write_error = f"{type(exc).__name__}: {exc}"
+
+    def flush(self) -> None:
+        """Commit every answer not yet written, in one transaction."""
+        with self._lock:
+            self._flush_scheduled = False
+            if not self._unwritten:
+                return
+            rows = list(self._unwritten.values())
+            try:
+                self._conn.execute("BEGIN")
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO responses (key, model, text, finish_reason,"
+                    " refusal, prompt_tokens, completion_tokens, cost_usd, prompt_id, step,"
+                    " created, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", rows)
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._unwritten.clear()
+            self.write_error = None
 
     def record_batch(self, batch_id: str, model: str, step: str, keys: list[str]) -> None:
         """Remember a submitted provider batch and the request keys it answers (for resume)."""
@@ -139,7 +185,8 @@ class ResponseCache:
                                (status, time.time(), batch_id))
 
     def flush_hits(self) -> None:
-        """Write the hit counts gathered since the last flush (one transaction)."""
+        """Write unwritten answers, then the hit counts gathered since the last flush."""
+        self.flush()
         if not self._pending_hits:
             return
         with self._lock:
@@ -176,6 +223,7 @@ class ResponseCache:
 
     def stored_keys(self) -> set[str]:
         """Every stored key (tests and resume checks)."""
+        self.flush()
         with self._lock:
             return {row[0] for row in self._conn.execute("SELECT key FROM responses")}
 
@@ -189,6 +237,7 @@ class ResponseCache:
             clauses.append("step = ?")
             args.append(step)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        self.flush()
         with self._lock:
             self._pending_hits.clear()
             deleted = self._conn.execute(f"DELETE FROM responses{where}", args).rowcount

@@ -9,6 +9,7 @@ provider's batch API instead (irforge/llm/batch.py). See docs/llm.md.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -35,7 +36,7 @@ from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
-from irforge.llm.retry import retrying, status_code
+from irforge.llm.retry import is_retryable, status_code, wait_seconds
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
 from irforge.llm.structured import (
     judge,
@@ -69,6 +70,7 @@ class _Job:
     index: int
     messages: list[Message]
     plan: _Plan
+    key: str | None = None  # cache key of ``messages`` (reset when they change)
     raw: str | None = None
     attempts: int = 0
     retries: int = 0
@@ -221,8 +223,21 @@ class Engine:
                                 else "")
 
             async with self.backend.session():
-                await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
-                                                                   len(pending)))))
+                try:
+                    await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
+                                                                       len(pending)))))
+                finally:
+                    self._flush_cache()
+
+    def _flush_cache(self) -> None:
+        """Commit the answers of the last loop turn; a failure is noted, results stand."""
+        if self.cache is None:
+            return
+        try:
+            self.cache.flush()
+        except sqlite3.Error as exc:
+            self.notes.append(f"could not store answers in the cache {self.cache.path}: "
+                              f"{exc}; this run's results are complete, a re-run asks again")
 
     def _tally(self, results: list[LLMResult | None], stats: StepStats) -> list[LLMResult]:
         """Count the statuses of a finished run; every item must have its result."""
@@ -311,7 +326,9 @@ class Engine:
         return job
 
     def _key(self, job: _Job) -> str:
-        return job.plan.keys.key(job.messages)
+        if job.key is None:
+            job.key = job.plan.keys.key(job.messages)
+        return job.key
 
     def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
                         stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
@@ -404,19 +421,25 @@ class Engine:
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
         tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
-        async for attempt in retrying(self.max_retries, *self.backoff):
-            with attempt:
-                if attempt.retry_state.attempt_number > 1:
-                    job.retries += 1
-                    stats.retries += 1
-                    self.total.retries += 1
-                await self._limiter.acquire(tokens)
-                job.attempts += 1
-                stats.requests += 1
-                self.total.requests += 1
-                return await self.backend.complete(job.messages, job.plan.schema, self.params,
-                                                   self.timeout)
-        raise RuntimeError("unreachable: tenacity re-raises the last error")
+        backend = self.backend
+        attempt = 0
+        while True:
+            attempt += 1
+            if attempt > 1:
+                job.retries += 1
+                stats.retries += 1
+                self.total.retries += 1
+            await self._limiter.acquire(tokens)
+            job.attempts += 1
+            stats.requests += 1
+            self.total.requests += 1
+            try:
+                return await backend.complete(job.messages, job.plan.schema, self.params,
+                                              self.timeout)
+            except Exception as exc:
+                if attempt > self.max_retries or not is_retryable(exc):
+                    raise
+                await asyncio.sleep(wait_seconds(exc, attempt, *self.backoff))
 
     def _budget_reservation(self, job: _Job) -> float | None:
         """Dollars to set aside for the next request, or None when the budget forbids it."""
@@ -438,6 +461,7 @@ class Engine:
         for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
         job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
+        job.key = None
         return None
 
     def _finish(self, job: _Job, status: Status, value: Any = None,

@@ -1,8 +1,13 @@
-"""Which failures are worth retrying, and how long to wait: Retry-After first, else backoff."""
+"""Which failures are worth retrying, and how long to wait: Retry-After first, else backoff.
+
+The engine's request loop uses :func:`is_retryable` and :func:`wait_seconds` directly (no
+per-request retry object); :func:`retrying` wraps the same policy for tenacity users.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -77,20 +82,26 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     return None
 
 
-def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
-    """A tenacity wait: the server's Retry-After if given, else full-jitter exponential."""
-    from tenacity import wait_random_exponential
+def backoff_seconds(attempt: int, initial: float, maximum: float) -> float:
+    """Full-jitter exponential backoff after failed attempt number ``attempt`` (1-based)."""
+    return random.uniform(0, min(maximum, initial * 2 ** (attempt - 1)))
 
-    backoff = wait_random_exponential(multiplier=initial, max=maximum)
+
+def wait_seconds(exc: BaseException, attempt: int, initial: float, maximum: float) -> float:
+    """The server's Retry-After if given, else full-jitter exponential backoff."""
+    asked = retry_after_seconds(exc)
+    return asked if asked is not None else backoff_seconds(attempt, initial, maximum)
+
+
+def make_wait(initial: float, maximum: float) -> Callable[[Any], float]:
+    """:func:`wait_seconds` as a tenacity wait."""
 
     def wait(retry_state: Any) -> float:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
         if exc is not None:
-            asked = retry_after_seconds(exc)
-            if asked is not None:
-                return asked
-        return backoff(retry_state)
+            return wait_seconds(exc, retry_state.attempt_number, initial, maximum)
+        return backoff_seconds(retry_state.attempt_number, initial, maximum)
 
     return wait
 

@@ -42,3 +42,28 @@ def test_clear_by_model_or_everything(tmp_path: Path) -> None:
         assert cache.stored_keys() == {"k2"}
         assert cache.clear() == 1
         assert cache.stats()["entries"] == 0
+
+
+def test_answers_put_inside_an_event_loop_are_committed_on_its_next_turn(tmp_path: Path) -> None:
+    import asyncio
+    import sqlite3
+
+    path = tmp_path / "c.sqlite"
+
+    def committed() -> set[str]:  # what a kill -9 would leave: another connection's view
+        with sqlite3.connect(path) as other:
+            return {row[0] for row in other.execute("SELECT key FROM responses")}
+
+    with ResponseCache(path) as cache:
+        async def answers_arrive() -> tuple[set[str], set[str]]:
+            for index in range(5):  # five answers in one turn of the loop: one transaction
+                cache.put(f"k{index}", "m", Completion(f"answer {index}"))
+            assert cache.get("k3") == Completion("answer 3"), "readable before the commit"
+            before = committed()
+            await asyncio.sleep(0)
+            return before, committed()
+
+        before, after = asyncio.run(answers_arrive())
+        assert before == set() and after == {f"k{i}" for i in range(5)}
+        cache.put("sync", "m", Completion("x"))  # outside a loop: committed at once
+        assert "sync" in committed()
