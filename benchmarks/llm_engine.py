@@ -3,16 +3,24 @@
 In one run, for each scenario (concurrency C, server latency L; ideal = C / L req/s), the
 same number of requests go through, in this order:
 
-1. raw aiohttp: one pooled session, POST /v1/chat/completions and decode the JSON (the
-   ceiling for any Python client on this machine);
+1. raw aiohttp: one pooled session, POST /v1/chat/completions with ``json=`` and decode the
+   answer with ``.json()``, messages rendered before the clock starts (the ceiling for any
+   Python client on this machine);
 2. the engine on the direct path (fresh cache);
 3. bare ``litellm.acompletion`` with a semaphore (the ceiling for the litellm path);
 4. the engine on the litellm path (fresh cache);
 5. the engine again on the direct path's cache: hits per second (3 re-runs).
 
-Each client first sends one warm-up round of C requests. Printed: req/s, ratio to ideal,
-the direct engine's ratio to raw aiohttp and the litellm engine's ratio to bare litellm;
-whether every request was ok and the cache holds every answer.
+The peers send exactly the engine's requests (same messages with the schema instruction,
+temperature, max_tokens, seed and json_schema response format), built before the clock
+starts.
+
+Each client first sends one warm-up round of C requests. Steps 1-2 repeat ``--rounds``
+times (3-4 in the first ``--litellm-rounds``), each engine path right after its peer, since
+the load of a shared machine drifts. Printed per round: req/s, ratio to ideal, client CPU per
+request, the direct engine's ratio to raw aiohttp and the litellm engine's ratio to bare
+litellm, whether every request was ok and the cache holds every answer; then the median
+ratios.
 
     python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02
 """
@@ -21,8 +29,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,7 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 
 from irforge.llm import Engine
+from irforge.llm.backends import response_format_field
 from irforge.llm.cache import ResponseCache
+from irforge.llm.structured import with_instructions
 from irforge.prompts import get_template
 
 TEMPLATE = "llm.try"
@@ -78,6 +88,16 @@ def items(tag: str, count: int) -> list[dict[str, str]]:
     return [{"prompt": f"{tag} request {i}"} for i in range(count)]
 
 
+def request(item: dict[str, str]) -> tuple[list[dict[str, str]], dict[str, object]]:
+    """The messages and fields the engine sends for ``item`` (schema instruction included,
+    temperature, max_tokens, seed, json_schema response format), so every client sends
+    the same bytes to the server."""
+    schema = Label.model_json_schema()
+    messages = with_instructions(get_template(TEMPLATE).render(**item), schema)
+    return messages, {"temperature": 0.0, "max_tokens": 32, "seed": 0,
+                      "response_format": response_format_field("json_schema", schema)}
+
+
 def timed(coro_fn, *args) -> tuple[float, float]:
     """(wall seconds, process CPU seconds) of ``asyncio.run(coro_fn(*args))``."""
     cpu = time.process_time()
@@ -86,20 +106,20 @@ def timed(coro_fn, *args) -> tuple[float, float]:
 
 
 async def raw_aiohttp(url: str, batch: list[dict[str, str]], concurrency: int) -> float:
-    """Pooled aiohttp, C workers, bodies built up front: the floor of client overhead."""
+    """Pooled aiohttp, C workers: messages rendered up front, each body serialized (``json=``)
+    and each answer decoded (``.json()``) in the loop; the floor of any client's overhead."""
     import aiohttp
 
-    template = get_template(TEMPLATE)
-    bodies = [json.dumps({"model": "bench-raw", "messages": template.render(**item),
-                          "max_tokens": 32}).encode() for item in batch]
+    bodies = []
+    for item in batch:
+        messages, fields = request(item)
+        bodies.append({"model": "bench", "messages": messages, **fields})
     queue = iter(bodies)
-    headers = {"Content-Type": "application/json"}
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
 
         async def worker() -> None:
             for body in queue:
-                async with session.post(url + "/chat/completions", data=body,
-                                        headers=headers) as response:
+                async with session.post(url + "/chat/completions", json=body) as response:
                     data = await response.json()
                     assert data["choices"][0]["message"]["content"]
 
@@ -112,17 +132,17 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
     """Bare litellm with a semaphore: the floor any engine built on it can reach."""
     import litellm
 
-    template = get_template(TEMPLATE)
     semaphore = asyncio.Semaphore(concurrency)
+    requests = [request(item) for item in batch]
 
-    async def one(item: dict[str, str]) -> None:
+    async def one(messages: list[dict[str, str]], fields: dict[str, object]) -> None:
         async with semaphore:
-            await litellm.acompletion(model="openai/bench-litellm", api_base=url,
-                                      api_key="none", messages=template.render(**item),
-                                      max_tokens=32, max_retries=0)
+            await litellm.acompletion(model="openai/bench", api_base=url, api_key="none",
+                                      messages=messages, num_retries=0, max_retries=0,
+                                      drop_params=True, **fields)
 
     start = time.perf_counter()
-    await asyncio.gather(*(one(item) for item in batch))
+    await asyncio.gather(*(one(*fields) for fields in requests))
     return time.perf_counter() - start
 
 
@@ -148,50 +168,68 @@ def peer(name: str, coro_fn, url: str, batch: list[dict[str, str]],
     return Figure(name, seconds, len(batch), cpu)
 
 
-def scenario(requests: int, concurrency: int, latency: float, folder: Path) -> None:
+PEERS = {"engine direct": "raw aiohttp", "engine litellm": "bare litellm"}
+
+
+def one_round(url: str, requests: int, concurrency: int, folder: Path, tag: str,
+              litellm: bool) -> list[Figure]:
+    """Each client once, a peer right before its engine path (the load drifts over time)."""
+    figures = [peer("raw aiohttp", raw_aiohttp, url, items(f"{tag} raw", requests),
+                    concurrency),
+               run_engine(url, folder / f"{tag}-direct.sqlite", items(f"{tag} direct", requests),
+                          concurrency, "direct", "cold")[0]]
+    if litellm:
+        figures.append(peer("bare litellm", bare_litellm, url,
+                            items(f"{tag} litellm", requests), concurrency))
+        figures.append(run_engine(url, folder / f"{tag}-litellm.sqlite",
+                                  items(f"{tag} engine-litellm", requests), concurrency,
+                                  "litellm", "cold")[0])
+    return figures
+
+
+def scenario(requests: int, concurrency: int, latency: float, folder: Path, rounds: int,
+             litellm_rounds: int) -> None:
     ideal = concurrency / latency
     server, url = start_server(latency)
-    figures: list[Figure] = []
     tag = f"c{concurrency}"
     try:
         warm = items(f"{tag} warm", concurrency)
         asyncio.run(raw_aiohttp(url, warm, concurrency))
-        figures.append(peer("raw aiohttp", raw_aiohttp, url, items(f"{tag} raw", requests),
-                            concurrency))
         run_engine(url, folder / f"{tag}-warm-d.sqlite", warm, concurrency, "direct", "warm")
-        direct_cache = folder / f"{tag}-direct.sqlite"
-        figures.append(run_engine(url, direct_cache, items(f"{tag} direct", requests),
-                                  concurrency, "direct", "cold")[0])
         asyncio.run(bare_litellm(url, warm, concurrency))
-        figures.append(peer("bare litellm", bare_litellm, url,
-                            items(f"{tag} litellm", requests), concurrency))
         run_engine(url, folder / f"{tag}-warm-l.sqlite", warm, concurrency, "litellm", "warm")
-        figures.append(run_engine(url, folder / f"{tag}-litellm.sqlite",
-                                  items(f"{tag} engine-litellm", requests), concurrency,
-                                  "litellm", "cold")[0])
+        played = [one_round(url, requests, concurrency, folder, f"{tag}r{index}",
+                            index < litellm_rounds) for index in range(rounds)]
         cached_rates, hits = [], 0
         for _ in range(3):
-            figure, results = run_engine(url, direct_cache, items(f"{tag} direct", requests),
-                                         concurrency, "direct", "cold")
+            figure, results = run_engine(url, folder / f"{tag}r0-direct.sqlite",
+                                         items(f"{tag}r0 direct", requests), concurrency,
+                                         "direct", "cold")
             cached_rates.append(figure.rate)
             hits += sum(r.cached for r in results)
     finally:
         server.kill()
         server.wait()
-    by_name = {figure.name: figure for figure in figures}
     print(f"\nrequests={requests} concurrency={concurrency} latency={latency * 1000:.0f}ms "
           f"ideal={ideal:.0f} req/s cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
-    peers = {"engine direct": "raw aiohttp", "engine litellm": "bare litellm"}
-    for figure in figures:
-        line = (f"  {figure.name:15s} {figure.rate:8.1f} req/s  ratio to ideal "
-                f"{figure.rate / ideal:.3f}  client CPU {figure.cpu / figure.requests * 1e6:5.0f}"
-                " us/req")
-        if figure.name in peers:
-            other = by_name[peers[figure.name]]
-            line += f"  ratio to {other.name} {figure.rate / other.rate:.3f}"
-        print(line + (f"  ({figure.note})" if figure.note else ""))
+    ratios: dict[str, list[float]] = {name: [] for name in PEERS}
+    for index, figures in enumerate(played):
+        by_name = {figure.name: figure for figure in figures}
+        for figure in figures:
+            line = (f"  round {index + 1} {figure.name:15s} {figure.rate:8.1f} req/s  "
+                    f"ratio to ideal {figure.rate / ideal:.3f}  client CPU "
+                    f"{figure.cpu / figure.requests * 1e6:5.0f} us/req")
+            if figure.name in PEERS:
+                other = by_name[PEERS[figure.name]]
+                ratios[figure.name].append(figure.rate / other.rate)
+                line += f"  ratio to {other.name} {figure.rate / other.rate:.3f}"
+            print(line + (f"  ({figure.note})" if figure.note else ""))
+    for name, values in ratios.items():
+        if values:
+            print(f"  {name} / {PEERS[name]}: median {statistics.median(values):.3f} "
+                  f"(rounds: {' '.join(f'{v:.3f}' for v in values)})")
     print(f"  engine cached   {' '.join(f'{rate:.0f}' for rate in cached_rates)} hits/s "
-          f"(3 re-runs of the direct cache; cached results {hits}/{3 * requests})")
+          f"(3 re-runs of round 1's direct cache; cached results {hits}/{3 * requests})")
 
 
 def main() -> None:
@@ -199,11 +237,16 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--scenarios", default="64:0.05,256:0.02",
                         help="comma-separated CONCURRENCY:LATENCY_SECONDS pairs")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of raw aiohttp + direct engine per scenario")
+    parser.add_argument("--litellm-rounds", type=int, default=1,
+                        help="how many of those rounds also run bare litellm + litellm engine")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         for pair in args.scenarios.split(","):
             concurrency, latency = pair.split(":")
-            scenario(args.requests, int(concurrency), float(latency), Path(folder))
+            scenario(args.requests, int(concurrency), float(latency), Path(folder),
+                     args.rounds, args.litellm_rounds)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from irforge.llm.options import (
     ModelOption,
     NoCacheOption,
     PromptsDirOption,
+    TransportOption,
     engine_from_options,
     grade_note,
 )
@@ -37,12 +38,13 @@ def llm_try(
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
+    transport: TransportOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")]
     = False,
 ) -> None:
     """Send one prompt through the engine (structured JSON answer) and show what came back."""
     with engine_from_options(model=model, api_base=api_base, budget=budget, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             no_cache=no_cache, prompts_dir=prompts_dir, transport=transport,
                              max_tokens=max_tokens, progress=False) as engine:
         items = [{"prompt": prompt}]
         if dry_run:

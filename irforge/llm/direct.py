@@ -70,6 +70,9 @@ class DirectBackend:
         self._session_loop: asyncio.AbstractEventLoop | None = None
         self._users = 0
         self._timeouts: dict[float, Any] = {}
+        # (schema, params, JSON of every field but the messages): the part of the body
+        # that is the same for every request of a run, serialized once
+        self._static: tuple[dict[str, Any], dict[str, Any], str] | None = None
 
     # session lifetime -----------------------------------------------------------------------
     @asynccontextmanager
@@ -129,19 +132,31 @@ class DirectBackend:
                 body["response_format"] = field
         return body
 
+    def encode(self, messages: list[Message], schema: dict[str, Any],
+               params: dict[str, Any]) -> bytes:
+        """:meth:`body` as JSON bytes; only the messages are serialized per request."""
+        static = self._static
+        if static is None or static[0] is not schema or static[1] != params:
+            rest = self.body([], schema, params)
+            del rest["messages"]
+            static = self._static = (schema, dict(params), json.dumps(rest)[1:-1])
+        tail = static[2]
+        return (f'{{"messages":{json.dumps(messages)}{"," if tail else ""}{tail}}}'
+                .encode())
+
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:
         while True:
             try:
-                return await self._post(self.body(messages, schema, params), timeout)
+                return await self._post(self.encode(messages, schema, params), timeout)
             except APIStatusError as exc:
                 if not self._adapt(exc):
                     raise
 
-    async def _post(self, body: dict[str, Any], timeout: float) -> Completion:
+    async def _post(self, data: bytes, timeout: float) -> Completion:
         headers: Mapping[str, str] | None = None
         try:
-            async with self._client().post(self.url, data=json.dumps(body).encode(),
+            async with self._client().post(self.url, data=data,
                                            headers=self._headers,
                                            timeout=self._timeout(timeout)) as response:
                 raw = await response.read()
@@ -166,6 +181,7 @@ class DirectBackend:
             if param in self.renamed or param not in text:
                 continue
             self.renamed[param] = replacement
+            self._static = None
             instead = f"sending {replacement}" if replacement else "leaving it out"
             note = (f"{self.url.rsplit('/chat/', 1)[0]} refused the parameter {param}; "
                     f"{instead} from now on")

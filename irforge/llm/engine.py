@@ -404,7 +404,8 @@ class Engine:
             finally:
                 self._reserved -= reservation
             cost = cost_usd(self.price, completion.prompt_tokens, completion.completion_tokens)
-            completion = replace(completion, cost_usd=cost)
+            if cost:
+                completion = replace(completion, cost_usd=cost)
             for target in (stats, self.total):
                 target.prompt_tokens += completion.prompt_tokens
                 target.completion_tokens += completion.completion_tokens

@@ -30,6 +30,10 @@ CacheOption = Annotated[Path | None, typer.Option(
     "--cache", help="Cache file (default: IRFORGE_CACHE or .irforge/cache.sqlite).")]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
+TransportOption = Annotated[str | None, typer.Option(
+    "--transport", help="How requests travel: auto (direct for OpenAI-compatible endpoints, "
+    "litellm for other providers), direct or litellm (default: IRFORGE_TRANSPORT, "
+    "irforge.toml, else auto).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -38,13 +42,14 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         budget: float | None = None, concurrency: int | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
-                        prompts_dir: Path | None = None, **extra: Any):
+                        prompts_dir: Path | None = None, transport: str | None = None,
+                        **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options."""
     from irforge.llm import Engine
 
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
-                  prompts_dir=prompts_dir, **extra)
+                  prompts_dir=prompts_dir, transport=transport, **extra)
 
 
 def grade_note(demo_grade: bool) -> str:

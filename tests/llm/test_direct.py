@@ -136,3 +136,19 @@ def test_a_refused_response_format_falls_back_to_instructions_once(tmp_path: Pat
     assert '"label"' in last.messages[0]["content"], "the schema is still in the prompt"
     assert any("response_format" in note for note in manifest["notes"])
     assert manifest["transport"] == "direct"
+
+
+def test_the_encoded_body_is_the_body(tmp_path: Path) -> None:
+    import json
+
+    from irforge.llm.backends import make_backend
+
+    spec = resolve_model("openai/m", "http://127.0.0.1:9/v1", config={})
+    backend = make_backend(spec)
+    schema = Label.model_json_schema()
+    messages = [{"role": "user", "content": "é \" \\n"}]
+    params = {"temperature": 0.0, "max_tokens": 5, "seed": 0}
+    assert json.loads(backend.encode(messages, schema, params)) == \
+        backend.body(messages, schema, params)
+    other = {**params, "max_tokens": 9}
+    assert json.loads(backend.encode(messages, schema, other))["max_tokens"] == 9
