@@ -59,7 +59,7 @@ class DirectBackend:
         self.url = endpoint_base(spec.api_base) + "/chat/completions"
         self.model = provider_model(spec.name)
         self._api_key = provider_key(spec.name, api_key or os.environ.get(API_KEY_ENV))
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self._headers = {"Content-Type": "application/json"}
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
         self.response_format = choose_response_format(spec, response_format)
@@ -96,11 +96,8 @@ class DirectBackend:
         if self._session is None or self._session.closed or self._session_loop is not loop:
             import aiohttp
 
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300,
-                                             enable_cleanup_closed=True)
-            self._session = aiohttp.ClientSession(connector=connector,
-                                                  json_serialize=json.dumps,
-                                                  auto_decompress=True)
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers)
             self._session_loop = loop
         return self._session
 
@@ -157,7 +154,6 @@ class DirectBackend:
         headers: Mapping[str, str] | None = None
         try:
             async with self._client().post(self.url, data=data,
-                                           headers=self._headers,
                                            timeout=self._timeout(timeout)) as response:
                 raw = await response.read()
                 headers = response.headers
