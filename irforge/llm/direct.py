@@ -41,6 +41,10 @@ class APIStatusError(Exception):
         self.message = message
 
 
+class RequestTimeoutError(TimeoutError):
+    """No complete answer within the request timeout (retried)."""
+
+
 class MalformedResponseError(Exception):
     """A 200 answer whose body is not a chat completion (retried like a dropped connection)."""
 
@@ -158,6 +162,9 @@ class DirectBackend:
                 raw = await response.read()
                 headers = response.headers
                 status = response.status
+        except asyncio.TimeoutError:
+            raise RequestTimeoutError(
+                f"no complete answer from {self.url} within {timeout:g} s (the timeout)") from None
         finally:
             if self.observe is not None:
                 self.observe(headers)

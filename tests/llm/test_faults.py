@@ -216,3 +216,17 @@ def test_instructions_mode_sends_no_response_format_and_parses_prose(transport: 
     assert result.status == "ok" and result.value == Label(label=9)
     assert "response_format" not in sent.params
     assert '"label"' in sent.messages[0]["content"], "the schema is stated in the prompt"
+
+
+def test_a_server_that_never_answers_is_an_error_naming_the_timeout(transport: str,
+                                                                    tmp_path: Path) -> None:
+    script = Script(default=ANSWER, rules=(Rule("silent", (Action.hang(30),)),))
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", transport, max_retries=1,
+                        timeout=0.5) as engine:
+        [result] = engine.run([{"prompt": "silent"}], "llm.try", Label)
+        assert server.count("silent") == 2
+    assert result.status == "error" and (result.attempts, result.retries) == (2, 1)
+    assert "timeout" in result.error.lower()
+    if transport == "direct":
+        assert "within 0.5 s" in result.error and server.url in result.error
