@@ -71,6 +71,7 @@ class _Job:
     messages: list[Message]
     plan: _Plan
     key: str | None = None  # cache key of ``messages`` (reset when they change)
+    tokens: int | None = None  # estimated prompt + completion tokens of ``messages``
     raw: str | None = None
     attempts: int = 0
     retries: int = 0
@@ -421,7 +422,9 @@ class Engine:
 
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
-        tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        if job.tokens is None:
+            job.tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        tokens = job.tokens
         backend = self.backend
         attempt = 0
         while True:
@@ -462,7 +465,7 @@ class Engine:
         for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
         job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
-        job.key = None
+        job.key = job.tokens = None
         return None
 
     def _finish(self, job: _Job, status: Status, value: Any = None,
