@@ -56,6 +56,9 @@ class Label(BaseModel):
     label: int
 
 
+SCHEMA = Label.model_json_schema()
+
+
 @dataclass
 class Figure:
     """One client's pass over the requests."""
@@ -92,20 +95,25 @@ def request(item: dict[str, str]) -> tuple[list[dict[str, str]], dict[str, objec
     """The messages and fields the engine sends for ``item`` (schema instruction included,
     temperature, max_tokens, seed, json_schema response format), so every client sends
     the same bytes to the server."""
-    schema = Label.model_json_schema()
+    schema = SCHEMA
     messages = with_instructions(get_template(TEMPLATE).render(**item), schema)
     return messages, {"temperature": 0.0, "max_tokens": 32, "seed": 0,
                       "response_format": response_format_field("json_schema", schema)}
 
 
-def timed(coro_fn, *args) -> tuple[float, float]:
-    """(wall seconds, process CPU seconds) of ``asyncio.run(coro_fn(*args))``."""
-    cpu = time.process_time()
-    seconds = asyncio.run(coro_fn(*args))
-    return seconds, time.process_time() - cpu
+class Clock:
+    """Wall and process CPU time of the measured part of a peer (not its set-up)."""
+
+    def __enter__(self) -> Clock:
+        self.start, self.cpu_start = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self.start
+        self.cpu = time.process_time() - self.cpu_start
 
 
-async def raw_aiohttp(url: str, batch: list[dict[str, str]], concurrency: int) -> float:
+async def raw_aiohttp(url: str, batch: list[dict[str, str]], concurrency: int) -> Clock:
     """Pooled aiohttp, C workers: messages rendered up front, each body serialized (``json=``)
     and each answer decoded (``.json()``) in the loop; the floor of any client's overhead."""
     import aiohttp
@@ -123,12 +131,12 @@ async def raw_aiohttp(url: str, batch: list[dict[str, str]], concurrency: int) -
                     data = await response.json()
                     assert data["choices"][0]["message"]["content"]
 
-        start = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - start
+        with Clock() as clock:
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return clock
 
 
-async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) -> float:
+async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) -> Clock:
     """Bare litellm with a semaphore: the floor any engine built on it can reach."""
     import litellm
 
@@ -141,9 +149,9 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
                                       messages=messages, num_retries=0, max_retries=0,
                                       drop_params=True, **fields)
 
-    start = time.perf_counter()
-    await asyncio.gather(*(one(*fields) for fields in requests))
-    return time.perf_counter() - start
+    with Clock() as clock:
+        await asyncio.gather(*(one(*fields) for fields in requests))
+    return clock
 
 
 def run_engine(url: str, cache: Path, batch: list[dict[str, str]], concurrency: int,
@@ -164,8 +172,8 @@ def run_engine(url: str, cache: Path, batch: list[dict[str, str]], concurrency: 
 
 def peer(name: str, coro_fn, url: str, batch: list[dict[str, str]],
          concurrency: int) -> Figure:
-    seconds, cpu = timed(coro_fn, url, batch, concurrency)
-    return Figure(name, seconds, len(batch), cpu)
+    clock = asyncio.run(coro_fn(url, batch, concurrency))
+    return Figure(name, clock.seconds, len(batch), clock.cpu)
 
 
 PEERS = {"engine direct": "raw aiohttp", "engine litellm": "bare litellm"}

@@ -1,9 +1,12 @@
 """SQLite (WAL) response cache: a re-run makes no provider call and a killed run resumes.
 
 Each answered request is committed as soon as it arrives, so ``kill -9`` loses at most the
-requests in flight. Inside an event loop, answers that arrive in the same turn of the loop
-are committed together in one transaction on its next turn (group commit: a window of one
-loop turn, typically well under a millisecond); outside one, every put commits at once.
+requests in flight. Inside an event loop a put only queues the answer (readable at once
+through this object) and wakes a writer thread that commits everything queued in one
+transaction (group commit): the event loop never waits for the disk, and the window a
+``kill -9`` can lose is the queue, a few milliseconds at most. Outside an event loop every
+put commits at once; :meth:`flush` (called at the end of every engine run) and
+:meth:`close` commit what is queued.
 Only answers are stored (text, finish reason, token counts, cost, the
 prompt id and step); never API keys, endpoints or headers.
 """
@@ -20,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from irforge.llm.completion import Completion
+
+WRITER_IDLE_SECONDS = 1.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -69,16 +74,24 @@ class ResponseCache:
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
         self._unwritten: dict[str, tuple[Any, ...]] = {}  # key -> row, awaiting the commit
-        self._flush_scheduled = False
+        self._queue_lock = threading.Lock()  # guards _unwritten (never held during I/O)
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        self._stopping = False
         self.write_error: str | None = None  # the last failed group commit, if any
 
     def get(self, key: str) -> Completion | None:
         """The stored answer for ``key`` or None; a hit is counted (written back on flush)."""
-        with self._lock:
+        with self._queue_lock:
             unwritten = self._unwritten.get(key)
-            row = (unwritten[2:8] if unwritten is not None else self._conn.execute(
-                "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd"
-                " FROM responses WHERE key = ?", (key,)).fetchone())
+        if unwritten is not None:
+            row = unwritten[2:8]
+        else:  # committed before it left the queue, so one of the two has it
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens,"
+                    " cost_usd FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
@@ -109,57 +122,72 @@ class ResponseCache:
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored, without counting a hit (used by estimates)."""
-        with self._lock:
+        with self._queue_lock:
             if key in self._unwritten:
                 return True
+        with self._lock:
             return self._conn.execute("SELECT 1 FROM responses WHERE key = ?",
                                       (key,)).fetchone() is not None
 
     def put(self, key: str, model: str, completion: Completion, prompt_id: str = "",
             step: str = "") -> None:
-        """Store one answer: at once, or inside an event loop with the other answers of this
-        turn of the loop, on its next turn (the resume guarantee depends on it)."""
+        """Store one answer: committed at once, or inside an event loop by the writer thread
+        within milliseconds (the resume guarantee depends on it)."""
         row = (key, model, completion.text, completion.finish_reason, completion.refusal,
                completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
                prompt_id, step, time.time())
-        with self._lock:
+        with self._queue_lock:
             self._unwritten[key] = row
-            schedule = not self._flush_scheduled
-            self._flush_scheduled = True
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:
             self.flush()
             return
-        if schedule:
-            loop.call_soon(self._flush_soon)
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_queued, daemon=True,
+                                                name=f"irforge-cache-writer {self.path.name}")
+                self._writer.start()
+            self._wake.set()
 
-    def _flush_soon(self) -> None:
-        """The group commit scheduled by :meth:`put`; a failure is kept for the next flush."""
-        try:
-            self.flush()
-        except sqlite3.Error as exc:
-            self.write_error = f"{type(exc).__name__}: {exc}"
+    def _write_queued(self) -> None:
+        """The writer thread: commit the queue whenever woken; ends after a quiet second."""
+        while True:
+            woken = self._wake.wait(WRITER_IDLE_SECONDS)
+            with self._writer_lock:
+                if self._stopping or (not woken and not self._wake.is_set()):
+                    self._writer = None
+                    return
+                self._wake.clear()
+            try:
+                self.flush()
+            except sqlite3.Error as exc:  # kept queued; the next flush tries again
+                self.write_error = f"{type(exc).__name__}: {exc}"
+                time.sleep(0.05)
 
     def flush(self) -> None:
-        """Commit every answer not yet written, in one transaction."""
+        """Commit every queued answer in one transaction."""
         with self._lock:
-            self._flush_scheduled = False
-            if not self._unwritten:
-                return
-            rows = list(self._unwritten.values())
+            with self._queue_lock:
+                if not self._unwritten:
+                    return
+                rows = dict(self._unwritten)
             try:
                 self._conn.execute("BEGIN")
                 self._conn.executemany(
                     "INSERT OR REPLACE INTO responses (key, model, text, finish_reason,"
                     " refusal, prompt_tokens, completion_tokens, cost_usd, prompt_id, step,"
-                    " created, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)", rows)
+                    " created, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    list(rows.values()))
                 self._conn.execute("COMMIT")
             except sqlite3.Error:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
-            self._unwritten.clear()
+            with self._queue_lock:  # a newer answer for a key stays queued
+                for key, row in rows.items():
+                    if self._unwritten.get(key) is row:
+                        del self._unwritten[key]
             self.write_error = None
 
     def record_batch(self, batch_id: str, model: str, step: str, keys: list[str]) -> None:
@@ -247,6 +275,11 @@ class ResponseCache:
         return deleted
 
     def close(self) -> None:
+        with self._writer_lock:
+            writer, self._stopping = self._writer, True
+            self._wake.set()
+        if writer is not None:
+            writer.join(30)
         self.flush_hits()
         with self._lock:
             self._conn.close()
