@@ -9,7 +9,9 @@ same number of requests go through, in this order:
 2. the engine on the direct path (fresh cache);
 3. bare ``litellm.acompletion`` with a semaphore (the ceiling for the litellm path);
 4. the engine on the litellm path (fresh cache);
-5. the engine again on the direct path's cache: hits per second (3 re-runs).
+5. the engine again on the direct path's cache: hits per second (3 re-runs);
+6. (once) the engine's own CPU per request against an in-process backend that answers at
+   once, with and without the cache: the part of the client cost that is irforge's.
 
 The peers send exactly the engine's requests (same messages with the schema instruction,
 temperature, max_tokens, seed and json_schema response format), built before the clock
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
@@ -46,6 +49,7 @@ from pydantic import BaseModel
 from irforge.llm import Engine
 from irforge.llm.backends import response_format_field
 from irforge.llm.cache import ResponseCache
+from irforge.llm.completion import Completion
 from irforge.llm.structured import with_instructions
 from irforge.prompts import get_template
 
@@ -240,6 +244,36 @@ def scenario(requests: int, concurrency: int, latency: float, folder: Path, roun
           f"(3 re-runs of round 1's direct cache; cached results {hits}/{3 * requests})")
 
 
+class InstantBackend:
+    """Answers at once in-process: what is left of a run's CPU is the engine's own."""
+
+    name = "instant"
+    response_format = "json_schema"
+
+    def session(self) -> contextlib.AbstractAsyncContextManager:
+        return contextlib.nullcontext()
+
+    async def complete(self, messages, schema, params, timeout) -> Completion:
+        await asyncio.sleep(0)
+        return Completion('{"label": 1}', "stop", None, 30, 5)
+
+
+def engine_overhead(requests: int, folder: Path) -> None:
+    """The engine's own CPU per request (render, key, cache, limits, validation, results)."""
+    figures = []
+    for use_cache in (False, True):
+        with Engine("openai/bench", api_base="http://127.0.0.1:9/v1", concurrency=64,
+                    cache_path=folder / f"overhead-{use_cache}.sqlite", use_cache=use_cache,
+                    progress=False, price_per_mtok=(0.0, 0.0), max_tokens=32) as engine:
+            engine._backend = InstantBackend()
+            engine.run(items("overhead warm", 200), TEMPLATE, Label)
+            cpu = time.process_time()
+            engine.run(items("overhead", requests), TEMPLATE, Label)
+            figures.append((time.process_time() - cpu) / requests * 1e6)
+    print(f"\nengine's own CPU per request (in-process instant backend, no HTTP): "
+          f"{figures[1]:.0f} us with the cache, {figures[0]:.0f} us without")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
@@ -255,6 +289,7 @@ def main() -> None:
             concurrency, latency = pair.split(":")
             scenario(args.requests, int(concurrency), float(latency), Path(folder),
                      args.rounds, args.litellm_rounds)
+        engine_overhead(args.requests, Path(folder))
 
 
 if __name__ == "__main__":

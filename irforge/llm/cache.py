@@ -25,6 +25,7 @@ from typing import Any
 from irforge.llm.completion import Completion
 
 WRITER_IDLE_SECONDS = 1.0
+GATHER_SECONDS = 0.002
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -143,6 +144,8 @@ class ResponseCache:
         except RuntimeError:
             self.flush()
             return
+        if self._writer is not None and self._wake.is_set():
+            return  # the writer is running and already woken: it will take this one too
         with self._writer_lock:
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_queued, daemon=True,
@@ -159,6 +162,7 @@ class ResponseCache:
                     self._writer = None
                     return
                 self._wake.clear()
+            time.sleep(GATHER_SECONDS)  # let the answers arriving meanwhile join this commit
             try:
                 self.flush()
             except sqlite3.Error as exc:  # kept queued; the next flush tries again
