@@ -61,6 +61,7 @@ class DirectBackend:
         self.spec = spec
         self.name = spec.name
         self.url = endpoint_base(spec.api_base) + "/chat/completions"
+        self.proxy = env_proxy(self.url)
         self.model = provider_model(spec.name)
         self._api_key = provider_key(spec.name, api_key or os.environ.get(API_KEY_ENV))
         self._headers = {"Content-Type": "application/json"}
@@ -157,7 +158,7 @@ class DirectBackend:
     async def _post(self, data: bytes, timeout: float) -> Completion:
         headers: Mapping[str, str] | None = None
         try:
-            async with self._client().post(self.url, data=data,
+            async with self._client().post(self.url, data=data, proxy=self.proxy,
                                            timeout=self._timeout(timeout)) as response:
                 raw = await response.read()
                 headers = response.headers
@@ -195,6 +196,18 @@ class DirectBackend:
                 self.notes.append(note)
             return True
         return False
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``...), once."""
+    from urllib.parse import urlsplit
+    from urllib.request import getproxies, proxy_bypass
+
+    parts = urlsplit(url)
+    proxy = getproxies().get(parts.scheme)
+    if not proxy or proxy_bypass(parts.netloc):
+        return None
+    return proxy
 
 
 def _error_message(raw: bytes) -> str:

@@ -152,3 +152,19 @@ def test_the_encoded_body_is_the_body(tmp_path: Path) -> None:
         backend.body(messages, schema, params)
     other = {**params, "max_tokens": 9}
     assert json.loads(backend.encode(messages, schema, other))["max_tokens"] == 9
+
+
+def test_proxy_comes_from_the_environment_unless_the_host_is_exempt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from irforge.llm.direct import env_proxy
+
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY",
+                 "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert env_proxy("https://api.openai.com/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") == \
+        "http://proxy.internal:3128"
+    assert env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None, "http: no proxy"
+    monkeypatch.setenv("NO_PROXY", "api.openai.com")
+    assert env_proxy("https://api.openai.com/v1/chat/completions") is None
