@@ -151,7 +151,7 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
         async with semaphore:
             await litellm.acompletion(model="openai/bench", api_base=url, api_key="none",
                                       messages=messages, num_retries=0, max_retries=0,
-                                      drop_params=True, **fields)
+                                      drop_params=True, timeout=120.0, **fields)
 
     with Clock() as clock:
         await asyncio.gather(*(one(*fields) for fields in requests))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from irforge.llm.completion import Completion, Message
+from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 
 
@@ -112,7 +113,12 @@ class LiteLLMBackend:
         field = response_format_field(self.response_format, schema)
         if field is not None:
             kwargs["response_format"] = field
-        return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout * 2 + 5)
+        deadline = timeout * 2 + 5  # litellm enforces ``timeout``; this guards the rest
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
+        except asyncio.TimeoutError:
+            raise RequestTimeoutError(f"no answer from {self.spec.name} within {deadline:g} s "
+                                      f"(twice the timeout of {timeout:g} s, plus 5)") from None
 
 
 def _litellm_completion(response: Any) -> Completion:

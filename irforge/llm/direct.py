@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from irforge.llm.completion import Completion, Message
+from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.routing import endpoint_base, provider_key, provider_model
 from irforge.llm.settings import API_KEY_ENV, ModelSpec
 
@@ -39,10 +40,6 @@ class APIStatusError(Exception):
         self.status_code = status
         self.headers = headers
         self.message = message
-
-
-class RequestTimeoutError(TimeoutError):
-    """No complete answer within the request timeout (retried)."""
 
 
 class MalformedResponseError(Exception):

@@ -23,6 +23,10 @@ RETRY_NAMES = frozenset({
 MAX_RETRY_AFTER = 300.0
 
 
+class RequestTimeoutError(TimeoutError):
+    """No complete answer within the request timeout (retried like any timeout)."""
+
+
 def status_code(exc: BaseException) -> int | None:
     """The HTTP status behind an exception, when it carries one."""
     for attr in ("status_code", "status"):
