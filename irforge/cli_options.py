@@ -37,6 +37,10 @@ TimeoutOption = Annotated[float | None, typer.Option(
 PriceOption = Annotated[str | None, typer.Option(
     "--price-per-mtok", help="IN,OUT dollars per million input/output tokens, for models "
     "without a known price (needed with --budget).")]
+TransportOption = Annotated[str | None, typer.Option(
+    "--transport", help="How requests travel: auto (direct for OpenAI-compatible endpoints, "
+    "litellm for other providers), direct or litellm (default: IRFORGE_TRANSPORT, "
+    "irforge.toml, else auto).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -46,7 +50,8 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
                         prompts_dir: Path | None = None, timeout: float | None = None,
-                        price_per_mtok: str | None = None, **extra: Any):
+                        price_per_mtok: str | None = None, transport: str | None = None,
+                        **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options; pass ``bench_dir`` so the
     default cache lives in the benchmark folder (runs from any directory share it)."""
     from irforge.llm import Engine
@@ -55,7 +60,8 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
         extra["price_per_mtok"] = parse_price(price_per_mtok)
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
-                  prompts_dir=prompts_dir, timeout=timeout, **extra)
+                  prompts_dir=prompts_dir, timeout=timeout, transport=transport,
+                  **extra)
 
 
 def parse_price(text: str) -> tuple[float, float]:

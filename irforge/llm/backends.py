@@ -1,15 +1,20 @@
-"""The two ways a request reaches a model: litellm (any provider) or llama.cpp in-process."""
+"""How a request reaches a model: litellm (any provider), llama.cpp in-process, or the direct
+OpenAI-compatible path (irforge/llm/direct.py); :func:`make_backend` picks by transport."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
 from irforge.llm.completion import Completion, Message
+from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 from irforge.redact import register_secret
 
@@ -21,6 +26,13 @@ class Backend(Protocol):
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion: ...
+
+    def session(self) -> AbstractAsyncContextManager[Any]:
+        """Held around a run: pooled connections live as long as it does."""
+        ...
+
+
+HeaderSink = Callable[[Mapping[str, str] | None], None]
 
 
 def provider_key_env(model: str) -> str:
@@ -38,11 +50,38 @@ def schema_name(schema: dict[str, Any]) -> str:
     return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in title)[:64] or "output"
 
 
+def choose_response_format(spec: ModelSpec, wanted: str) -> str:
+    """``json_schema`` where the endpoint supports it (any api_base, or litellm's map says
+    so), else ``instructions``; an explicit choice wins."""
+    if wanted != "auto":
+        return wanted
+    if spec.api_base:
+        return "json_schema"
+    silence_litellm()
+    import litellm
+
+    try:
+        supported = litellm.supports_response_schema(model=spec.name)
+    except Exception:  # unknown model in the price map
+        supported = False
+    return "json_schema" if supported else "instructions"
+
+
+def response_format_field(response_format: str, schema: dict[str, Any]) -> Any:
+    """The ``response_format`` request field for a mode, or None to send none."""
+    if response_format == "json_schema":
+        return {"type": "json_schema", "json_schema": {
+            "name": schema_name(schema), "schema": schema, "strict": False}}
+    if response_format == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
 class LiteLLMBackend:
     """Any litellm provider; json_schema response format where supported, else instructions."""
 
     def __init__(self, spec: ModelSpec, api_key: str | None = None,
-                 response_format: str = "auto") -> None:
+                 response_format: str = "auto", observe: HeaderSink | None = None) -> None:
         silence_litellm()
         self.spec = spec
         self.name = spec.name
@@ -52,23 +91,29 @@ class LiteLLMBackend:
         if self._api_key is None and spec.api_base:
             self._api_key = "none"  # OpenAI-compatible local servers accept any key
         register_secret(self._api_key)
-        self.response_format = self._choose_format(response_format)
+        self.response_format = choose_response_format(spec, response_format)
+        self.observe = observe
 
-    def _choose_format(self, wanted: str) -> str:
-        if wanted != "auto":
-            return wanted
-        if self.spec.api_base:
-            return "json_schema"
-        import litellm
-
-        try:
-            supported = litellm.supports_response_schema(model=self.spec.name)
-        except Exception:  # unknown model in the price map
-            supported = False
-        return "json_schema" if supported else "instructions"
+    def session(self) -> AbstractAsyncContextManager[Any]:
+        return contextlib.nullcontext()
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:
+        headers: Mapping[str, str] | None = None
+        try:
+            response = await self._complete(messages, schema, params, timeout)
+            hidden = getattr(response, "_hidden_params", None) or {}
+            headers = hidden.get("additional_headers") or None
+        except Exception as exc:
+            headers = getattr(exc, "litellm_response_headers", None) or None
+            raise
+        finally:
+            if self.observe is not None:
+                self.observe(headers)
+        return _litellm_completion(response)
+
+    async def _complete(self, messages: list[Message], schema: dict[str, Any],
+                        params: dict[str, Any], timeout: float) -> Any:
         import litellm
 
         kwargs: dict[str, Any] = {"model": self.spec.name, "messages": messages,
@@ -80,21 +125,27 @@ class LiteLLMBackend:
             kwargs["api_base"] = self.spec.api_base
         if self._api_key:
             kwargs["api_key"] = self._api_key
-        if self.response_format == "json_schema":
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": schema_name(schema), "schema": schema, "strict": False}}
-        elif self.response_format == "json_object":
-            kwargs["response_format"] = {"type": "json_object"}
-        response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout * 2 + 5)
-        choice = response.choices[0]
-        message = choice.message
-        usage = getattr(response, "usage", None)
-        return Completion(
-            text=message.content or "",
-            finish_reason=getattr(choice, "finish_reason", None),
-            refusal=_refusal(message),
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+        field = response_format_field(self.response_format, schema)
+        if field is not None:
+            kwargs["response_format"] = field
+        deadline = timeout * 2 + 5  # litellm enforces ``timeout``; this guards the rest
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
+        except asyncio.TimeoutError:
+            raise RequestTimeoutError(f"no answer from {self.spec.name} within {deadline:g} s "
+                                      f"(twice the timeout of {timeout:g} s, plus 5)") from None
+
+
+def _litellm_completion(response: Any) -> Completion:
+    choice = response.choices[0]
+    message = choice.message
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=message.content or "",
+        finish_reason=getattr(choice, "finish_reason", None),
+        refusal=_refusal(message),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
 
 
 def _refusal(message: Any) -> str | None:
@@ -217,10 +268,35 @@ class LlamaBackend:
                        params: dict[str, Any], timeout: float) -> Completion:
         return await asyncio.to_thread(self._complete_sync, messages, schema, params, timeout)
 
+    def session(self) -> AbstractAsyncContextManager[Any]:
+        return contextlib.nullcontext()
 
-def make_backend(spec: ModelSpec, api_key: str | None = None,
-                 response_format: str = "auto") -> Backend:
-    """The backend for a resolved model."""
-    if spec.backend == "llama":
-        return LlamaBackend(spec)
-    return LiteLLMBackend(spec, api_key=api_key, response_format=response_format)
+
+def _llama(spec: ModelSpec, api_key: str | None, response_format: str,
+           observe: HeaderSink | None, notes: list[str]) -> Backend:
+    return LlamaBackend(spec)
+
+
+def _litellm(spec: ModelSpec, api_key: str | None, response_format: str,
+             observe: HeaderSink | None, notes: list[str]) -> Backend:
+    return LiteLLMBackend(spec, api_key=api_key, response_format=response_format,
+                          observe=observe)
+
+
+def _direct(spec: ModelSpec, api_key: str | None, response_format: str,
+            observe: HeaderSink | None, notes: list[str]) -> Backend:
+    from irforge.llm.direct import DirectBackend
+
+    return DirectBackend(spec, api_key=api_key, response_format=response_format,
+                         observe=observe, notes=notes)
+
+
+BACKENDS: dict[str, Callable[..., Backend]] = {"llama": _llama, "litellm": _litellm,
+                                               "direct": _direct}
+
+
+def make_backend(spec: ModelSpec, api_key: str | None = None, response_format: str = "auto",
+                 observe: HeaderSink | None = None, notes: list[str] | None = None) -> Backend:
+    """The backend for a resolved model, by its transport (routing.py)."""
+    return BACKENDS[spec.route](spec, api_key, response_format, observe,
+                               notes if notes is not None else [])

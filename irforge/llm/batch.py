@@ -216,8 +216,9 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
     """Resume open batches that cover ``keys``, submit the rest, wait, store every answer."""
     spec = engine.spec
     backend = engine.backend
-    client = BatchClient(spec.api_base, getattr(backend, "_api_key", None), engine.timeout,
-                         engine.max_retries)
+    # the OpenAI client wants some key; local OpenAI-compatible servers accept any
+    key = getattr(backend, "_api_key", None) or ("none" if spec.api_base else None)
+    client = BatchClient(spec.api_base, key, engine.timeout, engine.max_retries)
     wanted = set(keys)
     batches: dict[str, list[str]] = {}  # batch id -> the request keys it answers
     for batch_id, batch_keys in (engine.cache.open_batches(spec.name) if engine.cache else []):

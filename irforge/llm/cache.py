@@ -1,12 +1,19 @@
 """SQLite (WAL) response cache: a re-run makes no provider call and a killed run resumes.
 
 Each answered request is committed as soon as it arrives, so ``kill -9`` loses at most the
-requests in flight. Only answers are stored (text, finish reason, token counts, cost, the
+requests in flight. Inside an event loop a put only queues the answer (readable at once
+through this object) and wakes a writer thread that commits everything queued in one
+transaction (group commit): the event loop never waits for the disk, and the window a
+``kill -9`` can lose is the queue, a few milliseconds at most. Outside an event loop every
+put commits at once; :meth:`flush` (called at the end of every engine run) and
+:meth:`close` commit what is queued.
+Only answers are stored (text, finish reason, token counts, cost, the
 prompt id and step); never API keys, endpoints or headers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -17,6 +24,9 @@ from typing import Any
 
 from irforge.llm.completion import Completion
 from irforge.redact import redact
+
+WRITER_IDLE_SECONDS = 1.0
+GATHER_SECONDS = 0.002
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -65,13 +75,25 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
+        self._unwritten: dict[str, tuple[Any, ...]] = {}  # key -> row, awaiting the commit
+        self._queue_lock = threading.Lock()  # guards _unwritten (never held during I/O)
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
+        self._stopping = False
+        self.write_error: str | None = None  # the last failed group commit, if any
 
     def get(self, key: str) -> Completion | None:
         """The stored answer for ``key`` or None; a hit is counted (written back on flush)."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd"
-                " FROM responses WHERE key = ?", (key,)).fetchone()
+        with self._queue_lock:
+            unwritten = self._unwritten.get(key)
+        if unwritten is not None:
+            row = unwritten[2:8]
+        else:  # committed before it left the queue, so one of the two has it
+            with self._lock:
+                row = self._conn.execute(
+                    "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens,"
+                    " cost_usd FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
@@ -82,6 +104,7 @@ class ResponseCache:
 
     def get_many(self, keys: list[str]) -> dict[str, Completion]:
         """Stored answers for many keys in few queries; hits and misses are counted."""
+        self.flush()
         found: dict[str, Completion] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
@@ -101,22 +124,77 @@ class ResponseCache:
 
     def contains(self, key: str) -> bool:
         """Whether ``key`` is stored, without counting a hit (used by estimates)."""
+        with self._queue_lock:
+            if key in self._unwritten:
+                return True
         with self._lock:
             return self._conn.execute("SELECT 1 FROM responses WHERE key = ?",
                                       (key,)).fetchone() is not None
 
     def put(self, key: str, model: str, completion: Completion, prompt_id: str = "",
             step: str = "") -> None:
-        """Store one answer and commit at once (the resume guarantee depends on it)."""
+        """Store one answer: committed at once, or inside an event loop by the writer thread
+        within milliseconds (the resume guarantee depends on it)."""
+        row = (key, model, redact(completion.text), completion.finish_reason,
+               redact(completion.refusal),
+               completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
+               prompt_id, step, time.time())
+        with self._queue_lock:
+            self._unwritten[key] = row
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if self._writer is not None and self._wake.is_set():
+            return  # the writer is running and already woken: it will take this one too
+        with self._writer_lock:
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_queued, daemon=True,
+                                                name=f"irforge-cache-writer {self.path.name}")
+                self._writer.start()
+            self._wake.set()
+
+    def _write_queued(self) -> None:
+        """The writer thread: commit the queue whenever woken; ends after a quiet second."""
+        while True:
+            woken = self._wake.wait(WRITER_IDLE_SECONDS)
+            with self._writer_lock:
+                if self._stopping or (not woken and not self._wake.is_set()):
+                    self._writer = None
+                    return
+                self._wake.clear()
+            time.sleep(GATHER_SECONDS)  # let the answers arriving meanwhile join this commit
+            try:
+                self.flush()
+            except sqlite3.Error as exc:  # kept queued; the next flush tries again
+                self.write_error = f"{type(exc).__name__}: {exc}"
+                time.sleep(0.05)
+
+    def flush(self) -> None:
+        """Commit every queued answer in one transaction."""
         with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO responses (key, model, text, finish_reason, refusal,"
-                " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (key, model, redact(completion.text), completion.finish_reason,
-                 redact(completion.refusal),
-                 completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
-                 prompt_id, step, time.time()))
+            with self._queue_lock:
+                if not self._unwritten:
+                    return
+                rows = dict(self._unwritten)
+            try:
+                self._conn.execute("BEGIN")
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO responses (key, model, text, finish_reason,"
+                    " refusal, prompt_tokens, completion_tokens, cost_usd, prompt_id, step,"
+                    " created, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    list(rows.values()))
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            with self._queue_lock:  # a newer answer for a key stays queued
+                for key, row in rows.items():
+                    if self._unwritten.get(key) is row:
+                        del self._unwritten[key]
+            self.write_error = None
 
     def record_batch(self, batch_id: str, model: str, step: str, keys: list[str]) -> None:
         """Remember a submitted provider batch and the request keys it answers (for resume)."""
@@ -141,7 +219,8 @@ class ResponseCache:
                                (status, time.time(), batch_id))
 
     def flush_hits(self) -> None:
-        """Write the hit counts gathered since the last flush (one transaction)."""
+        """Write unwritten answers, then the hit counts gathered since the last flush."""
+        self.flush()
         if not self._pending_hits:
             return
         with self._lock:
@@ -178,6 +257,7 @@ class ResponseCache:
 
     def stored_keys(self) -> set[str]:
         """Every stored key (tests and resume checks)."""
+        self.flush()
         with self._lock:
             return {row[0] for row in self._conn.execute("SELECT key FROM responses")}
 
@@ -191,6 +271,7 @@ class ResponseCache:
             clauses.append("step = ?")
             args.append(step)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        self.flush()
         with self._lock:
             self._pending_hits.clear()
             deleted = self._conn.execute(f"DELETE FROM responses{where}", args).rowcount
@@ -200,6 +281,11 @@ class ResponseCache:
         return deleted
 
     def close(self) -> None:
+        with self._writer_lock:
+            writer, self._stopping = self._writer, True
+            self._wake.set()
+        if writer is not None:
+            writer.join(30)
         self.flush_hits()
         with self._lock:
             self._conn.close()

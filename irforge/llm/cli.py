@@ -19,6 +19,7 @@ from irforge.cli_options import (
     PriceOption,
     PromptsDirOption,
     TimeoutOption,
+    TransportOption,
     engine_from_options,
     grade_note,
     raise_for_stop,
@@ -43,13 +44,14 @@ def llm_try(
     prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
     price_per_mtok: PriceOption = None,
+    transport: TransportOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")]
     = False,
 ) -> None:
     """Send one prompt through the engine (structured JSON answer) and show what came back."""
     with engine_from_options(model=model, api_base=api_base, budget=budget, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
-                             price_per_mtok=price_per_mtok,
+                             price_per_mtok=price_per_mtok, transport=transport,
                              max_tokens=max_tokens, progress=False) as engine:
         items = [{"prompt": prompt}]
         if dry_run:

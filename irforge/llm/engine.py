@@ -9,6 +9,7 @@ provider's batch API instead (irforge/llm/batch.py). See docs/llm.md.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,10 +36,11 @@ from irforge.llm.accounting import (
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, Message, RequestKeys
+from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
-from irforge.llm.retry import retrying, status_code
+from irforge.llm.retry import is_retryable, status_code, wait_seconds
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
 from irforge.llm.structured import (
     judge,
@@ -75,6 +77,8 @@ class _Job:
     index: int
     messages: list[Message]
     plan: _Plan
+    key: str | None = None  # cache key of ``messages`` (reset when they change)
+    tokens: int | None = None  # estimated prompt + completion tokens of ``messages``
     raw: str | None = None
     attempts: int = 0
     retries: int = 0
@@ -100,10 +104,11 @@ class Engine:
                  response_format: str = "auto", batch: bool = False,
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
                  max_wait: float | None = None, wait_report_after: float = 10.0,
+                 transport: str | None = None, rate_headers: bool | None = None,
                  config: Mapping[str, Any] | None = None,
                  bench_dir: Path | str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
-        self.spec = resolve_model(model, api_base, cfg)
+        self.spec = resolve_model(model, api_base, cfg, transport)
         self.demo_grade = self.spec.demo_grade
         self.concurrency = int(concurrency or cfg.get("concurrency")
                                or (1 if self.spec.backend == "llama" else 8))
@@ -154,6 +159,10 @@ class Engine:
             self._price_override = (float(given[0]) / 1e6, float(given[1]) / 1e6)
         if self.budget_usd is not None and self.price is None:
             self._unpriced_budget()
+        # the provider's x-ratelimit-* headers, followed across runs of this engine
+        follow = rate_headers if rate_headers is not None else cfg.get("rate_headers", True)
+        self.header_limits = (HeaderLimits() if follow and self.spec.backend != "llama"
+                              else None)
 
     # configuration -----------------------------------------------------------------------
     @property
@@ -163,7 +172,9 @@ class Engine:
     @property
     def backend(self) -> Backend:
         if self._backend is None:
-            self._backend = make_backend(self.spec, self._api_key, self.response_format)
+            observe = self.header_limits.observe if self.header_limits is not None else None
+            self._backend = make_backend(self.spec, self._api_key, self.response_format,
+                                         observe=observe, notes=self.notes)
         return self._backend
 
     @property
@@ -232,11 +243,14 @@ class Engine:
                      results: list[LLMResult | None], label: str,
                      looked_up: bool = True) -> None:
         """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
-        self._limiter = RateLimiter(self.rpm, self.tpm)  # asyncio locks belong to one loop
+        # asyncio locks belong to one loop: a limiter per drive; the header state persists
+        self._limiter = RateLimiter(self.rpm, self.tpm, headers=self.header_limits)
         self._inflight = {}  # futures belong to one loop too
         with RunProgress(self.progress, label, len(results)) as bar:
             self._waits = waits = Waits(self.wait_report_after, bar.say, self.notes)
             bar.advance(len(results) - len(pending), self.total.cost_usd)
+            if not pending:
+                return
             queue = iter(pending)
 
             async def worker() -> None:
@@ -256,11 +270,23 @@ class Engine:
                     waits.announce_long()
 
             ticker = asyncio.ensure_future(tick())
-            try:
-                await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
-                                                                   len(pending)))))
-            finally:
-                ticker.cancel()
+            async with self.backend.session():
+                try:
+                    await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
+                                                                       len(pending)))))
+                finally:
+                    ticker.cancel()
+                    self._flush_cache()
+
+    def _flush_cache(self) -> None:
+        """Commit the answers of the last loop turn; a failure is noted, results stand."""
+        if self.cache is None:
+            return
+        try:
+            self.cache.flush()
+        except sqlite3.Error as exc:
+            self.notes.append(f"could not store answers in the cache {self.cache.path}: "
+                              f"{exc}; this run's results are complete, a re-run asks again")
 
     def _tally(self, results: list[LLMResult | None], stats: StepStats) -> list[LLMResult]:
         """Count the statuses of a finished run; every item must have its result."""
@@ -363,7 +389,9 @@ class Engine:
         return job
 
     def _key(self, job: _Job) -> str:
-        return job.plan.keys.key(job.messages)
+        if job.key is None:
+            job.key = job.plan.keys.key(job.messages)
+        return job.key
 
     def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
                         stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
@@ -460,7 +488,8 @@ class Engine:
                 if not shared.done():  # cancelled: waiters must not hang
                     shared.cancel()
             cost = cost_usd(self.price, completion.prompt_tokens, completion.completion_tokens)
-            completion = replace(completion, cost_usd=cost)
+            if cost:
+                completion = replace(completion, cost_usd=cost)
             for target in (stats, self.total):
                 target.prompt_tokens += completion.prompt_tokens
                 target.completion_tokens += completion.completion_tokens
@@ -476,28 +505,33 @@ class Engine:
 
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
-        tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        if job.tokens is None:
+            job.tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+        tokens = job.tokens
+        backend = self.backend
         waits = self._waits
-
-        def on_retry(retry_state: Any) -> None:
-            if waits is not None:
-                waits.sleeping(id(job), retry_state, self.max_wait)
-
-        async for attempt in retrying(self.max_retries, *self.backoff, on_retry,
-                                      cap=self.max_wait):
-            with attempt:
-                if attempt.retry_state.attempt_number > 1:
-                    job.retries += 1
-                    stats.retries += 1
-                    self.total.retries += 1
-                await self._limiter.acquire(tokens)
-                job.attempts += 1
-                stats.requests += 1
-                self.total.requests += 1
+        attempt = 0
+        while True:
+            attempt += 1
+            if attempt > 1:
+                job.retries += 1
+                stats.retries += 1
+                self.total.retries += 1
+            await self._limiter.acquire(tokens)
+            job.attempts += 1
+            stats.requests += 1
+            self.total.requests += 1
+            try:
                 with waits.request(id(job)) if waits is not None else nullcontext():
-                    return await self.backend.complete(job.messages, job.plan.schema,
-                                                       self.params, self.timeout)
-        raise RuntimeError("unreachable: tenacity re-raises the last error")
+                    return await backend.complete(job.messages, job.plan.schema, self.params,
+                                                  self.timeout)
+            except Exception as exc:
+                if attempt > self.max_retries or not is_retryable(exc):
+                    raise
+                seconds = wait_seconds(exc, attempt, *self.backoff, cap=self.max_wait)
+                if waits is not None:
+                    waits.sleeping(id(job), exc, attempt, seconds, self.max_wait)
+                await asyncio.sleep(seconds)
 
     def _budget_reservation(self, job: _Job) -> float | None:
         """Dollars to set aside for the next request, or None when the budget forbids it."""
@@ -519,6 +553,7 @@ class Engine:
         for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
             target.reasks += 1
         job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
+        job.key = job.tokens = None
         return None
 
     def _finish(self, job: _Job, status: Status, value: Any = None,

@@ -1,10 +1,17 @@
-"""Requests-per-minute and tokens-per-minute limits as async token buckets."""
+"""Requests-per-minute and tokens-per-minute limits as async token buckets.
+
+A :class:`RateLimiter` may also follow the provider's rate-limit headers
+(irforge/llm/header_limits.py): a request then waits for the configured buckets and for what
+the provider says is left.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+
+from irforge.llm.header_limits import HeaderLimits
 
 
 class TokenBucket:
@@ -44,17 +51,24 @@ class RateLimiter:
 
     def __init__(self, rpm: float | None = None, tpm: float | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 headers: HeaderLimits | None = None) -> None:
         self.requests = TokenBucket(rpm, clock) if rpm else None
         self.tokens = TokenBucket(tpm, clock) if tpm else None
+        self.headers = headers
         self.sleep = sleep
         self._lock = asyncio.Lock()
         self.waited = 0.0
 
     async def acquire(self, tokens: int = 0) -> None:
-        """Block until one request of ``tokens`` estimated tokens fits both limits."""
+        """Block until one request of ``tokens`` estimated tokens fits every limit."""
+        headers = self.headers
         if self.requests is None and self.tokens is None:
-            return
+            if headers is None:
+                return
+            if not headers.active:  # nothing reported yet: only count what is sent
+                headers.take(tokens)
+                return
         async with self._lock:
             while True:
                 delay = 0.0
@@ -62,6 +76,8 @@ class RateLimiter:
                     delay = max(delay, self.requests.delay_for(1))
                 if self.tokens is not None and tokens:
                     delay = max(delay, self.tokens.delay_for(tokens))
+                if headers is not None:
+                    delay = max(delay, headers.delay_for(tokens))
                 if delay <= 0:
                     break
                 self.waited += delay
@@ -70,3 +86,5 @@ class RateLimiter:
                 self.requests.take(1)
             if self.tokens is not None and tokens:
                 self.tokens.take(tokens)
+            if headers is not None:
+                headers.take(tokens)

@@ -1,8 +1,13 @@
-"""Which failures are worth retrying, and how long to wait: Retry-After first, else backoff."""
+"""Which failures are worth retrying, and how long to wait: Retry-After first, else backoff.
+
+The engine's request loop uses :func:`is_retryable` and :func:`wait_seconds` directly (no
+per-request retry object); :func:`retrying` wraps the same policy for tenacity users.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -12,8 +17,14 @@ RETRY_NAMES = frozenset({
     "RateLimitError", "InternalServerError", "ServiceUnavailableError", "APIConnectionError",
     "Timeout", "APITimeoutError", "BadGatewayError", "TimeoutException", "ConnectError",
     "ReadTimeout", "ConnectTimeout", "RemoteProtocolError", "ReadError",
+    # the direct path (aiohttp, irforge/llm/direct.py)
+    "ClientConnectionError", "ClientPayloadError", "MalformedResponseError",
 })
 MAX_RETRY_AFTER = 300.0
+
+
+class RequestTimeoutError(TimeoutError):
+    """No complete answer within the request timeout (retried like any timeout)."""
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -78,21 +89,28 @@ def retry_after_seconds(exc: BaseException,
     return None
 
 
+def backoff_seconds(attempt: int, initial: float, maximum: float) -> float:
+    """Full-jitter exponential backoff after failed attempt number ``attempt`` (1-based)."""
+    return random.uniform(0, min(maximum, initial * 2 ** (attempt - 1)))
+
+
+def wait_seconds(exc: BaseException, attempt: int, initial: float, maximum: float,
+                 cap: float = MAX_RETRY_AFTER) -> float:
+    """The server's Retry-After if given (at most ``cap``), else full-jitter backoff."""
+    asked = retry_after_seconds(exc, cap)
+    return asked if asked is not None else backoff_seconds(attempt, initial, maximum)
+
+
 def make_wait(initial: float, maximum: float,
               cap: float = MAX_RETRY_AFTER) -> Callable[[Any], float]:
-    """A tenacity wait: the server's Retry-After (at most ``cap``), else full-jitter backoff."""
-    from tenacity import wait_random_exponential
-
-    backoff = wait_random_exponential(multiplier=initial, max=maximum)
+    """:func:`wait_seconds` as a tenacity wait."""
 
     def wait(retry_state: Any) -> float:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
         if exc is not None:
-            asked = retry_after_seconds(exc, cap)
-            if asked is not None:
-                return asked
-        return backoff(retry_state)
+            return wait_seconds(exc, retry_state.attempt_number, initial, maximum, cap)
+        return backoff_seconds(retry_state.attempt_number, initial, maximum)
 
     return wait
 

@@ -4,8 +4,11 @@ It answers ``POST /v1/chat/completions`` from a :class:`Script`: requests whose 
 message contains a rule's ``match`` text get that rule's actions in order (the last one
 repeats); others get the default action. Actions: a normal answer, an HTTP error status
 (optionally with ``Retry-After``), a hang, a body that is not JSON, an answer cut off with
-``finish_reason=length``, a refusal. Every request is logged. A minimal OpenAI Batch API
-(``/v1/files``, ``/v1/batches``) answers batch lines by the same rules (scripted_batch.py).
+``finish_reason=length``, a refusal. Optional rate limits answer with OpenAI's
+``x-ratelimit-*`` headers and 429 once spent (scripted_limits.py); optional ``unsupported``
+parameters are refused with 400 as strict servers do. Every request is logged. A minimal
+OpenAI Batch API (``/v1/files``, ``/v1/batches``) answers batch lines by the same rules
+(scripted_batch.py).
 It is not a model: it exists to make failures happen on purpose, through the real HTTP path.
 
 Run it in a thread (:class:`ScriptedServer`) or as a process:
@@ -19,10 +22,11 @@ import json
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from irforge.llm.scripted_batch import ScriptedBatches
+from irforge.llm.scripted_limits import ScriptedLimits
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
            429: "Too Many Requests",
@@ -91,6 +95,10 @@ class Script:
     batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
     batch_retrieve_errors: int = 0  # the first N batch retrieves answer 503
     api_key: str | None = None  # when set, other bearer keys get 401 (like a real provider)
+    rate_requests: int = 0  # requests per rate_window (0: unlimited), see scripted_limits.py
+    rate_tokens: int = 0  # tokens per rate_window (0: unlimited)
+    rate_window: float = 60.0
+    unsupported: tuple[str, ...] = ()  # request fields answered with 400 "unsupported"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -104,6 +112,10 @@ class Script:
                    latency=float(data.get("latency", 0.0)),
                    batch_polls=int(data.get("batch_polls", 1)),
                    batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)),
+                   rate_requests=int(data.get("rate_requests", 0)),
+                   rate_tokens=int(data.get("rate_tokens", 0)),
+                   rate_window=float(data.get("rate_window", 60.0)),
+                   unsupported=tuple(data.get("unsupported", ())),
                    api_key=data.get("api_key"))
 
 
@@ -117,6 +129,7 @@ class LoggedRequest:
     messages: list[dict[str, Any]]
     received: float = 0.0  # time.monotonic() when it arrived
     params: dict[str, Any] = field(default_factory=dict)  # the body without the messages
+    authorization: str = ""  # the Authorization header as received (tests check keys)
 
 
 class ScriptedApp:
@@ -130,6 +143,9 @@ class ScriptedApp:
         self._seen: Counter[str] = Counter()
         self.batch_lines = 0  # batch requests answered (they are not in ``log``)
         self.batches = ScriptedBatches(self)
+        self.limits = (ScriptedLimits(script.rate_requests, script.rate_tokens,
+                                      script.rate_window)
+                       if script.rate_requests or script.rate_tokens else None)
 
     def choose(self, first_user: str) -> Action:
         for rule in self.script.rules:
@@ -161,24 +177,55 @@ class ScriptedApp:
             return _json(400, {"error": {"message": "body must be a chat completion request"}})
         first_user = next((str(m.get("content")) for m in messages
                            if m.get("role") == "user"), "")
-        headers = headers or {}
+        params = {k: v for k, v in request.items() if k != "messages"}
+        authorization = (headers or {}).get("authorization", "")
+
+        def log(kind: str) -> None:
+            self.log.append(LoggedRequest(len(self.log) + 1, first_user, kind, messages,
+                                          time.monotonic(), params, authorization))
+
+        refused = self._refuse(request)
+        if refused is not None:
+            kind, reply = refused
+            log(kind)
+            return reply
+        limit_headers: dict[str, str] = {}
+        if self.limits is not None:
+            allowed, limit_headers = self.limits.admit(request)
+            if not allowed:
+                log("rate_limited")
+                status, base, payload = _json(429, {"error": {
+                    "message": "scripted rate limit reached", "type": "requests",
+                    "code": "rate_limit_exceeded"}})
+                return status, {**base, **limit_headers}, payload
         action = self.choose(first_user)
+        headers = headers or {}
         if self.script.api_key and headers.get("authorization") != f"Bearer {self.script.api_key}":
             action = Action("status", status=401)
         elif action.kind == "echo":
             action = Action("echo", status=action.status,
                             content=json.dumps({k: v for k, v in headers.items()}))
-        params = {k: v for k, v in request.items() if k != "messages"}
-        self.log.append(LoggedRequest(len(self.log) + 1, first_user, action.kind, messages,
-                                      time.monotonic(), params))
+        log(action.kind)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             if self.script.latency:
                 await asyncio.sleep(self.script.latency)
-            return await self._act(action, request, messages)
+            status, out_headers, payload = await self._act(action, request, messages)
+            return status, {**out_headers, **limit_headers}, payload
         finally:
             self.in_flight -= 1
+
+    def _refuse(self, request: dict[str, Any]) -> tuple[str, tuple[int, dict[str, str],
+                                                                   bytes]] | None:
+        """A 400 for a request field the script declares unsupported, as OpenAI words it."""
+        for param in self.script.unsupported:
+            if param in request:
+                return "unsupported", _json(400, {"error": {
+                    "message": f"Unsupported parameter: '{param}' is not supported with this "
+                               "model.", "type": "invalid_request_error", "param": param,
+                    "code": "unsupported_parameter"}})
+        return None
 
     async def _act(self, action: Action, request: dict[str, Any],
                    messages: list[dict[str, Any]]) -> tuple[int, dict[str, str], bytes]:
@@ -319,7 +366,7 @@ def main(argv: list[str] | None = None) -> None:
     script = Script.from_json(args.script.read_text()) if args.script else Script()
     default = Action.answer(args.answer) if args.answer else script.default
     latency = script.latency if args.latency is None else args.latency
-    script = Script(default=default, rules=script.rules, latency=latency)
+    script = replace(script, default=default, latency=latency)
     server = ScriptedServer(script, port=args.port).start()
     print(f"PORT {server.port}", flush=True)
     try:

@@ -33,15 +33,21 @@ class ModelSpec:
     """A resolved model: the backend that serves it and the name used in cache keys."""
 
     name: str
-    backend: str  # "llama" (in-process llama.cpp) or "litellm"
+    backend: str  # "llama" (in-process llama.cpp) or "litellm" (a remote API, litellm's ids)
     gguf_path: Path | None = None
     api_base: str | None = None
     demo_grade: bool = False
+    transport: str = ""  # how requests travel: "llama", "direct" or "litellm" (routing.py)
+
+    @property
+    def route(self) -> str:
+        """The transport, defaulting by backend for specs built without one."""
+        return self.transport or ("llama" if self.backend == "llama" else "litellm")
 
     def public(self) -> dict[str, Any]:
         """What may be written to a manifest: no key, no credentials inside the URL."""
         out: dict[str, Any] = {"model": self.name, "backend": self.backend,
-                               "demo_grade": self.demo_grade}
+                               "transport": self.route, "demo_grade": self.demo_grade}
         if self.api_base:
             out["api_base"] = strip_credentials(self.api_base)
         return out
@@ -92,22 +98,27 @@ def embedded_gguf() -> Path:
 
 
 def resolve_model(model: str | None = None, api_base: str | None = None,
-                  config: dict[str, Any] | None = None) -> ModelSpec:
+                  config: dict[str, Any] | None = None,
+                  transport: str | None = None) -> ModelSpec:
     """Turn the user's choice (or the lack of one) into a :class:`ModelSpec`."""
+    from irforge.llm.routing import TRANSPORT_ENV, choose_transport
+
     config = load_config() if config is None else config
     name = model or os.environ.get(MODEL_ENV) or config.get("model") or EMBEDDED
     base = api_base or os.environ.get(API_BASE_ENV) or config.get("api_base") or None
     if name == EMBEDDED:
         path = embedded_gguf()
         return ModelSpec(name=f"embedded:{path.name}", backend="llama", gguf_path=path,
-                         demo_grade=True)
+                         demo_grade=True, transport="llama")
     if name.startswith("gguf:"):
         path = Path(name[len("gguf:"):]).expanduser()
         if not path.is_file():
             raise IrforgeError(f"GGUF model file {path} not found (check --model gguf:PATH)")
         return ModelSpec(name=f"gguf:{path.name}:{path.stat().st_size}", backend="llama",
-                         gguf_path=path.resolve())
-    return ModelSpec(name=name, backend="litellm", api_base=base)
+                         gguf_path=path.resolve(), transport="llama")
+    wanted = transport or os.environ.get(TRANSPORT_ENV) or config.get("transport") or "auto"
+    return ModelSpec(name=name, backend="litellm", api_base=base,
+                     transport=choose_transport(name, base, str(wanted)))
 
 
 def user_cache_path() -> Path:

@@ -60,6 +60,10 @@ def extract_json(text: str) -> Any:
 
 def parse_output(text: str, output_model: type[BaseModel]) -> tuple[BaseModel | None, str | None]:
     """Validate ``text`` as ``output_model``; returns (value, None) or (None, error message)."""
+    try:  # the common case, a bare JSON object, in one pass through pydantic-core
+        return output_model.model_validate_json(text), None
+    except ValidationError:
+        pass
     try:
         data = extract_json(text)
     except ValueError as exc:

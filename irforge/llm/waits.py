@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from irforge.llm.retry import retry_after_seconds, status_code
 
@@ -37,11 +36,9 @@ class Waits:
         finally:
             self._open.pop(token, None)
 
-    def sleeping(self, token: int, retry_state: Any, cap: float) -> None:
-        """A tenacity ``before_sleep`` hook: record the back-off and say why when it is long."""
-        seconds = float(getattr(retry_state.next_action, "sleep", 0.0) or 0.0)
-        outcome = retry_state.outcome
-        exc = outcome.exception() if outcome is not None else None
+    def sleeping(self, token: int, exc: BaseException | None, attempt: int, seconds: float,
+                 cap: float) -> None:
+        """Before a retry's back-off: record it, and say why when it is long or was capped."""
         code = status_code(exc) if exc is not None else None
         why = f"HTTP {code}" if code else type(exc).__name__ if exc else "retry"
         asked = retry_after_seconds(exc, cap=None) if exc is not None else None
@@ -55,8 +52,7 @@ class Waits:
                 self._say(f"note: {note}")
         self._sleeps[token] = (time.monotonic() + seconds, why)
         if seconds >= self.loud_after:
-            self._say(f"waiting {seconds:.0f} s before retry {retry_state.attempt_number} "
-                      f"({why})")
+            self._say(f"waiting {seconds:.0f} s before retry {attempt} ({why})")
 
     def describe(self) -> str:
         """A short line for the progress bar; empty when nothing is slow."""

@@ -19,8 +19,9 @@ def items(count: int) -> list[dict[str, str]]:
 
 def main() -> None:
     api_base, cache_path, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    transport = sys.argv[4] if len(sys.argv) > 4 else None
     engine = Engine("openai/scripted", api_base=api_base, cache_path=cache_path,
-                    concurrency=2, progress=False)
+                    concurrency=2, progress=False, transport=transport)
     engine.run(items(count), "llm.try", Label, step="resume")
     print("finished", flush=True)
 

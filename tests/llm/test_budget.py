@@ -21,15 +21,17 @@ PRICE = (10_000.0, 10_000.0)
 ITEMS = [{"prompt": f"document number {i}"} for i in range(10)]
 
 
-def engine_for(server: ScriptedServer, cache: Path, budget: float | None) -> Engine:
+def engine_for(server: ScriptedServer, cache: Path, budget: float | None,
+               transport: str) -> Engine:
     return Engine("openai/scripted", api_base=server.url, cache_path=cache, concurrency=1,
-                  budget_usd=budget, price_per_mtok=PRICE, progress=False)
+                  budget_usd=budget, price_per_mtok=PRICE, progress=False, transport=transport)
 
 
-def test_budget_stops_gracefully_keeps_completed_work_and_resumes(tmp_path: Path) -> None:
+def test_budget_stops_gracefully_keeps_completed_work_and_resumes(transport: str,
+                                                                   tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     with ScriptedServer(Script(default=Action.answer({"label": 1}))) as server:
-        with engine_for(server, cache, budget=4.0) as engine:
+        with engine_for(server, cache, budget=4.0, transport=transport) as engine:
             estimate = engine.estimate(ITEMS, "llm.try", Label)
             assert len(server.log) == 0, "an estimate sends nothing"
             assert estimate.requests == 10 and estimate.cached_items == 0 and estimate.priced
@@ -51,7 +53,7 @@ def test_budget_stops_gracefully_keeps_completed_work_and_resumes(tmp_path: Path
         assert manifest["steps"]["budgeted"]["statuses"] == {"ok": len(done),
                                                              "skipped": len(skipped)}
 
-        with engine_for(server, cache, budget=None) as resumed:
+        with engine_for(server, cache, budget=None, transport=transport) as resumed:
             assert resumed.estimate(ITEMS, "llm.try", Label).cached_items == len(done)
             again = resumed.run(ITEMS, "llm.try", Label, step="budgeted")
         assert len(server.log) == len(ITEMS), "completed items are not asked again"

@@ -42,3 +42,32 @@ def test_clear_by_model_or_everything(tmp_path: Path) -> None:
         assert cache.stored_keys() == {"k2"}
         assert cache.clear() == 1
         assert cache.stats()["entries"] == 0
+
+
+def test_answers_put_inside_an_event_loop_are_committed_by_the_writer(tmp_path: Path) -> None:
+    import asyncio
+    import sqlite3
+    import time
+
+    path = tmp_path / "c.sqlite"
+
+    def committed() -> set[str]:  # what a kill -9 would leave: another connection's view
+        with sqlite3.connect(path) as other:
+            return {row[0] for row in other.execute("SELECT key FROM responses")}
+
+    expected = {f"k{i}" for i in range(5)}
+    with ResponseCache(path) as cache:
+        async def answers_arrive() -> set[str]:
+            for index in range(5):
+                cache.put(f"k{index}", "m", Completion(f"answer {index}"))
+            assert cache.get("k3") == Completion("answer 3"), "readable before the commit"
+            assert cache.contains("k4")
+            deadline = time.monotonic() + 5
+            while committed() != expected and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)  # no flush called: the writer thread commits
+            return committed()
+
+        assert asyncio.run(answers_arrive()) == expected
+        cache.put("sync", "m", Completion("x"))  # outside a loop: committed at once
+        assert "sync" in committed()
+    assert committed() == expected | {"sync"}

@@ -74,3 +74,15 @@ def test_grammar_schema_drops_bounds_that_overflow_llama_cpp() -> None:
                                              "items": {"type": "string"}}
     assert cleaned["properties"]["many"] == {"type": "array"}
     assert schema["properties"]["text"]["maxLength"] == 2000, "input left untouched"
+
+
+def test_llm_try_transport_flag_picks_the_path(server: ScriptedServer, tmp_path: Path) -> None:
+    from irforge.errors import IrforgeError
+
+    common = ["--model", "openai/scripted", "--api-base", server.url, "--no-cache", "--json"]
+    for transport in ("litellm", "direct"):
+        result = invoke("llm", "try", "hello", *common, "--transport", transport)
+        assert result.exit_code == 0 and json.loads(result.output)["status"] == "ok"
+    assert len(server.log) == 2
+    with pytest.raises(IrforgeError, match="unknown transport"):
+        invoke("llm", "try", "hello", *common, "--transport", "fast")

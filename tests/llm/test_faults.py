@@ -1,4 +1,5 @@
-"""Fault injection through litellm's real HTTP path against the scripted server."""
+"""Fault injection over real HTTP against the scripted server, on both remote paths
+(the direct aiohttp path and litellm; the ``transport`` fixture in conftest.py)."""
 
 from __future__ import annotations
 
@@ -53,16 +54,19 @@ def server():
         yield running
 
 
-def make_engine(server: ScriptedServer, cache_path: Path, **options) -> Engine:
-    return Engine("openai/scripted", api_base=server.url, cache_path=cache_path,
-                  **{**FAST_RETRIES, **options})
+def make_engine(server: ScriptedServer, cache_path: Path, transport: str,
+                **options) -> Engine:
+    engine = Engine("openai/scripted", api_base=server.url, cache_path=cache_path,
+                    transport=transport, **{**FAST_RETRIES, **options})
+    assert engine.spec.transport == transport
+    return engine
 
 
 def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is_free(
-        server: ScriptedServer, tmp_path: Path) -> None:
+        transport: str, server: ScriptedServer, tmp_path: Path) -> None:
     cache_path = tmp_path / "cache.sqlite"
     items = [{"prompt": name} for name in ITEMS]
-    with make_engine(server, cache_path) as engine:
+    with make_engine(server, cache_path, transport) as engine:
         results = engine.run(items, "llm.try", Label, step="faults")
         manifest = engine.manifest_entry()
     for name, result in zip(ITEMS, results, strict=True):
@@ -93,7 +97,7 @@ def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is
         assert cache.stats()["by_step"] == {"faults": answered}
 
     sent = len(server.log)
-    with make_engine(server, cache_path) as again:
+    with make_engine(server, cache_path, transport) as again:
         replay = again.run(items, "llm.try", Label, step="faults")
         assert again.manifest_entry()["calls"] == 0
     assert len(server.log) == sent, "a second run must not send any request"
@@ -102,11 +106,11 @@ def test_every_fault_ends_in_its_status_with_counted_retries_and_a_second_run_is
     assert all(r.cached and r.attempts == 0 for r in replay)
 
 
-def test_retry_after_is_honoured(tmp_path: Path) -> None:
+def test_retry_after_is_honoured(transport: str, tmp_path: Path) -> None:
     script = Script(default=ANSWER, rules=(Rule("slow-down", (
         Action.error(429, retry_after=1.0), Action.answer({"label": 7}))),))
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite") as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport) as engine:
         [result] = engine.run([{"prompt": "slow-down"}], "llm.try", Label)
         first, second = server.log
     assert result.status == "ok" and result.retries == 1
@@ -114,10 +118,11 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
     assert second.received - first.received >= 0.95
 
 
-def test_persistent_server_error_is_an_error_result_not_a_crash(tmp_path: Path) -> None:
+def test_persistent_server_error_is_an_error_result_not_a_crash(transport: str,
+                                                                tmp_path: Path) -> None:
     script = Script(default=ANSWER, rules=(Rule("down", (Action.error(500),)),))
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite", max_retries=2) as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport, max_retries=2) as engine:
         down, fine = engine.run([{"prompt": "down"}, {"prompt": "fine"}], "llm.try", Label)
         assert server.count("down") == 3
     assert down.status == "error" and down.attempts == 3 and down.retries == 2
@@ -127,28 +132,28 @@ def test_persistent_server_error_is_an_error_result_not_a_crash(tmp_path: Path) 
         assert cache.stats()["entries"] == 1, "errors must not be cached"
 
 
-def test_client_errors_are_not_retried(tmp_path: Path) -> None:
+def test_client_errors_are_not_retried(transport: str, tmp_path: Path) -> None:
     script = Script(default=ANSWER, rules=(Rule("bad", (Action.error(400),)),))
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite") as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport) as engine:
         [result] = engine.run([{"prompt": "bad"}], "llm.try", Label)
         assert server.count("bad") == 1
     assert result.status == "error" and result.retries == 0
 
 
-def test_concurrency_is_bounded(tmp_path: Path) -> None:
+def test_concurrency_is_bounded(transport: str, tmp_path: Path) -> None:
     with ScriptedServer(Script(default=Action.answer({"label": 1}), latency=0.1)) as server, \
-            make_engine(server, tmp_path / "c.sqlite", concurrency=3) as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport, concurrency=3) as engine:
         results = engine.run([{"prompt": f"p{i}"} for i in range(12)], "llm.try", Label)
         assert server.app.max_in_flight == 3
     assert all(r.status == "ok" for r in results)
 
 
-def test_api_key_is_never_stored(tmp_path: Path) -> None:
+def test_api_key_is_never_stored(transport: str, tmp_path: Path) -> None:
     secret = "sk-irforge-test-SECRET-0123456789"
     script = Script(default=ANSWER, rules=(Rule("fail", (Action.error(401),)),))
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite", api_key=secret) as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport, api_key=secret) as engine:
         results = engine.run([{"prompt": "ok"}, {"prompt": "fail"}], "llm.try", Label)
         manifest = json.dumps(engine.manifest_entry())
     assert [r.status for r in results] == ["ok", "error"]
@@ -158,20 +163,21 @@ def test_api_key_is_never_stored(tmp_path: Path) -> None:
     assert secret.encode() not in stored
 
 
-def test_progress_bar_reports_done_over_total(tmp_path: Path,
+def test_progress_bar_reports_done_over_total(transport: str, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     with ScriptedServer(Script(default=ANSWER)) as server, \
-            make_engine(server, tmp_path / "c.sqlite", progress=True) as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport, progress=True) as engine:
         engine.run([{"prompt": f"p{i}"} for i in range(3)], "llm.try", Label, step="shown")
     err = capsys.readouterr().err
     assert "shown (openai/scripted)" in err and "3/3" in err and "$0.0000" in err
 
 
-def test_bad_items_and_storage_failures_become_error_results(tmp_path: Path) -> None:
+def test_bad_items_and_storage_failures_become_error_results(transport: str,
+                                                             tmp_path: Path) -> None:
     import sqlite3
 
     with ScriptedServer(Script(default=ANSWER)) as server, \
-            make_engine(server, tmp_path / "c.sqlite") as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport) as engine:
         good, missing = engine.run([{"prompt": "fine"}, {"wrong_name": "x"}], "llm.try", Label)
         assert good.status == "ok"
         assert missing.status == "error" and "missing ['prompt']" in missing.error
@@ -186,11 +192,12 @@ def test_bad_items_and_storage_failures_become_error_results(tmp_path: Path) -> 
     assert "disk is full" in first.error
 
 
-def test_authentication_failure_stops_sending_the_remaining_items(tmp_path: Path) -> None:
+def test_authentication_failure_stops_sending_the_remaining_items(transport: str,
+                                                                  tmp_path: Path) -> None:
     script = Script(default=Action.error(401))
     items = [{"prompt": f"p{i}"} for i in range(6)]
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite", concurrency=1) as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport, concurrency=1) as engine:
         results = engine.run(items, "llm.try", Label)
         assert len(server.log) == 1
     assert all(r.status == "error" for r in results)
@@ -198,12 +205,28 @@ def test_authentication_failure_stops_sending_the_remaining_items(tmp_path: Path
     assert all("not attempted" in r.error and r.attempts == 0 for r in results[1:])
 
 
-def test_instructions_mode_sends_no_response_format_and_parses_prose(tmp_path: Path) -> None:
+def test_instructions_mode_sends_no_response_format_and_parses_prose(transport: str,
+                                                                     tmp_path: Path) -> None:
     script = Script(default=Action.answer('Here you go:\n```json\n{"label": 9}\n```'))
     with ScriptedServer(script) as server, \
-            make_engine(server, tmp_path / "c.sqlite", response_format="instructions") as engine:
+            make_engine(server, tmp_path / "c.sqlite", transport,
+                        response_format="instructions") as engine:
         [result] = engine.run([{"prompt": "x"}], "llm.try", Label)
         sent = server.log[0]
     assert result.status == "ok" and result.value == Label(label=9)
     assert "response_format" not in sent.params
     assert '"label"' in sent.messages[0]["content"], "the schema is stated in the prompt"
+
+
+def test_a_server_that_never_answers_is_an_error_naming_the_timeout(transport: str,
+                                                                    tmp_path: Path) -> None:
+    script = Script(default=ANSWER, rules=(Rule("silent", (Action.hang(30),)),))
+    with ScriptedServer(script) as server, \
+            make_engine(server, tmp_path / "c.sqlite", transport, max_retries=1,
+                        timeout=0.5) as engine:
+        [result] = engine.run([{"prompt": "silent"}], "llm.try", Label)
+        assert server.count("silent") == 2
+    assert result.status == "error" and (result.attempts, result.retries) == (2, 1)
+    assert "timeout" in result.error.lower() or "timed out" in result.error.lower()
+    if transport == "direct":
+        assert "within 0.5 s (the timeout)" in result.error and server.url in result.error

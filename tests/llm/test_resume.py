@@ -17,13 +17,15 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNT = 40
 
 
-def test_sigkill_mid_run_then_resume_repeats_no_finished_request(tmp_path: Path) -> None:
+def test_sigkill_mid_run_then_resume_repeats_no_finished_request(transport: str,
+                                                                 tmp_path: Path) -> None:
     cache = tmp_path / "cache.sqlite"
     script = Script(default=Action.answer({"label": 1}), latency=0.15)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     with ScriptedServer(script) as server:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "tests.llm.resume_worker", server.url, str(cache), str(COUNT)],
+            [sys.executable, "-m", "tests.llm.resume_worker", server.url, str(cache), str(COUNT),
+             transport],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 120
@@ -40,7 +42,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_finished_request(tmp_path: Path)
         assert 10 <= sent_before < COUNT, "the kill must land mid-run"
 
         with Engine("openai/scripted", api_base=server.url, cache_path=cache,
-                    progress=False) as engine:
+                    progress=False, transport=transport) as engine:
             keys = {engine.request_key_for(item, "llm.try", Label): item["prompt"]
                     for item in items(COUNT)}
             assert engine.cache is not None

@@ -99,3 +99,29 @@ def test_missing_key_and_bad_yaml_are_reported(tmp_path: Path) -> None:
 def test_unknown_template_lists_known_ones() -> None:
     with pytest.raises(UnknownTemplateError, match=r"llm\.try"):
         get_template("nope.missing")
+
+
+def test_plain_placeholders_render_exactly_as_jinja_does() -> None:
+    """Texts with only ``{{ name }}`` skip Jinja; the output must not change."""
+    import jinja2
+
+    from irforge.prompts import list_templates
+    from irforge.prompts.registry import _compiled, _Substitution
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    values = {"x": "a < b & {{ not markup }}\n  ", "n": 3, "none": None}
+    for source in ("Q: {{ x }}\nN={{n}} {{ none }}.\n", "{{x}}{{x}}", "plain", "{{ x }}\n\n"):
+        assert isinstance(_compiled(source), _Substitution)
+        assert _compiled(source).render(**values).strip() == \
+            env.from_string(source).render(**values).strip()
+    assert not isinstance(_compiled("{% if x %}{{ x }}{% endif %}"), _Substitution)
+    assert not isinstance(_compiled("{{ x | upper }}"), _Substitution)
+    fast = 0
+    for template in list_templates():
+        for source in (template.system, template.user):
+            if source and isinstance(_compiled(source), _Substitution):
+                fast += 1
+                example = {name: f"<{name}>" for name in template.variables}
+                assert _compiled(source).render(**example).strip() == \
+                    env.from_string(source).render(**example).strip(), template.name
+    assert fast > 0
