@@ -148,9 +148,9 @@ def test_corpus_build_on_ray_equals_the_single_machine_build(built: dict[str, Pa
         assert (local / name).read_bytes() == (ray / name).read_bytes(), name
     decisions = [json.loads(line) for line in
                  (local / OUTPUTS[2]).read_text(encoding="utf-8").splitlines()]
-    assert {row["doc_id"] for row in decisions if row["status"] == "duplicate"} == {"d01b-copy"}
+    assert {row["doc_id"] for row in decisions if row["status"] == "duplicate"} == {"d01b-copy.txt"}
     removed = [json.loads(line) for line in (local / OUTPUTS[4]).read_text().splitlines()]
-    assert "z-heat-notes" in {row["_id"].rpartition("_")[0] for row in removed}
+    assert "z-heat-notes.txt" in {row["_id"].rpartition("_")[0] for row in removed}
     skipped = [json.loads(line) for line in (local / OUTPUTS[1]).read_text().splitlines()
                if '"skipped"' in line]
     assert [row["file"] for row in skipped] == ["locked.pdf"]
