@@ -26,6 +26,7 @@ FORBIDDEN: dict[str, set[str]] = {
                 "agreement", "audits", "check", "sample"},
     "steps": {"generators", "eval", "corpus", "annotation", "demo", "cli", "agreement",
               "audits"},
+    "scale": {"corpus", "eval", "generators", "annotation", "demo", "cli", "audits", "steps"},
     "eval": {"generators", "annotation", "demo", "cli", "audits"},
     "corpus": {"generators", "annotation", "demo", "cli", "audits"},
     "agreement": {"generators", "annotation", "demo", "cli", "audits"},

@@ -20,7 +20,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.corpus.parallel import imap_bounded
+from irforge.scale.parallel import imap_bounded
 
 BatchFunction = Callable[[list[Any]], Sequence[Any]]
 ADDRESS_ENV = "IRFORGE_RAY_ADDRESS"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from multiprocessing.pool import ThreadPool
 
-from irforge.corpus.parallel import imap_bounded
+from irforge.scale.parallel import imap_bounded
 
 
 def test_imap_bounded_keeps_order_and_reads_input_lazily() -> None:
