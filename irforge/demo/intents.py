@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from irforge.bench import Benchmark
 from irforge.jsonl import write_jsonl
 from irforge.records import Doc, Query
@@ -42,7 +44,12 @@ def first_passage(docs: list[Doc], doc_id: str) -> str:
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
     """Generate, label and summarise; returns the one-line summary the demo prints."""
     from irforge.cli_options import grade_note
-    from irforge.generators.intents import build_intents, load_intents, load_taxonomy
+    from irforge.generators.intents import (
+        ChosenTaxonomy,
+        build_intents,
+        load_intents,
+        load_taxonomy,
+    )
     from irforge.generators.intents.config import Taxonomy
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.llm import Engine
@@ -55,8 +62,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     seeds = [doc for doc in docs if doc.doc_id[:3] in DISASTER_DOCS]
     with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
         built = build_intents(bench, engine, docs, [intents[n] for n in DEMO_INTENTS],
-                              taxonomy, per_task=1, seed=0, seeds=seeds)
-        manifest = {"build": built.as_dict(), "build_engine": engine.manifest_entry()}
+                              ChosenTaxonomy(taxonomy), per_task=1, seed=0, seeds=seeds)
+        manifest = {"build": built.manifest(), "build_engine": engine.manifest_entry()}
     with Engine(model=model, cache_path=cache, max_tokens=40, progress=False) as engine:
         queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
         bench.write_queries([*queries, HAND_QUERY])
@@ -73,7 +80,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         bench.record_step("demo.intents", {**manifest, "label": labeled.as_dict(),
                                            "label_engine": engine.manifest_entry()})
         note = grade_note(engine.demo_grade)
-    return (f"{built.queries}/{built.planned} queries generated for {'+'.join(DEMO_INTENTS)} x "
+    typer.echo(built.yields.render())
+    return (f"{built.counts['queries']}/{built.counts['planned']} queries generated for {'+'.join(DEMO_INTENTS)} x "
             f"{len(taxonomy.categories)} categories; {labeled.pairs} pairs labeled with 3 "
             f"strategies -> {labeled.judgments_written} judgments, {labeled.qrels} qrels, "
             f"{labeled.flagged} generated passages flagged; failures in "

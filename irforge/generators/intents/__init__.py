@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irforge.generators.intents.build import BuildReport, build_intents
+from irforge.generators.intents.build import IntentsRun, build_intents
 from irforge.generators.intents.config import (
     IntentSpec,
     Taxonomy,
@@ -10,6 +10,7 @@ from irforge.generators.intents.config import (
     load_taxonomy,
     select_intents,
 )
+from irforge.generators.intents.taxonomy import ChosenTaxonomy, choose_taxonomy, derive_taxonomy
 from irforge.generators.intents.plan import (
     assign_categories,
     build_tasks,
@@ -18,12 +19,15 @@ from irforge.generators.intents.plan import (
 )
 
 __all__ = [
-    "BuildReport",
+    "ChosenTaxonomy",
+    "IntentsRun",
     "IntentSpec",
     "Taxonomy",
     "assign_categories",
     "build_intents",
     "build_tasks",
+    "choose_taxonomy",
+    "derive_taxonomy",
     "load_intents",
     "load_taxonomy",
     "plan_queries",

@@ -1,59 +1,65 @@
-"""``irforge build intents``: plan tasks, generate queries, write the benchmark folder.
+"""``irforge build intents`` orchestration: plan tasks -> steps 1-2 (``steps.py``) -> records.
 
 The corpus written back holds the source passages plus the generated ones (marked
-``metadata.generated``); queries from other generators already in the folder are kept.
+``metadata.generated``). A build replaces only what it regenerates: queries and generated
+passages of the intents it builds; everything else in the folder (other intents' queries,
+other generators' queries, qrels) is kept.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import IrforgeError
-from irforge.generators.intents.config import IntentSpec, Taxonomy
-from irforge.generators.intents.generate import (
-    GENERATED_BY,
-    MAX_NEEDS,
-    GeneratedExample,
-    GeneratedQuery,
-    Generation,
-    Needs,
-    generate,
-    needs_values,
-    only_declared,
-    query_values,
-)
+from irforge.generators.estimates import estimate_calls
+from irforge.generators.intents.config import IntentSpec
 from irforge.generators.intents.plan import (
     PlannedQuery,
+    Task,
     assign_categories,
     build_tasks,
     plan_queries,
 )
-from irforge.jsonl import write_jsonl
-from irforge.records import Doc, Failure
+from irforge.generators.intents.steps import (
+    GENERATED_BY,
+    MAX_NEEDS,
+    QUERY_STEP,
+    Example,
+    GeneratedExample,
+    GeneratedQuery,
+    Needs,
+    QueryItem,
+    needs_step,
+    needs_values,
+    only_declared,
+    query_step,
+    query_values,
+)
+from irforge.generators.intents.taxonomy import ChosenTaxonomy
+from irforge.jsonl import iter_jsonl, write_jsonl
+from irforge.llm.protocol import EngineLike
+from irforge.records import Doc, Failure, Judgment, Query
+from irforge.steps import StepYield, run_step
+from irforge.steps.yields import YieldTable, require_yield
 
 STEP = "intents"
+PLAN_STEP = "intents.plan"
 
 
 @dataclass
-class BuildReport:
-    """Counts of one build, for the CLI and the manifest."""
+class IntentsRun:
+    """What one build planned and produced: the yield table, counts and the estimate."""
 
-    tasks: int = 0
-    planned: int = 0
-    queries: int = 0
-    generated_docs: int = 0
-    failures: int = 0
-    empty_tasks: list[str] = field(default_factory=list)
-    per_task: dict[str, int] = field(default_factory=dict)
+    yields: YieldTable = field(default_factory=YieldTable)
+    counts: dict[str, Any] = field(default_factory=dict)
     estimate: dict[str, Any] = field(default_factory=dict)
-    demo_grade: bool = False
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def manifest(self) -> dict[str, Any]:
+        return {**self.counts, "estimate": self.estimate, "yield": self.yields.to_manifest()}
 
 
 def source_docs(docs: Sequence[Doc]) -> list[Doc]:
@@ -61,39 +67,42 @@ def source_docs(docs: Sequence[Doc]) -> list[Doc]:
     return [doc for doc in docs if not (doc.metadata or {}).get("generated")]
 
 
-def kept_docs(docs: Sequence[Doc]) -> list[Doc]:
-    """The corpus to write back: everything but passages an earlier intents run generated."""
-    return [doc for doc in docs if (doc.metadata or {}).get("generated_by") != GENERATED_BY]
+def _rebuilt(meta: Mapping[str, Any], intents: set[str]) -> bool:
+    return meta.get("generated_by") == GENERATED_BY and meta.get("intent") in intents
 
 
 def estimate_generation(engine: Any, planned: Sequence[PlannedQuery],
                         n_needs: int) -> dict[str, Any]:
-    """Tokens and dollars before generating; stage two is rendered with a placeholder need."""
-    groups: dict[tuple[str, Any], list[dict[str, Any]]] = {}
+    """Tokens and dollars before generating; step two is rendered with a placeholder need."""
+    calls: dict[tuple[str, Any], list[dict[str, Any]]] = {}
     for item in planned:
         intent = item.task.intent
-        groups.setdefault((intent.needs_template, Needs), []).append(
+        calls.setdefault((intent.needs_template, Needs), []).append(
             only_declared(intent.needs_template, needs_values(item, n_needs)))
         model = GeneratedExample if intent.generates_passage else GeneratedQuery
         need = f"a {intent.query_name} a user could ask about this passage"
-        groups.setdefault((intent.query_template, model), []).append(
+        calls.setdefault((intent.query_template, model), []).append(
             only_declared(intent.query_template, query_values(item, need)))
-    total: dict[str, Any] = {"requests": 0, "prompt_tokens": 0, "max_completion_tokens": 0,
-                             "input_cost_usd": 0.0, "max_cost_usd": 0.0, "priced": True}
-    for (template, model), items in groups.items():
-        part = engine.estimate(items, template, model).as_dict()
-        for key in ("requests", "prompt_tokens", "max_completion_tokens", "input_cost_usd",
-                    "max_cost_usd"):
-            total[key] += part[key]
-        total["priced"] = total["priced"] and part["priced"]
-    total["model"] = getattr(engine, "model", "")
-    return total
+    return estimate_calls(engine, calls)
 
 
-def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
-                  intents: Sequence[IntentSpec], taxonomy: Taxonomy, per_task: int,
+def plan(corpus: Sequence[Doc], intents: Sequence[IntentSpec], chosen: ChosenTaxonomy,
+         per_task: int, seed: int) -> tuple[list[PlannedQuery], list[Task], list[Task]]:
+    """Planned queries, the tasks without a seed passage, and every task."""
+    tasks = build_tasks(intents, chosen.taxonomy)
+    if chosen.derived:
+        by_id = {doc.doc_id: doc for doc in corpus}
+        pools = {key: [by_id[i] for i in ids if i in by_id] for key, ids in chosen.pools.items()}
+    else:
+        pools = assign_categories(corpus, chosen.taxonomy)
+    planned, empty = plan_queries(tasks, pools, per_task, seed)
+    return planned, empty, tasks
+
+
+def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
+                  intents: Sequence[IntentSpec], taxonomy: ChosenTaxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False,
-                  seeds: Sequence[Doc] | None = None) -> BuildReport:
+                  seeds: Sequence[Doc] | None = None) -> IntentsRun:
     """Generate ``per_task`` queries for each intent x category task and write them.
 
     ``corpus`` is written back with the generated passages added; ``seeds`` (default: the
@@ -104,33 +113,139 @@ def build_intents(bench: Benchmark, engine: Any, corpus: Sequence[Doc],
     if per_task < 1:
         raise IrforgeError(f"--per-task must be at least 1, got {per_task}")
     pool = source_docs(corpus if seeds is None else seeds)
-    tasks = build_tasks(intents, taxonomy)
-    planned, empty = plan_queries(tasks, assign_categories(pool, taxonomy), per_task, seed)
-    report = BuildReport(tasks=len(tasks), planned=len(planned),
-                         empty_tasks=[task.name for task in empty])
-    report.estimate = estimate_generation(engine, planned, n_needs)
+    planned, empty, tasks = plan(pool, intents, taxonomy, per_task, seed)
+    n_tasks = len(tasks)
+    run = IntentsRun(counts={"tasks": n_tasks, "planned": len(planned),
+                             "empty_tasks": [task.name for task in empty]})
+    run.estimate = estimate_generation(engine, planned, n_needs)
     if dry_run:
-        return report
-    result: Generation = generate(engine, planned, n_needs)
-    failures = list(result.failures) + [
-        Failure(f"{STEP}.plan", task.name, f"no passage of the corpus belongs to category "
-                f"{task.category.name!r}", metadata={"task": task.name}) for task in empty]
-    kept = [query for query in _existing_queries(bench)
-            if query.metadata.get("generated_by") != GENERATED_BY]
-    bench.write_corpus([*kept_docs(corpus), *result.generated_docs])
-    bench.write_queries([*kept, *result.queries])
-    produced = Counter(str(query.metadata["task"]) for query in result.queries)
-    write_jsonl(bench.root / STEP / "tasks.jsonl", [
+        return run
+    failures = [Failure(PLAN_STEP, task.name, f"no passage of the corpus belongs to category "
+                        f"{task.category.name!r}", metadata={"task": task.name})
+                for task in empty]
+    run.yields.add(StepYield(PLAN_STEP, n_tasks, n_tasks - len(empty),
+                             Counter({"no seed passage": len(empty)} if empty else {})))
+    needs = _run(engine, run, failures, [
+        (needs_step(template, n_needs), items)
+        for template, items in _grouped(planned, "needs_template").items()])
+    by_id = {item.query_id: item for item in planned}
+    ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
+    examples: dict[str, Example] = {}
+    provenance: dict[str, Judgment] = {}
+    for template, items in _grouped(ready, "query_template").items():
+        outcome = run_step(engine, query_step(template), items)
+        failures.extend(outcome.failures)
+        run.yields.add(outcome.yield_)
+        examples.update(outcome.accepted)
+        provenance.update({j.query_id: j for j in outcome.judgments})
+    _drop_duplicates(examples, run, failures)
+    queries, generated = _records(ready, examples, provenance)
+    _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
+    produced = Counter(str(query.metadata["task"]) for query in queries)
+    run.counts.update({"queries": len(queries), "generated_docs": len(generated),
+                       "failures": bench.add_failures(failures),
+                       "per_task": {task.name: produced.get(task.name, 0) for task in tasks},
+                       "demo_grade": bool(getattr(engine, "demo_grade", False))})
+    return run
+
+
+def _grouped(items: Sequence[Any], template_key: str) -> dict[str, list[Any]]:
+    """Items by the template their intent uses for one step (items: planned or QueryItem)."""
+    groups: dict[str, list[Any]] = {}
+    for item in items:
+        planned = item.planned if isinstance(item, QueryItem) else item
+        groups.setdefault(getattr(planned.task.intent, template_key), []).append(item)
+    return groups
+
+
+def _run(engine: EngineLike, run: IntentsRun, failures: list[Failure],
+         jobs: Sequence[tuple[Any, Sequence[Any]]]) -> dict[str, Any]:
+    """Run (step, items) jobs through the shared runner; accepted values by item id."""
+    accepted: dict[str, Any] = {}
+    for step, items in jobs:
+        outcome = run_step(engine, step, items)
+        failures.extend(outcome.failures)
+        run.yields.add(outcome.yield_)
+        accepted.update(outcome.accepted)
+    return accepted
+
+
+def _drop_duplicates(examples: dict[str, Example], run: IntentsRun,
+                     failures: list[Failure]) -> None:
+    """Reject a query whose text another accepted query of this build already has."""
+    first: dict[str, str] = {}
+    for key in sorted(examples):
+        text = " ".join(examples[key].query.lower().split())
+        if text not in first:
+            first[text] = key
+            continue
+        failures.append(Failure(QUERY_STEP, key, f"rejected: duplicate query: the same text "
+                                f"as {first[text]}", metadata={"duplicate_of": first[text]}))
+        del examples[key]
+        step_yield = run.yields.steps[QUERY_STEP]
+        step_yield.accepted -= 1
+        step_yield.rejected["rejected: duplicate query"] += 1
+
+
+def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
+             provenance: Mapping[str, Judgment]) -> tuple[list[Query], list[Doc]]:
+    """Accepted examples as queries and generated passages, in plan order."""
+    queries: list[Query] = []
+    generated: list[Doc] = []
+    for item in ready:
+        planned = item.planned
+        example = examples.get(planned.query_id)
+        if example is None:
+            continue
+        intent, task = planned.task.intent, planned.task
+        judgment = provenance.get(planned.query_id)
+        model = (judgment.model or "") if judgment else ""
+        demo_grade = bool(judgment and judgment.metadata.get("demo_grade"))
+        positive = f"gen_{planned.query_id}" if example.passage is not None \
+            else planned.seed_doc.doc_id
+        queries.append(Query(query_id=planned.query_id, text=example.query, metadata={
+            "generated_by": GENERATED_BY, "intent": intent.name, "category": task.category.name,
+            "task": task.name, "task_prefix": intent.task_prefix,
+            "attributes": dict(planned.attributes), "seed": planned.seed,
+            "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
+            "positive_doc_id": positive, "positive_generated": example.passage is not None,
+            "model": model, "demo_grade": demo_grade}))
+        if example.passage is not None:
+            generated.append(Doc(doc_id=positive, text=example.passage, metadata={
+                "generated": True, "generated_by": GENERATED_BY, "intent": intent.name,
+                "kind": intent.passage_name, "query_id": planned.query_id,
+                "seed_doc_id": planned.seed_doc.doc_id, "model": model,
+                "demo_grade": demo_grade}))
+    return queries, generated
+
+
+def _write(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec],
+           queries: Sequence[Query], generated: Sequence[Doc], tasks: Sequence[Task],
+           empty: Sequence[Task], per_task: int) -> None:
+    """Merge into the folder: replace the built intents' queries and passages, keep the rest."""
+    names = {intent.name for intent in intents}
+    existing = list(bench.queries()) if bench.queries_path.exists() else []
+    kept = [query for query in existing if not _rebuilt(query.metadata, names)]
+    bench.write_corpus([*(doc for doc in corpus if not _rebuilt(doc.metadata or {}, names)),
+                        *generated])
+    bench.write_queries([*kept, *queries])
+    path = bench.root / STEP / "tasks.jsonl"
+    old = [row for _, row in iter_jsonl(path)] if path.exists() else []
+    produced = Counter(str(query.metadata["task"]) for query in queries)
+    empty_names = {task.name for task in empty}
+    write_jsonl(path, [*(row for row in old if row.get("intent") not in names), *(
         {"task": task.name, "intent": task.intent.name, "category": task.category.name,
-         "task_prefix": task.intent.task_prefix, "planned": 0 if task in empty else per_task,
-         "queries": produced.get(task.name, 0)} for task in tasks])
-    report.queries = len(result.queries)
-    report.generated_docs = len(result.generated_docs)
-    report.failures = bench.add_failures(failures)
-    report.per_task = {task.name: produced.get(task.name, 0) for task in tasks}
-    report.demo_grade = result.demo_grade
-    return report
+         "task_prefix": task.intent.task_prefix,
+         "planned": 0 if task.name in empty_names else per_task,
+         "queries": produced.get(task.name, 0)} for task in tasks)])
 
 
-def _existing_queries(bench: Benchmark) -> list:
-    return list(bench.queries()) if bench.queries_path.exists() else []
+def require_queries(run: IntentsRun, where: str = "") -> None:
+    """Raise :class:`~irforge.errors.EmptyResultError` (exit 3) when no query was accepted,
+    naming the commonest reasons over every step and what to do."""
+    query = run.yields.steps.get(QUERY_STEP)
+    if query is not None and query.accepted:
+        return
+    require_yield(YieldTable().extend(StepYield(y.step, y.attempted, 0, Counter(y.rejected))
+                                      for y in run.yields.steps.values()),
+                  "intent queries", where)
