@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from irforge.llm.completion import Completion
+from irforge.llm.completion import Completion, logprobs_from_json, logprobs_json
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt_id TEXT,
     step TEXT,
     created REAL NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0
+    hits INTEGER NOT NULL DEFAULT 0,
+    logprobs TEXT
 )
 """
 
@@ -61,6 +62,9 @@ class ResponseCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(SCHEMA)
         self._conn.execute(BATCH_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(responses)")}
+        if "logprobs" not in columns:  # a cache written before log-probs were stored
+            self._conn.execute("ALTER TABLE responses ADD COLUMN logprobs TEXT")
         self.hits = 0
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
@@ -69,15 +73,16 @@ class ResponseCache:
         """The stored answer for ``key`` or None; a hit is counted (written back on flush)."""
         with self._lock:
             row = self._conn.execute(
-                "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd"
-                " FROM responses WHERE key = ?", (key,)).fetchone()
+                "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens, cost_usd,"
+                " logprobs FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
         self.hits += 1
         self._pending_hits[key] += 1
         return Completion(text=row[0], finish_reason=row[1], refusal=row[2],
-                          prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5])
+                          prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5],
+                          logprobs=logprobs_from_json(row[6]))
 
     def get_many(self, keys: list[str]) -> dict[str, Completion]:
         """Stored answers for many keys in few queries; hits and misses are counted."""
@@ -88,11 +93,12 @@ class ResponseCache:
             with self._lock:
                 rows = self._conn.execute(
                     "SELECT key, text, finish_reason, refusal, prompt_tokens, completion_tokens,"
-                    f" cost_usd FROM responses WHERE key IN ({marks})", chunk).fetchall()
+                    f" cost_usd, logprobs FROM responses WHERE key IN ({marks})",
+                    chunk).fetchall()
             for row in rows:
                 found[row[0]] = Completion(text=row[1], finish_reason=row[2], refusal=row[3],
                                            prompt_tokens=row[4], completion_tokens=row[5],
-                                           cost_usd=row[6])
+                                           cost_usd=row[6], logprobs=logprobs_from_json(row[7]))
         self.hits += sum(1 for key in keys if key in found)
         self.misses += sum(1 for key in keys if key not in found)
         self._pending_hits.update(key for key in keys if key in found)
@@ -110,11 +116,11 @@ class ResponseCache:
         with self._lock:
             self._conn.execute(
                 "INSERT OR REPLACE INTO responses (key, model, text, finish_reason, refusal,"
-                " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                " prompt_tokens, completion_tokens, cost_usd, prompt_id, step, created, hits,"
+                " logprobs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)",
                 (key, model, completion.text, completion.finish_reason, completion.refusal,
                  completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
-                 prompt_id, step, time.time()))
+                 prompt_id, step, time.time(), logprobs_json(completion.logprobs)))
 
     def record_batch(self, batch_id: str, model: str, step: str, keys: list[str]) -> None:
         """Remember a submitted provider batch and the request keys it answers (for resume)."""

@@ -76,6 +76,7 @@ class _Job:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    logprobs: tuple[Any, ...] | None = None
 
 
 class Engine:
@@ -92,7 +93,7 @@ class Engine:
                  price_per_mtok: tuple[float, float] | None = None,
                  response_format: str = "auto", batch: bool = False,
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
-                 config: Mapping[str, Any] | None = None) -> None:
+                 logprobs: int = 0, config: Mapping[str, Any] | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg)
         self.demo_grade = self.spec.demo_grade
@@ -105,6 +106,8 @@ class Engine:
         self.timeout = float(timeout if timeout is not None else cfg.get("timeout", 120.0))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
+        if logprobs:  # top alternatives per generated token (part of the cache key)
+            self.params["logprobs"] = int(logprobs)
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
         self.prompts_dir = prompts_dir
         self.progress = progress
@@ -418,6 +421,7 @@ class Engine:
         job.prompt_tokens += completion.prompt_tokens
         job.completion_tokens += completion.completion_tokens
         job.raw = completion.text
+        job.logprobs = completion.logprobs
         verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
                         int(self.params["max_tokens"]))
         if verdict.status is not None:
@@ -437,7 +441,7 @@ class Engine:
                          attempts=job.attempts, retries=job.retries, reasks=job.reasks,
                          prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
                          cost_usd=job.cost_usd, demo_grade=self.demo_grade,
-                         step=job.plan.step)
+                         step=job.plan.step, logprobs=job.logprobs)
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: the API key, if any, is blanked out."""

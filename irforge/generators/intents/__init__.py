@@ -10,18 +10,18 @@ from irforge.generators.intents.config import (
     load_taxonomy,
     select_intents,
 )
-from irforge.generators.intents.taxonomy import ChosenTaxonomy, choose_taxonomy, derive_taxonomy
 from irforge.generators.intents.plan import (
     assign_categories,
     build_tasks,
     plan_queries,
     sample_attributes,
 )
+from irforge.generators.intents.taxonomy import ChosenTaxonomy, choose_taxonomy, derive_taxonomy
 
 __all__ = [
     "ChosenTaxonomy",
-    "IntentsRun",
     "IntentSpec",
+    "IntentsRun",
     "Taxonomy",
     "assign_categories",
     "build_intents",

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import IrforgeError
-from irforge.generators.estimates import estimate_calls
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.intents.plan import (
     PlannedQuery,
@@ -40,26 +38,17 @@ from irforge.generators.intents.steps import (
     query_values,
 )
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
+from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.jsonl import iter_jsonl, write_jsonl
 from irforge.llm.protocol import EngineLike
 from irforge.records import Doc, Failure, Judgment, Query
 from irforge.steps import StepYield, run_step
-from irforge.steps.yields import YieldTable, require_yield
 
 STEP = "intents"
 PLAN_STEP = "intents.plan"
 
 
-@dataclass
-class IntentsRun:
-    """What one build planned and produced: the yield table, counts and the estimate."""
-
-    yields: YieldTable = field(default_factory=YieldTable)
-    counts: dict[str, Any] = field(default_factory=dict)
-    estimate: dict[str, Any] = field(default_factory=dict)
-
-    def manifest(self) -> dict[str, Any]:
-        return {**self.counts, "estimate": self.estimate, "yield": self.yields.to_manifest()}
+IntentsRun = RunSummary  # what build_intents returns
 
 
 def source_docs(docs: Sequence[Doc]) -> list[Doc]:
@@ -239,13 +228,3 @@ def _write(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec
          "planned": 0 if task.name in empty_names else per_task,
          "queries": produced.get(task.name, 0)} for task in tasks)])
 
-
-def require_queries(run: IntentsRun, where: str = "") -> None:
-    """Raise :class:`~irforge.errors.EmptyResultError` (exit 3) when no query was accepted,
-    naming the commonest reasons over every step and what to do."""
-    query = run.yields.steps.get(QUERY_STEP)
-    if query is not None and query.accepted:
-        return
-    require_yield(YieldTable().extend(StepYield(y.step, y.attempted, 0, Counter(y.rejected))
-                                      for y in run.yields.steps.values()),
-                  "intent queries", where)

@@ -53,7 +53,8 @@ def build_intents_command(
     from irforge import beir
     from irforge.bench import Benchmark
     from irforge.generators.intents import build_intents, load_intents, select_intents
-    from irforge.generators.intents.build import require_queries, source_docs
+    from irforge.generators.intents.build import source_docs
+    from irforge.generators.intents.steps import QUERY_STEP
     from irforge.generators.intents.taxonomy import choose_taxonomy
 
     bench = Benchmark(bench_dir)
@@ -94,4 +95,4 @@ def build_intents_command(
                f"{bench.failures_path}")
     if counts["empty_tasks"]:
         typer.echo(f"tasks with no seed passage: {', '.join(counts['empty_tasks'])}")
-    require_queries(run, f" in {bench.root}")
+    run.require(QUERY_STEP, "intent queries", f" in {bench.root}")

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
@@ -134,11 +135,19 @@ def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
 MIN_NEED_WORDS = 3
 
 
+def grounded(text: str, seed: Doc) -> bool:
+    """Whether ``text`` shares a content word with the seed passage (title and text)."""
+    return bool(set(tokens(text)) & set(tokens(f"{seed.title} {seed.text}")))
+
+
 def _pick(item: PlannedQuery, value: Needs) -> str:
-    """The need picked at random (seeded) among those of at least three words."""
-    usable = [need for need in value.needs if len(need.split()) >= MIN_NEED_WORDS]
+    """The need picked at random (seeded) among those of at least three words that share a
+    content word with the seed passage (a need about something else is not its need)."""
+    usable = [need for need in value.needs
+              if len(need.split()) >= MIN_NEED_WORDS and grounded(need, item.seed_doc)]
     if not usable:
-        raise Rejected(f"no information need of at least {MIN_NEED_WORDS} words")
+        raise Rejected(f"no information need of at least {MIN_NEED_WORDS} words that shares a "
+                       "content word with the seed passage")
     return pick_need(usable, item.seed)
 
 
@@ -188,6 +197,8 @@ def _example_reasons(item: QueryItem, value: Any) -> list[str]:
     passage = getattr(value, "passage", None) if item.planned.task.intent.generates_passage \
         else None
     problem = check_example(value.query, passage, seed.text, seed.title)
+    if problem is None and not grounded(value.query, seed):
+        problem = "the query shares no content word with its seed passage"
     return [problem] if problem else []
 
 

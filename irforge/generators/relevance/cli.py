@@ -53,11 +53,17 @@ def label_command(
         " discounted, up to 24 h per step; re-run the same command to resume).")] = False,
     batch_poll: Annotated[float, typer.Option(
         help="Seconds between batch status checks with --batch.")] = 30.0,
+    label_probs: Annotated[bool, typer.Option(
+        help="Ask for log-probs and label with the expected grade over the label tokens "
+             "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
+             "argmax label is kept in the judgment's metadata.")] = True,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
+    from irforge.generators.relevance.build import ENSEMBLE_STEP
+    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
 
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
@@ -68,11 +74,12 @@ def label_command(
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
                              no_cache=no_cache, prompts_dir=prompts_dir,
                              max_tokens=max_tokens, batch=batch,
-                             batch_poll_seconds=batch_poll) as engine:
+                             batch_poll_seconds=batch_poll,
+                             logprobs=TOP_LOGPROBS if label_probs else 0) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
-        est = report.estimate
-        typer.echo(f"estimate for {report.pairs} pairs: {est['requests']} requests "
+        est, counts = report.estimate, report.counts
+        typer.echo(f"estimate for {counts['pairs']} pairs: {est['requests']} requests "
                    f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt tokens, "
                    f"input ${est['input_cost_usd']:.4f}, at most ${est['max_cost_usd']:.4f} "
                    f"({'priced' if est['priced'] else 'no price known'})")
@@ -81,11 +88,14 @@ def label_command(
         bench.record_step("relevance", {
             "strategies": list(settings.strategies), "ensemble": ensemble,
             "binarization": binarize, "split": split, "inputs": [str(f) for f in files],
-            **report.as_dict(), "engine": engine.manifest_entry()})
-    typer.echo(f"{report.pairs} pairs: {report.judgments_written} judgments written "
-               f"({report.judgments_reused} already there), {report.qrels} qrels in "
-               f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
-               f"{report.positives_checked} generated passages flagged"
+            "label_probs": label_probs, **report.manifest(),
+            "engine": engine.manifest_entry()})
+    typer.echo(report.yields.render())
+    typer.echo(f"{counts['pairs']} pairs: {counts['judgments_written']} judgments written "
+               f"({counts['judgments_reused']} already there), {counts['qrels']} qrels in "
+               f"{bench.qrels_path(split)}, {counts['failures']} failures, {counts['flagged']} "
+               f"of {counts['positives_checked']} generated passages flagged"
                f"{grade_note(engine.demo_grade)}")
     for note in engine.notes:
         typer.echo(f"note: {note}")
+    report.require(ENSEMBLE_STEP, "labeled pairs", f" in {bench.root}")

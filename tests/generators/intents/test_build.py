@@ -36,7 +36,7 @@ def _query_answer(item: Any) -> Any:
 
 
 ENGINE_ANSWERS = {
-    "intents.qa_needs": lambda item: {"needs": ["need number one", "need number two"]},
+    "intents.qa_needs": lambda item: {"needs": ["the flood gauge level", "the flood report number"]},
     "intents.qa_query": _query_answer,
     "intents.qadoc_needs": lambda item: '{"needs": [',  # malformed: every QAdoc item fails
     "intents.qadoc_query": lambda item: {"query": "unused"},
@@ -59,7 +59,7 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
         assert meta["intent"] == "QA" and meta["category"] == "Flood"
         assert meta["task_prefix"] == load_intents()["QA"].task_prefix
         assert meta["attributes"]["query_length"] in query.text
-        assert meta["need"] in ("need number one", "need number two")
+        assert meta["need"] in ("the flood gauge level", "the flood report number")
         assert meta["positive_doc_id"] == f"gen_{query.query_id}"
     corpus = {doc.doc_id: doc for doc in bench.corpus()}
     assert {"d0", "d1", "d2"} <= set(corpus)
