@@ -199,6 +199,8 @@ def _example_reasons(item: QueryItem, value: Any) -> list[str]:
     problem = check_example(value.query, passage, seed.text, seed.title)
     if problem is None and not grounded(value.query, seed):
         problem = "the query shares no content word with its seed passage"
+    if problem is None and not set(tokens(value.query)) & set(tokens(item.need)):
+        problem = "the query shares no content word with its information need"
     return [problem] if problem else []
 
 
