@@ -52,6 +52,7 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     )
     from irforge.generators.intents.config import Taxonomy
     from irforge.generators.relevance import LabelSettings, label_benchmark
+    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
     from irforge.llm import Engine
 
     full = load_taxonomy()
@@ -64,7 +65,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         built = build_intents(bench, engine, docs, [intents[n] for n in DEMO_INTENTS],
                               ChosenTaxonomy(taxonomy), per_task=1, seed=0, seeds=seeds)
         manifest = {"build": built.manifest(), "build_engine": engine.manifest_entry()}
-    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False) as engine:
+    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False,
+                logprobs=TOP_LOGPROBS) as engine:
         queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
         bench.write_queries([*queries, HAND_QUERY])
         pool_rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id,
@@ -77,12 +79,16 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         pool = bench.root / "intents" / "demo_pool.jsonl"
         write_jsonl(pool, pool_rows)
         labeled = label_benchmark(bench, engine, [pool], intents, LabelSettings())
-        bench.record_step("demo.intents", {**manifest, "label": labeled.as_dict(),
+        bench.record_step("demo.intents", {**manifest, "label": labeled.manifest(),
                                            "label_engine": engine.manifest_entry()})
         note = grade_note(engine.demo_grade)
     typer.echo(built.yields.render())
-    return (f"{built.counts['queries']}/{built.counts['planned']} queries generated for {'+'.join(DEMO_INTENTS)} x "
-            f"{len(taxonomy.categories)} categories; {labeled.pairs} pairs labeled with 3 "
-            f"strategies -> {labeled.judgments_written} judgments, {labeled.qrels} qrels, "
-            f"{labeled.flagged} generated passages flagged; failures in "
+    typer.echo(labeled.yields.render())
+    counts = labeled.counts
+    made = built.counts
+    return (f"{made['queries']}/{made['planned']} queries generated for "
+            f"{'+'.join(DEMO_INTENTS)} x "
+            f"{len(taxonomy.categories)} categories; {counts['pairs']} pairs labeled with 3 "
+            f"strategies -> {counts['judgments_written']} judgments, {counts['qrels']} qrels, "
+            f"{counts['flagged']} generated passages flagged; failures in "
             f"{bench.failures_path.name}{note}")

@@ -18,10 +18,11 @@ def _rule(match: str, answer: dict) -> Rule:
 
 
 SCRIPT = Script(default=Action.answer({}), rules=(
-    _rule("needs, each one", {"needs": ["a need about warnings", "a need about shelters"]}),
+    _rule("needs, each one", {"needs": ["the plan that warns residents at risk",
+                                        "the public plan for the area"]}),
     # four distinct examples, one per planned query (identical ones would be rejected)
-    Rule("Need: ", tuple(Action.answer({"query": f"When are residents of zone {n} warned?",
-                                        "passage": f"Residents of zone {n} are warned early."})
+    Rule("Need: ", tuple(Action.answer({"query": f"Which public warning plan covers zone {n}?",
+                                        "passage": f"Residents of zone {n} follow a plan."})
                          for n in range(4))),
     _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
     _rule('Answer as {"criterion_score"', {"criterion_score": 3}),

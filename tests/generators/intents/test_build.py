@@ -14,7 +14,7 @@ from irforge.generators.intents import (
     select_intents,
 )
 from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Query
+from irforge.records import Doc, Qrel, Query
 from tests.generators.fake_engine import FakeEngine
 
 DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")
@@ -31,12 +31,13 @@ def _query_answer(item: Any) -> Any:
     if "d1" in item["passage"] or "report 1" in item["passage"]:
         return {"query": "copy", "passage": item["passage"]}  # copies the seed: rejected
     number = item["passage"].split()[2].rstrip(":")
-    return {"query": f"How high did gauge {number} rise? ({item['query_length']})",
+    return {"query": f"How high did flood gauge {number} rise? ({item['query_length']})",
             "passage": "The gauge reading was given in the flood report."}
 
 
 ENGINE_ANSWERS = {
-    "intents.qa_needs": lambda item: {"needs": ["the flood gauge level", "the flood report number"]},
+    "intents.qa_needs": lambda item: {"needs": ["the flood gauge level",
+                                                "the flood report number"]},
     "intents.qa_query": _query_answer,
     "intents.qadoc_needs": lambda item: '{"needs": [',  # malformed: every QAdoc item fails
     "intents.qadoc_query": lambda item: {"query": "unused"},
@@ -100,3 +101,26 @@ def test_dry_run_estimates_without_generating(tmp_path: Path) -> None:
     assert run.estimate["requests"] == 8  # two stages x four planned queries
     assert run.estimate["max_cost_usd"] == 0.016
     assert engine.calls == [] and not bench.queries_path.exists()
+
+
+def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+    taxonomy = _taxonomy(tmp_path)
+    qa, fc = (select_intents(load_intents(), [name]) for name in ("QA", "FC"))
+    answers = {**ENGINE_ANSWERS, "intents.fc_needs": ENGINE_ANSWERS["intents.qa_needs"],
+               "intents.fc_query": lambda item: {
+                   "query": f"Flood gauge {item['passage'].split()[2]} passed ten metres.",
+                   "passage": "The flood gauge stayed under ten metres."}}
+    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1)
+    qa_queries = {q.query_id: q.text for q in bench.queries()}
+    qa_docs = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
+    bench.write_qrels([Qrel(next(iter(qa_queries)), "d0", 2)])
+    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1)
+    queries = {q.query_id: q for q in bench.queries()}
+    assert {k: queries[k].text for k in qa_queries} == qa_queries  # QA kept as it was
+    assert {q.metadata["intent"] for q in queries.values()} == {"QA", "FC"}
+    generated = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
+    assert qa_docs < generated
+    assert bench.qrels_dict() == {next(iter(qa_queries)): {"d0": 2}}
+    tasks = [row["task"] for _, row in iter_jsonl(bench.root / "intents" / "tasks.jsonl")]
+    assert tasks == ["QA_Flood", "FC_Flood"]
