@@ -46,7 +46,7 @@ def build_intents_command(
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
-    max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
+    max_tokens: MaxTokensOption = 400, prompts_dir: PromptsDirOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""

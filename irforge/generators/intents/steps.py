@@ -90,7 +90,10 @@ def copies_seed(query: str, seed: Doc) -> bool:
 
 def check_example(query: str, passage: str | None, seed_passage: str,
                   seed_title: str = "") -> str | None:
-    """Plain-code checks of a step-2 answer; returns the problem, or None when it is usable."""
+    """Plain-code checks of a step-2 answer; returns the problem, or None when it is usable.
+
+    A generated passage that is the seed passage (whole, or the start the prompt showed) is a
+    copy, not a new passage."""
     if not query.strip():
         return "the query is blank"
     if len(query.split()) > MAX_QUERY_WORDS:
@@ -104,7 +107,8 @@ def check_example(query: str, passage: str | None, seed_passage: str,
         return "the generated passage is blank"
     if _normal(passage) == _normal(query):
         return "the generated passage repeats the query"
-    if _normal(passage) == _normal(seed_passage):
+    shown = seed_text(Doc("seed", seed_passage)).removesuffix(" ...")
+    if _normal(passage) in (_normal(seed_passage), _normal(shown)):
         return "the generated passage copies the seed passage instead of writing a new one"
     return None
 

@@ -63,7 +63,7 @@ def _script(good: bool) -> Script:
         copied = f"{title} {text.split('. ')[0]}."
         answer = ({"query": question, "passage": f"{need.capitalize()}: see the baking notes."}
                   if good else {"query": copied, "passage": "A passage about bread."})
-        rules.append(Rule(f"{text}\nThe ", (Action.answer(answer),)))
+        rules.append(Rule(f"{text}\n\nNeed: ", (Action.answer(answer),)))
     rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))
 
