@@ -18,11 +18,11 @@ def _rule(match: str, answer: dict) -> Rule:
 
 
 SCRIPT = Script(default=Action.answer({}), rules=(
-    _rule("needs, each one", {"needs": ["the plan that warns residents at risk",
-                                        "the public plan for the area"]}),
+    _rule("needs, each one", {"needs": ["the emergency plan and water level",
+                                        "the emergency plan for residents"]}),
     # four distinct examples, one per planned query (identical ones would be rejected)
-    Rule("Need: ", tuple(Action.answer({"query": f"Which public warning plan covers zone {n}?",
-                                        "passage": f"Residents of zone {n} follow a plan."})
+    Rule("Need: ", tuple(Action.answer({"query": f"Which emergency plan covers water level {n}?",
+                                        "passage": f"Level {n} has its own emergency plan."})
                          for n in range(4))),
     _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
     _rule('Answer as {"criterion_score"', {"criterion_score": 3}),

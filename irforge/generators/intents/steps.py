@@ -139,19 +139,27 @@ def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
 MIN_NEED_WORDS = 3
 
 
+def stems(text: str) -> set[str]:
+    """Content words cut to their first four letters (proof, proofed, proofing -> proo)."""
+    return {word[:4] for word in tokens(text)}
+
+
 def grounded(text: str, seed: Doc) -> bool:
-    """Whether ``text`` shares a content word with the seed passage (title and text)."""
-    return bool(set(tokens(text)) & set(tokens(f"{seed.title} {seed.text}")))
+    """Whether at least half of ``text``'s content words (one, for a short text) occur in the
+    seed passage: a need or query about something else (the prompt's worked example, say)
+    is not this passage's."""
+    own = stems(text)
+    return len(own & stems(f"{seed.title} {seed.text}")) >= max(1, len(own) // 2)
 
 
 def _pick(item: PlannedQuery, value: Needs) -> str:
-    """The need picked at random (seeded) among those of at least three words that share a
-    content word with the seed passage (a need about something else is not its need)."""
+    """The need picked at random (seeded) among those of at least three words grounded in the
+    seed passage."""
     usable = [need for need in value.needs
               if len(need.split()) >= MIN_NEED_WORDS and grounded(need, item.seed_doc)]
     if not usable:
-        raise Rejected(f"no information need of at least {MIN_NEED_WORDS} words that shares a "
-                       "content word with the seed passage")
+        raise Rejected(f"no information need of at least {MIN_NEED_WORDS} words grounded in "
+                       "the seed passage")
     return pick_need(usable, item.seed)
 
 
@@ -202,8 +210,8 @@ def _example_reasons(item: QueryItem, value: Any) -> list[str]:
         else None
     problem = check_example(value.query, passage, seed.text, seed.title)
     if problem is None and not grounded(value.query, seed):
-        problem = "the query shares no content word with its seed passage"
-    if problem is None and not set(tokens(value.query)) & set(tokens(item.need)):
+        problem = "the query is not grounded in its seed passage (too few of its words occur there)"
+    if problem is None and not stems(value.query) & stems(item.need):
         problem = "the query shares no content word with its information need"
     return [problem] if problem else []
 

@@ -31,7 +31,8 @@ def _query_answer(item: Any) -> Any:
     if "d1" in item["passage"] or "report 1" in item["passage"]:
         return {"query": "copy", "passage": item["passage"]}  # copies the seed: rejected
     number = item["passage"].split()[2].rstrip(":")
-    return {"query": f"How high did flood gauge {number} rise? ({item['query_length']})",
+    return {"query": f"How high did flood gauge {number} rise in the report? "
+                      f"({item['query_length']})",
             "passage": "The gauge reading was given in the flood report."}
 
 
