@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from irforge.bench import Benchmark
 from irforge.jsonl import write_jsonl
 from irforge.records import Doc, Query
@@ -42,9 +44,15 @@ def first_passage(docs: list[Doc], doc_id: str) -> str:
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
     """Generate, label and summarise; returns the one-line summary the demo prints."""
     from irforge.cli_options import grade_note
-    from irforge.generators.intents import build_intents, load_intents, load_taxonomy
+    from irforge.generators.intents import (
+        ChosenTaxonomy,
+        build_intents,
+        load_intents,
+        load_taxonomy,
+    )
     from irforge.generators.intents.config import Taxonomy
     from irforge.generators.relevance import LabelSettings, label_benchmark
+    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
     from irforge.llm import Engine
 
     full = load_taxonomy()
@@ -55,9 +63,10 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     seeds = [doc for doc in docs if doc.doc_id[:3] in DISASTER_DOCS]
     with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
         built = build_intents(bench, engine, docs, [intents[n] for n in DEMO_INTENTS],
-                              taxonomy, per_task=1, seed=0, seeds=seeds)
-        manifest = {"build": built.as_dict(), "build_engine": engine.manifest_entry()}
-    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False) as engine:
+                              ChosenTaxonomy(taxonomy), per_task=1, seed=0, seeds=seeds)
+        manifest = {"build": built.manifest(), "build_engine": engine.manifest_entry()}
+    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False,
+                logprobs=TOP_LOGPROBS) as engine:
         queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
         bench.write_queries([*queries, HAND_QUERY])
         pool_rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id,
@@ -70,11 +79,16 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         pool = bench.root / "intents" / "demo_pool.jsonl"
         write_jsonl(pool, pool_rows)
         labeled = label_benchmark(bench, engine, [pool], intents, LabelSettings())
-        bench.record_step("demo.intents", {**manifest, "label": labeled.as_dict(),
+        bench.record_step("demo.intents", {**manifest, "label": labeled.manifest(),
                                            "label_engine": engine.manifest_entry()})
         note = grade_note(engine.demo_grade)
-    return (f"{built.queries}/{built.planned} queries generated for {'+'.join(DEMO_INTENTS)} x "
-            f"{len(taxonomy.categories)} categories; {labeled.pairs} pairs labeled with 3 "
-            f"strategies -> {labeled.judgments_written} judgments, {labeled.qrels} qrels, "
-            f"{labeled.flagged} generated passages flagged; failures in "
+    typer.echo(built.yields.render())
+    typer.echo(labeled.yields.render())
+    counts = labeled.counts
+    made = built.counts
+    return (f"{made['queries']}/{made['planned']} queries generated for "
+            f"{'+'.join(DEMO_INTENTS)} x "
+            f"{len(taxonomy.categories)} categories; {counts['pairs']} pairs labeled with 3 "
+            f"strategies -> {counts['judgments_written']} judgments, {counts['qrels']} qrels, "
+            f"{counts['flagged']} generated passages flagged; failures in "
             f"{bench.failures_path.name}{note}")

@@ -13,7 +13,13 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.llm.completion import Completion, Message
+from irforge.llm.completion import (
+    Completion,
+    Message,
+    TokenLogprob,
+    openai_logprobs,
+    openai_params,
+)
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 from irforge.redact import register_secret
@@ -120,7 +126,7 @@ class LiteLLMBackend:
                                   "timeout": timeout, "num_retries": 0, "max_retries": 0,
                                   # providers without e.g. ``seed`` get the rest; the schema
                                   # is also in the prompt, so nothing essential is lost
-                                  "drop_params": True, **params}
+                                  "drop_params": True, **openai_params(params)}
         if self.spec.api_base:
             kwargs["api_base"] = self.spec.api_base
         if self._api_key:
@@ -145,7 +151,8 @@ def _litellm_completion(response: Any) -> Completion:
         finish_reason=getattr(choice, "finish_reason", None),
         refusal=_refusal(message),
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        logprobs=openai_logprobs(getattr(choice, "logprobs", None)))
 
 
 def _refusal(message: Any) -> str | None:
@@ -221,6 +228,53 @@ def _deadline_of(llama: Any) -> list[float | None]:
     return slot
 
 
+class LogitsCapture:
+    """Records the model's own next-token distribution at every generated token.
+
+    llama.cpp returns log-probs only for models loaded with ``logits_all`` (a full
+    context x vocabulary array); a logits processor sees the raw logits of each step instead,
+    before the JSON grammar masks them, so the probabilities are the model's, not the grammar's.
+    """
+
+    def __init__(self, llama: Any, top: int) -> None:
+        self.llama = llama
+        self.top = top
+        self.steps: list[tuple[int, tuple[tuple[str, float], ...]]] = []  # (input length, top)
+        self.last_ids: list[int] = []
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import numpy as np
+
+        logits = np.asarray(scores, dtype=np.float64)
+        shifted = logits - logits.max()
+        logprobs = shifted - np.log(np.exp(shifted).sum())
+        best = np.argpartition(-logprobs, self.top)[:self.top]
+        best = best[np.argsort(-logprobs[best])]
+        self.steps.append((len(input_ids), tuple((self._piece(int(i)), float(logprobs[i]))
+                                                 for i in best)))
+        self.last_ids.append(int(input_ids[-1]) if len(input_ids) else -1)
+        return scores
+
+    def _piece(self, token: int) -> str:
+        return self.llama.detokenize([token]).decode("utf-8", errors="ignore")
+
+    def processors(self) -> Any:
+        from llama_cpp import LogitsProcessorList
+
+        return LogitsProcessorList([self])
+
+    def tokens(self) -> tuple[TokenLogprob, ...]:
+        """(chosen token, its logprob if among the top, top alternatives) per generated step;
+        the token chosen at a step is the last input of the next one."""
+        out: list[TokenLogprob] = []
+        for index, (_, alternatives) in enumerate(self.steps):
+            chosen = (self._piece(self.last_ids[index + 1]) if index + 1 < len(self.steps)
+                      else "")
+            logprob = dict(alternatives).get(chosen, float("-inf")) if chosen else 0.0
+            out.append((chosen, logprob, alternatives))
+        return tuple(out)
+
+
 class LlamaBackend:
     """A GGUF model in-process through llama.cpp with JSON-schema-constrained decoding.
 
@@ -240,7 +294,9 @@ class LlamaBackend:
                        params: dict[str, Any], timeout: float | None = None) -> Completion:
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
         deadline = _deadline_of(llama)
+        top = int(params.get("logprobs") or 0)
         with self._call_lock:
+            capture = LogitsCapture(llama, top) if top else None
             # the clock starts once this call has the model (queued calls do not time out)
             deadline[0] = time.monotonic() + timeout if timeout else None
             try:
@@ -248,7 +304,8 @@ class LlamaBackend:
                     messages=messages,
                     response_format={"type": "json_object", "schema": grammar_schema(schema)},
                     temperature=params.get("temperature", 0.0),
-                    max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
+                    max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed),
+                    logits_processor=capture.processors() if capture else None)
             except RuntimeError as exc:
                 if deadline[0] is not None and time.monotonic() > deadline[0]:
                     raise GenerationTimeout(
@@ -259,10 +316,11 @@ class LlamaBackend:
                 deadline[0] = None
         choice = response["choices"][0]
         usage = response.get("usage") or {}
-        return Completion(text=choice["message"].get("content") or "",
-                          finish_reason=choice.get("finish_reason"),
+        text = choice["message"].get("content") or ""
+        return Completion(text=text, finish_reason=choice.get("finish_reason"),
                           prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          completion_tokens=int(usage.get("completion_tokens", 0)))
+                          completion_tokens=int(usage.get("completion_tokens", 0)),
+                          logprobs=capture.tokens() if capture else None)
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:

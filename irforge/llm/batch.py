@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from irforge.errors import IrforgeError
 from irforge.llm.accounting import StepStats, cost_usd
 from irforge.llm.backends import schema_name
-from irforge.llm.completion import Completion, Message
+from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
 from irforge.llm.result import LLMResult
 from irforge.llm.retry import is_retryable, retry_after_seconds, status_code
 from irforge.llm.settings import silence_litellm
@@ -61,7 +61,8 @@ def provider_model(name: str) -> str:
 def request_body(model: str, messages: list[Message], schema: dict[str, Any],
                  params: dict[str, Any], response_format: str) -> dict[str, Any]:
     """The chat completion request of one batch line (what the online backend would send)."""
-    body: dict[str, Any] = {"model": provider_model(model), "messages": messages, **params}
+    body: dict[str, Any] = {"model": provider_model(model), "messages": messages,
+                            **openai_params(params)}
     if response_format == "json_schema":
         body["response_format"] = {"type": "json_schema", "json_schema": {
             "name": schema_name(schema), "schema": schema, "strict": False}}
@@ -105,7 +106,8 @@ def completion_from_body(body: Mapping[str, Any]) -> Completion:
                       finish_reason=choice.get("finish_reason"),
                       refusal=message.get("refusal") or None,
                       prompt_tokens=int(usage.get("prompt_tokens", 0) or 0),
-                      completion_tokens=int(usage.get("completion_tokens", 0) or 0))
+                      completion_tokens=int(usage.get("completion_tokens", 0) or 0),
+                      logprobs=openai_logprobs(choice.get("logprobs")))
 
 
 def parse_batch_file(text: str, source: str, outcome: BatchOutcome) -> None:

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from irforge.llm.completion import Completion
+from irforge.llm.completion import Completion, logprobs_from_json, logprobs_json
 from irforge.redact import redact
 
 WRITER_IDLE_SECONDS = 1.0
@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt_id TEXT,
     step TEXT,
     created REAL NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0
+    hits INTEGER NOT NULL DEFAULT 0,
+    logprobs TEXT
 )
 """
 
@@ -72,6 +73,9 @@ class ResponseCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(SCHEMA)
         self._conn.execute(BATCH_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(responses)")}
+        if "logprobs" not in columns:  # a cache written before log-probs were stored
+            self._conn.execute("ALTER TABLE responses ADD COLUMN logprobs TEXT")
         self.hits = 0
         self.misses = 0
         self._pending_hits: Counter[str] = Counter()
@@ -88,19 +92,20 @@ class ResponseCache:
         with self._queue_lock:
             unwritten = self._unwritten.get(key)
         if unwritten is not None:
-            row = unwritten[2:8]
+            row = (*unwritten[2:8], unwritten[11])
         else:  # committed before it left the queue, so one of the two has it
             with self._lock:
                 row = self._conn.execute(
                     "SELECT text, finish_reason, refusal, prompt_tokens, completion_tokens,"
-                    " cost_usd FROM responses WHERE key = ?", (key,)).fetchone()
+                    " cost_usd, logprobs FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
         self.hits += 1
         self._pending_hits[key] += 1
         return Completion(text=row[0], finish_reason=row[1], refusal=row[2],
-                          prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5])
+                          prompt_tokens=row[3], completion_tokens=row[4], cost_usd=row[5],
+                          logprobs=logprobs_from_json(row[6]))
 
     def get_many(self, keys: list[str]) -> dict[str, Completion]:
         """Stored answers for many keys in few queries; hits and misses are counted."""
@@ -112,11 +117,12 @@ class ResponseCache:
             with self._lock:
                 rows = self._conn.execute(
                     "SELECT key, text, finish_reason, refusal, prompt_tokens, completion_tokens,"
-                    f" cost_usd FROM responses WHERE key IN ({marks})", chunk).fetchall()
+                    f" cost_usd, logprobs FROM responses WHERE key IN ({marks})",
+                    chunk).fetchall()
             for row in rows:
                 found[row[0]] = Completion(text=row[1], finish_reason=row[2], refusal=row[3],
                                            prompt_tokens=row[4], completion_tokens=row[5],
-                                           cost_usd=row[6])
+                                           cost_usd=row[6], logprobs=logprobs_from_json(row[7]))
         self.hits += sum(1 for key in keys if key in found)
         self.misses += sum(1 for key in keys if key not in found)
         self._pending_hits.update(key for key in keys if key in found)
@@ -138,7 +144,7 @@ class ResponseCache:
         row = (key, model, redact(completion.text), completion.finish_reason,
                redact(completion.refusal),
                completion.prompt_tokens, completion.completion_tokens, completion.cost_usd,
-               prompt_id, step, time.time())
+               prompt_id, step, time.time(), logprobs_json(completion.logprobs))
         with self._queue_lock:
             self._unwritten[key] = row
         try:
@@ -183,7 +189,7 @@ class ResponseCache:
                 self._conn.executemany(
                     "INSERT OR REPLACE INTO responses (key, model, text, finish_reason,"
                     " refusal, prompt_tokens, completion_tokens, cost_usd, prompt_id, step,"
-                    " created, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                    " created, logprobs, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
                     list(rows.values()))
                 self._conn.execute("COMMIT")
             except sqlite3.Error:

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 Message = dict[str, str]
+# per generated token, when the request asked for log-probs: (token, logprob, top alternatives
+# as (token, logprob) pairs, best first)
+TokenLogprob = tuple[str, float, tuple[tuple[str, float], ...]]
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,43 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+
+def openai_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Engine params as an OpenAI request sends them (``logprobs: n`` -> top_logprobs)."""
+    out = {k: v for k, v in params.items() if k != "logprobs"}
+    if params.get("logprobs"):
+        out.update(logprobs=True, top_logprobs=int(params["logprobs"]))
+    return out
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def openai_logprobs(data: Any) -> tuple[TokenLogprob, ...] | None:
+    """OpenAI-style ``choice.logprobs.content`` as (token, logprob, alternatives) tuples."""
+    content = _field(data, "content") if data is not None else None
+    if not content:
+        return None
+    return tuple((str(_field(entry, "token")), float(_field(entry, "logprob")),
+                  tuple((str(_field(alt, "token")), float(_field(alt, "logprob")))
+                        for alt in _field(entry, "top_logprobs") or ()))
+                 for entry in content)
+
+
+def logprobs_json(logprobs: tuple[TokenLogprob, ...] | None) -> str | None:
+    """Log-probs as JSON text for the cache (None stays None)."""
+    return None if logprobs is None else json.dumps(logprobs, ensure_ascii=False)
+
+
+def logprobs_from_json(text: str | None) -> tuple[TokenLogprob, ...] | None:
+    """The inverse of :func:`logprobs_json`."""
+    if not text:
+        return None
+    return tuple((str(token), float(lp), tuple((str(a), float(b)) for a, b in alts))
+                 for token, lp, alts in json.loads(text))
 
 
 def _canonical(value: Any) -> bytes:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from irforge.llm.completion import Completion, Message
+from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.routing import endpoint_base, provider_key, provider_model
 from irforge.llm.settings import API_KEY_ENV, ModelSpec
@@ -120,7 +120,7 @@ class DirectBackend:
         from irforge.llm.backends import response_format_field
 
         body: dict[str, Any] = {"model": self.model, "messages": messages}
-        for key, value in params.items():
+        for key, value in openai_params(params).items():
             if key in self.renamed:
                 renamed = self.renamed[key]
                 if renamed is not None:
@@ -244,4 +244,5 @@ def parse_completion(raw: bytes) -> Completion:
     return Completion(text=content or "", finish_reason=choice.get("finish_reason"),
                       refusal=message.get("refusal") or None,
                       prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                      completion_tokens=int(usage.get("completion_tokens") or 0))
+                      completion_tokens=int(usage.get("completion_tokens") or 0),
+                      logprobs=openai_logprobs(choice.get("logprobs")))

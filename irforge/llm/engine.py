@@ -87,6 +87,7 @@ class _Job:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    logprobs: tuple[Any, ...] | None = None
 
 
 class Engine:
@@ -105,7 +106,7 @@ class Engine:
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
                  max_wait: float | None = None, wait_report_after: float = 10.0,
                  transport: str | None = None, rate_headers: bool | None = None,
-                 config: Mapping[str, Any] | None = None,
+                 logprobs: int = 0, config: Mapping[str, Any] | None = None,
                  bench_dir: Path | str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg, transport)
@@ -122,6 +123,8 @@ class Engine:
                              else cfg.get("timeout", default_timeout))
         self.params: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens,
                                        "seed": seed}
+        if logprobs:  # top alternatives per generated token (part of the cache key)
+            self.params["logprobs"] = int(logprobs)
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
         self.prompts_dir = prompts_dir
         self.progress = progress
@@ -545,6 +548,7 @@ class Engine:
         job.prompt_tokens += completion.prompt_tokens
         job.completion_tokens += completion.completion_tokens
         job.raw = completion.text
+        job.logprobs = completion.logprobs
         verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
                         int(self.params["max_tokens"]))
         if verdict.status is not None:
@@ -565,7 +569,7 @@ class Engine:
                          attempts=job.attempts, retries=job.retries, reasks=job.reasks,
                          prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
                          cost_usd=job.cost_usd, demo_grade=self.demo_grade,
-                         step=job.plan.step)
+                         step=job.plan.step, logprobs=job.logprobs)
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: every credential is blanked out (irforge.redact)."""

@@ -34,6 +34,8 @@ class LLMResult:
     demo_grade: bool = False
     step: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    # per generated token (token, logprob, top alternatives), when the engine asked for them
+    logprobs: tuple[Any, ...] | None = None
 
     @property
     def ok(self) -> bool:

@@ -18,9 +18,12 @@ def _rule(match: str, answer: dict) -> Rule:
 
 
 SCRIPT = Script(default=Action.answer({}), rules=(
-    _rule('{"needs": [...]}', {"needs": ["a need about warnings", "a need about shelters"]}),
-    _rule("Write one example for the task as JSON",
-          {"query": "When are residents warned?", "passage": "Residents are warned early."}),
+    _rule("needs, each one", {"needs": ["the emergency plan and water level",
+                                        "the emergency plan for residents"]}),
+    # four distinct examples, one per planned query (identical ones would be rejected)
+    Rule("Need: ", tuple(Action.answer({"query": f"Which emergency plan covers water level {n}?",
+                                        "passage": f"Level {n} has its own emergency plan."})
+                         for n in range(4))),
     _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
     _rule('Answer as {"criterion_score"', {"criterion_score": 3}),
     _rule('Answer as {"relevance_score"', {"relevance_score": 3}),

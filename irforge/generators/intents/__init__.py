@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irforge.generators.intents.build import BuildReport, build_intents
+from irforge.generators.intents.build import IntentsRun, build_intents
 from irforge.generators.intents.config import (
     IntentSpec,
     Taxonomy,
@@ -16,14 +16,18 @@ from irforge.generators.intents.plan import (
     plan_queries,
     sample_attributes,
 )
+from irforge.generators.intents.taxonomy import ChosenTaxonomy, choose_taxonomy, derive_taxonomy
 
 __all__ = [
-    "BuildReport",
+    "ChosenTaxonomy",
     "IntentSpec",
+    "IntentsRun",
     "Taxonomy",
     "assign_categories",
     "build_intents",
     "build_tasks",
+    "choose_taxonomy",
+    "derive_taxonomy",
     "load_intents",
     "load_taxonomy",
     "plan_queries",

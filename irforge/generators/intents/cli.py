@@ -39,8 +39,9 @@ def build_intents_command(
     corpus: Annotated[Path | None, typer.Option(
         help="Source corpus.jsonl (or a benchmark folder); default: BENCH_DIR's corpus.")] = None,
     intents: Annotated[str, typer.Option(help="Comma-separated intents, e.g. QA,FC.")] = "QA",
-    taxonomy: Annotated[Path | None, typer.Option(
-        help="Category taxonomy YAML (default: DisastIR's 8 disaster categories).")] = None,
+    taxonomy: Annotated[str, typer.Option(
+        help="Categories: 'derived' (term clusters of the corpus, the default), 'disastir' "
+             "(DisastIR's 8 disaster types) or a taxonomy YAML file.")] = "derived",
     intents_file: Annotated[Path | None, typer.Option(
         help="YAML file defining more intents or overriding built-in ones.")] = None,
     per_task: Annotated[int, typer.Option(help="Queries per intent x category task.")] = 2,
@@ -49,7 +50,7 @@ def build_intents_command(
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
-    max_tokens: MaxTokensOption = 768, prompts_dir: PromptsDirOption = None,
+    max_tokens: MaxTokensOption = 400, prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
     price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
@@ -58,12 +59,10 @@ def build_intents_command(
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
     from irforge import beir
     from irforge.bench import Benchmark
-    from irforge.generators.intents import (
-        build_intents,
-        load_intents,
-        load_taxonomy,
-        select_intents,
-    )
+    from irforge.generators.intents import build_intents, load_intents, select_intents
+    from irforge.generators.intents.build import source_docs
+    from irforge.generators.intents.steps import QUERY_STEP
+    from irforge.generators.intents.taxonomy import choose_taxonomy
 
     bench = Benchmark(bench_dir)
     source = corpus if corpus is not None else bench.corpus_path
@@ -73,40 +72,49 @@ def build_intents_command(
         raise IrforgeError(f"corpus {source} not found (pass --corpus corpus.jsonl)")
     docs = list(beir.read_corpus(source))
     chosen = select_intents(load_intents(intents_file), split_names(intents))
-    tax = load_taxonomy(taxonomy)
+    try:
+        tax = choose_taxonomy(taxonomy, source_docs(docs), seed)
+    except ValueError as exc:
+        raise IrforgeError(f"{exc} (pass --taxonomy disastir or a taxonomy YAML file)") from exc
+    if not as_json:
+        typer.echo(tax.describe())
     with bench.writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok, max_tokens=max_tokens,
             bench_dir=bench_dir) as engine:
-        report = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
-        if report.estimate.get("too_long"):
-            typer.echo(f"WARNING: {report.estimate['too_long']} prompts are past the model's "
-                       f"context of {report.estimate['context_tokens']} tokens; those items "
+        run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
+        estimate = run.estimate
+        if estimate.get("too_long"):
+            typer.echo(f"WARNING: {estimate['too_long']} prompts are past the model's "
+                       f"context of {estimate['context_tokens']} tokens; those items "
                        "will be skipped and listed in failures.jsonl (shorten the passages, "
                        "e.g. re-chunk the corpus)", err=True)
         if dry_run and as_json:
-            emit({"estimate": report.estimate}, "", as_json=True)
+            emit({"estimate": estimate}, "", as_json=True)
             return
         if not as_json:
-            typer.echo(f"estimate: {report.estimate['requests']} requests, "
-                       f"~{report.estimate['prompt_tokens']} prompt tokens, at most "
-                       f"${report.estimate['max_cost_usd']:.4f} "
-                       f"({'priced' if report.estimate['priced'] else 'no price known'})")
+            typer.echo(f"estimate: {estimate['requests']} requests, "
+                       f"~{estimate['prompt_tokens']} prompt tokens, at most "
+                       f"${estimate['max_cost_usd']:.4f} "
+                       f"({'priced' if estimate['priced'] else 'no price known'})")
         if dry_run:
             return
         bench.record_step("intents", {
-            "intents": [intent.name for intent in chosen], "taxonomy": tax.name,
-            "categories": [c.name for c in tax.categories], "per_task": per_task,
-            "needs": needs, "seed": seed, "corpus": str(source), **report.as_dict(),
+            "intents": [intent.name for intent in chosen], "taxonomy": tax.manifest(),
+            "categories": [c.name for c in tax.taxonomy.categories], "per_task": per_task,
+            "needs": needs, "seed": seed, "corpus": str(source), **run.manifest(),
             "engine": engine.manifest_entry()})
-    grade = grade_note(report.demo_grade)
+    counts = run.counts
     if as_json:
-        emit({"folder": bench_dir, **report.as_dict()}, "", as_json=True)
-        return
-    typer.echo(f"{report.queries} queries and {report.generated_docs} generated passages from "
-               f"{report.planned} planned over {report.tasks} tasks{grade}; "
-               f"{report.failures} failures in {bench.failures_path}")
-    if report.empty_tasks:
-        typer.echo(f"tasks with no seed passage: {', '.join(report.empty_tasks)}")
+        emit({"folder": bench_dir, **run.manifest()}, "", as_json=True)
+    else:
+        typer.echo(run.yields.render())
+        typer.echo(f"{counts['queries']} queries and {counts['generated_docs']} generated "
+                   f"passages from {counts['planned']} planned over {counts['tasks']} tasks"
+                   f"{grade_note(counts['demo_grade'])}; {counts['failures']} failures in "
+                   f"{bench.failures_path}")
+        if counts["empty_tasks"]:
+            typer.echo(f"tasks with no seed passage: {', '.join(counts['empty_tasks'])}")
     raise_for_stop(engine)
+    run.require(QUERY_STEP, "intent queries", f" in {bench.root}")

@@ -176,9 +176,15 @@ def select_intents(intents: Mapping[str, IntentSpec], names: list[str]) -> list[
     return [intents[name] for name in names]
 
 
-def load_taxonomy(path: Path | None = None) -> Taxonomy:
-    """A taxonomy file; without one, DisastIR's eight disaster categories."""
-    path = Path(path) if path is not None else DISASTIR_TAXONOMY
+# taxonomies shipped by name (``--taxonomy disastir``)
+NAMED_TAXONOMIES: dict[str, Path] = {"disastir": DISASTIR_TAXONOMY}
+
+
+def load_taxonomy(path: Path | str | None = None) -> Taxonomy:
+    """A taxonomy file, or a shipped one by name (``disastir``; also the default here)."""
+    if path is None or str(path) in NAMED_TAXONOMIES:
+        path = NAMED_TAXONOMIES[str(path or "disastir")]
+    path = Path(path)
     data = _read_yaml(path)
     if isinstance(data, list):
         data = {"categories": data}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from irforge.generators.relevance.aggregate import ENSEMBLES, Binarization, get_ensemble
-from irforge.generators.relevance.label import LabelReport, LabelSettings, label_benchmark
-from irforge.generators.relevance.strategies import STRATEGIES, Pair, check_cot_phase, cot_bounds
+from irforge.generators.relevance.build import LabelReport, LabelSettings, label_benchmark
+from irforge.generators.relevance.steps import Pair, check_cot_phase, cot_bounds
+from irforge.generators.relevance.strategies import STRATEGIES
 
 __all__ = [
     "ENSEMBLES",

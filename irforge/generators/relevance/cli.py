@@ -59,12 +59,18 @@ def label_command(
         " discounted, up to 24 h per step; re-run the same command to resume).")] = False,
     batch_poll: Annotated[float, typer.Option(
         help="Seconds between batch status checks with --batch.")] = 30.0,
+    label_probs: Annotated[bool, typer.Option(
+        help="Ask for log-probs and label with the expected grade over the label tokens "
+             "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
+             "argmax label is kept in the judgment's metadata.")] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
     from irforge.bench import Benchmark
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
+    from irforge.generators.relevance.build import ENSEMBLE_STEP
+    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
 
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
@@ -75,15 +81,16 @@ def label_command(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok, max_tokens=max_tokens, batch=batch,
-            batch_poll_seconds=batch_poll, bench_dir=bench_dir) as engine:
+            batch_poll_seconds=batch_poll, bench_dir=bench_dir,
+            logprobs=TOP_LOGPROBS if label_probs else 0) as engine:
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
                                  dry_run=dry_run)
-        est = report.estimate
+        est, counts = report.estimate, report.counts
         if dry_run and as_json:
-            emit({"pairs": report.pairs, "estimate": est}, "", as_json=True)
+            emit({"pairs": counts["pairs"], "estimate": est}, "", as_json=True)
             return
         if not as_json:
-            typer.echo(f"estimate for {report.pairs} pairs: {est['requests']} requests "
+            typer.echo(f"estimate for {counts['pairs']} pairs: {est['requests']} requests "
                        f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt "
                        f"tokens, input ${est['input_cost_usd']:.4f}, at most "
                        f"${est['max_cost_usd']:.4f} "
@@ -93,16 +100,19 @@ def label_command(
         bench.record_step("relevance", {
             "strategies": list(settings.strategies), "ensemble": ensemble,
             "binarization": binarize, "split": split, "inputs": [str(f) for f in files],
-            **report.as_dict(), "engine": engine.manifest_entry()})
+            "label_probs": label_probs, **report.manifest(),
+            "engine": engine.manifest_entry()})
     if as_json:
-        emit({"folder": bench_dir, **report.as_dict(), "qrels_file": bench.qrels_path(split),
+        emit({"folder": bench_dir, **report.manifest(), "qrels_file": bench.qrels_path(split),
               "notes": list(engine.notes), "demo_grade": engine.demo_grade}, "", as_json=True)
-        return
-    typer.echo(f"{report.pairs} pairs: {report.judgments_written} judgments written "
-               f"({report.judgments_reused} already there), {report.qrels} qrels in "
-               f"{bench.qrels_path(split)}, {report.failures} failures, {report.flagged} of "
-               f"{report.positives_checked} generated passages flagged"
-               f"{grade_note(engine.demo_grade)}")
-    for note in engine.notes:
-        typer.echo(f"note: {note}")
+    else:
+        typer.echo(report.yields.render())
+        typer.echo(f"{counts['pairs']} pairs: {counts['judgments_written']} judgments written "
+                   f"({counts['judgments_reused']} already there), {counts['qrels']} qrels in "
+                   f"{bench.qrels_path(split)}, {counts['failures']} failures, "
+                   f"{counts['flagged']} of {counts['positives_checked']} generated passages "
+                   f"flagged{grade_note(engine.demo_grade)}")
+        for note in engine.notes:
+            typer.echo(f"note: {note}")
     raise_for_stop(engine)
+    report.require(ENSEMBLE_STEP, "labeled pairs", f" in {bench.root}")

@@ -6,30 +6,39 @@ from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
-from irforge.generators.intents import build_intents, load_intents, load_taxonomy, select_intents
+from irforge.generators.intents import (
+    ChosenTaxonomy,
+    build_intents,
+    load_intents,
+    load_taxonomy,
+    select_intents,
+)
 from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Query
+from irforge.records import Doc, Qrel, Query
 from tests.generators.fake_engine import FakeEngine
 
 DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")
         for i in range(3)]
 
 
-def _taxonomy(tmp_path: Path) -> Path:
+def _taxonomy(tmp_path: Path) -> ChosenTaxonomy:
     path = tmp_path / "tax.yaml"
     path.write_text("categories:\n  - {name: Flood, keywords: [flood]}\n", encoding="utf-8")
-    return path
+    return ChosenTaxonomy(load_taxonomy(path))
 
 
 def _query_answer(item: Any) -> Any:
     if "d1" in item["passage"] or "report 1" in item["passage"]:
         return {"query": "copy", "passage": item["passage"]}  # copies the seed: rejected
-    return {"query": f"How high did the gauge rise? ({item['query_length']})",
+    number = item["passage"].split()[2].rstrip(":")
+    return {"query": f"How high did flood gauge {number} rise in the report? "
+                      f"({item['query_length']})",
             "passage": "The gauge reading was given in the flood report."}
 
 
 ENGINE_ANSWERS = {
-    "intents.qa_needs": lambda item: {"needs": ["need one", "need two"]},
+    "intents.qa_needs": lambda item: {"needs": ["the flood gauge level",
+                                                "the flood report number"]},
     "intents.qa_query": _query_answer,
     "intents.qadoc_needs": lambda item: '{"needs": [',  # malformed: every QAdoc item fails
     "intents.qadoc_query": lambda item: {"query": "unused"},
@@ -41,19 +50,18 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
     bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
     engine = FakeEngine(ENGINE_ANSWERS)
     intents = select_intents(load_intents(), ["QA", "QAdoc"])
-    report = build_intents(bench, engine, DOCS, intents, load_taxonomy(_taxonomy(tmp_path)),
-                           per_task=3, seed=5)
-    assert report.planned == 6 and report.tasks == 2
+    run = build_intents(bench, engine, DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5)
+    assert run.counts["planned"] == 6 and run.counts["tasks"] == 2
     queries = {q.query_id: q for q in bench.queries()}
     assert "other1" in queries
     made = [q for q in queries.values() if q.metadata.get("generated_by") == "intents"]
-    assert len(made) == report.queries == 2  # 3 QA planned, the one seeded by d1 rejected
+    assert len(made) == run.counts["queries"] == 2  # 3 QA planned, the one seeded by d1 rejected
     for query in made:
         meta = query.metadata
         assert meta["intent"] == "QA" and meta["category"] == "Flood"
         assert meta["task_prefix"] == load_intents()["QA"].task_prefix
         assert meta["attributes"]["query_length"] in query.text
-        assert meta["need"] in ("need one", "need two")
+        assert meta["need"] in ("the flood gauge level", "the flood report number")
         assert meta["positive_doc_id"] == f"gen_{query.query_id}"
     corpus = {doc.doc_id: doc for doc in bench.corpus()}
     assert {"d0", "d1", "d2"} <= set(corpus)
@@ -71,7 +79,7 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
 
 def test_rebuild_replaces_its_own_output_and_reuses_nothing_twice(tmp_path: Path) -> None:
     bench = Benchmark(tmp_path / "bench")
-    taxonomy = load_taxonomy(_taxonomy(tmp_path))
+    taxonomy = _taxonomy(tmp_path)
     intents = select_intents(load_intents(), ["QA"])
     build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1)
     first = [(q.query_id, q.text) for q in bench.queries()]
@@ -89,8 +97,31 @@ def test_dry_run_estimates_without_generating(tmp_path: Path) -> None:
     bench = Benchmark(tmp_path / "bench")
 
     engine = FakeEngine(ENGINE_ANSWERS)
-    report = build_intents(bench, engine, DOCS, select_intents(load_intents(), ["QA"]),
-                           load_taxonomy(_taxonomy(tmp_path)), per_task=4, dry_run=True)
-    assert report.estimate["requests"] == 8  # two stages x four planned queries
-    assert report.estimate["max_cost_usd"] == 0.016
+    run = build_intents(bench, engine, DOCS, select_intents(load_intents(), ["QA"]),
+                        _taxonomy(tmp_path), per_task=4, dry_run=True)
+    assert run.estimate["requests"] == 8  # two stages x four planned queries
+    assert run.estimate["max_cost_usd"] == 0.016
     assert engine.calls == [] and not bench.queries_path.exists()
+
+
+def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "bench")
+    taxonomy = _taxonomy(tmp_path)
+    qa, fc = (select_intents(load_intents(), [name]) for name in ("QA", "FC"))
+    answers = {**ENGINE_ANSWERS, "intents.fc_needs": ENGINE_ANSWERS["intents.qa_needs"],
+               "intents.fc_query": lambda item: {
+                   "query": f"Flood gauge {item['passage'].split()[2]} passed ten metres.",
+                   "passage": "The flood gauge stayed under ten metres."}}
+    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1)
+    qa_queries = {q.query_id: q.text for q in bench.queries()}
+    qa_docs = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
+    bench.write_qrels([Qrel(next(iter(qa_queries)), "d0", 2)])
+    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1)
+    queries = {q.query_id: q for q in bench.queries()}
+    assert {k: queries[k].text for k in qa_queries} == qa_queries  # QA kept as it was
+    assert {q.metadata["intent"] for q in queries.values()} == {"QA", "FC"}
+    generated = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
+    assert qa_docs < generated
+    assert bench.qrels_dict() == {next(iter(qa_queries)): {"d0": 2}}
+    tasks = [row["task"] for _, row in iter_jsonl(bench.root / "intents" / "tasks.jsonl")]
+    assert tasks == ["QA_Flood", "FC_Flood"]

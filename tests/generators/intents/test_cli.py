@@ -53,6 +53,7 @@ def test_dry_runs_print_estimates_and_write_nothing(tmp_path: Path) -> None:
     runner, app = CliRunner(), build_app()
     cache = str(tmp_path / "cache.sqlite")
     built = runner.invoke(app, ["build", "intents", str(bench), "--intents", "QA,STS",
+                                "--taxonomy", "disastir",
                                 "--per-task", "2", "--dry-run", "--cache", cache,
                                 "--model", "openai/gpt-4o-mini"])
     assert built.exit_code == 0, built.output

@@ -17,8 +17,8 @@ from irforge.generators.intents import (
     select_intents,
 )
 from irforge.generators.intents.config import ATTRIBUTE_NAMES
-from irforge.generators.intents.generate import check_example
 from irforge.generators.intents.plan import pick_need
+from irforge.generators.intents.steps import check_example
 from irforge.records import Doc
 
 

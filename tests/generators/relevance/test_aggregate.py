@@ -10,9 +10,10 @@ from irforge.errors import FormatError, IrforgeError
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import Binarization, check_cot_phase, cot_bounds, get_ensemble
 from irforge.generators.relevance.aggregate import is_flagged, round_half_up
-from irforge.generators.relevance.label import LabelSettings, ensemble
+from irforge.generators.relevance.build import LabelSettings, ensemble
 from irforge.generators.relevance.pairs import read_pairs
-from irforge.generators.relevance.strategies import Outcome, Pair, PhaseViolation
+from irforge.generators.relevance.steps import Pair, PhaseViolation
+from irforge.generators.relevance.strategies import Outcome
 
 
 @pytest.mark.parametrize(("method", "labels", "expected"), [

@@ -61,7 +61,7 @@ def test_labels_every_strategy_ensembles_and_flags(tmp_path: Path) -> None:
     pairs.write_text("q1\td2\nq1\tgen_q1\n", encoding="utf-8")
     engine = FakeEngine(ANSWERS)
     report = label_benchmark(bench, engine, [pairs], load_intents(), LabelSettings())
-    assert report.pairs == 4  # q1-d2, q1-gen_q1 (listed once), q2-gen_q2, q3-gen_q3
+    assert report.counts["pairs"] == 4  # q1-d2, q1-gen_q1 (listed once), q2-gen_q2, q3-gen_q3
     judgments = list(bench.judgments())
     strategies = sorted((j.query_id, j.doc_id, j.metadata["strategy"]) for j in judgments)
     assert ("q3", "gen_q3", "cot") not in strategies  # STS: zero-shot only
@@ -81,7 +81,7 @@ def test_labels_every_strategy_ensembles_and_flags(tmp_path: Path) -> None:
     assert qrels == {"q1": {"d2": 0, "gen_q1": 3}, "q2": {"gen_q2": 1}, "q3": {"gen_q3": 5}}
     flagged = [row for _, row in iter_jsonl(bench.root / "relevance" / "flagged.jsonl")]
     assert [(row["query_id"], row["doc_id"]) for row in flagged] == [("q2", "gen_q2")]
-    assert report.flagged == 1 and report.positives_checked == 3
+    assert report.counts["flagged"] == 1 and report.counts["positives_checked"] == 3
     # criterion calls are shared by cot and multi_dim: the engine sees each prompt, the cache
     # would answer the repeat; the estimate counts it once
     assert report.estimate["requests"] > 0 and report.estimate["by_template"]
@@ -91,9 +91,9 @@ def test_rerun_appends_no_duplicate_judgments(tmp_path: Path) -> None:
     bench = _bench(tmp_path)
     first = label_benchmark(bench, FakeEngine(ANSWERS), [], load_intents(), LabelSettings())
     again = label_benchmark(bench, FakeEngine(ANSWERS), [], load_intents(), LabelSettings())
-    assert first.judgments_written > 0 and again.judgments_written == 0
-    assert again.judgments_reused == first.judgments_written
-    assert len(list(bench.judgments())) == first.judgments_written
+    assert first.counts["judgments_written"] > 0 and again.counts["judgments_written"] == 0
+    assert again.counts["judgments_reused"] == first.counts["judgments_written"]
+    assert len(list(bench.judgments())) == first.counts["judgments_written"]
 
 
 def test_mode_ensemble_and_binary_qrels(tmp_path: Path) -> None:
@@ -138,4 +138,4 @@ def test_query_without_intent_needs_a_default(tmp_path: Path) -> None:
         label_benchmark(bench, FakeEngine(ANSWERS), [pairs], load_intents(), LabelSettings())
     settings = LabelSettings(default_intent="QA", include_positives=False)
     report = label_benchmark(bench, FakeEngine(ANSWERS), [pairs], load_intents(), settings)
-    assert report.pairs == 1 and bench.qrels_dict() == {"q4": {"d1": 0}}
+    assert report.counts["pairs"] == 1 and bench.qrels_dict() == {"q4": {"d1": 0}}

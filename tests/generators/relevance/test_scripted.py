@@ -65,5 +65,5 @@ def test_phase_one_no_can_only_yield_0_or_1(tmp_path: Path) -> None:
     assert failure.reason.startswith("final: llm invalid")
     assert '"relevance_score": 3' in failure.raw_output
     assert bench.qrels_dict() == {"q1": {"p_no_1": 1, "p_yes_3": 3}}
-    assert report.judgments_written == 2 and again.judgments_written == 0
+    assert report.counts["judgments_written"] == 2 and again.counts["judgments_written"] == 0
     assert manifest["steps"]["relevance.cot"]["reasks"] == 1

@@ -1,4 +1,5 @@
-"""Ensemble LLM relevance labeling of a benchmark folder (DisastIR 3.6, appendix C and D).
+"""``irforge label`` orchestration: pairs -> the three strategies (``strategies.py``, steps in
+``steps.py``) -> ensemble -> judgments, qrels, flags (DisastIR 3.6, appendix C and D).
 
 Pairs come from pair/pool files plus, by default, each generated query's own positive passage.
 Every strategy's label and raw output go to ``judgments.jsonl``; failures to
@@ -9,14 +10,16 @@ generated passages the ensemble does not give the top label to, to ``relevance/f
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from irforge.bench import Benchmark
 from irforge.errors import FormatError, IrforgeError, Problem
 from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
+from irforge.generators.relevance import steps as relsteps
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.aggregate import (
     Binarization,
@@ -25,11 +28,16 @@ from irforge.generators.relevance.aggregate import (
     round_half_up,
 )
 from irforge.generators.relevance.pairs import read_pairs
+from irforge.generators.relevance.probabilities import RecordingEngine
+from irforge.generators.relevance.steps import STEP
+from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.jsonl import iter_jsonl, write_jsonl
 from irforge.records import Failure, Judgment, Qrel
-from irforge.steps.failures import failure_from_result
+from irforge.steps import StepYield, reason_key
 
-STEP = "relevance"
+ENSEMBLE_STEP = f"{STEP}.ensemble"
+# ensembles that count votes use the decoded (argmax) labels; the others the expected grades
+DISCRETE_ENSEMBLES = ("mode", "majority")
 
 
 @dataclass(frozen=True)
@@ -52,25 +60,12 @@ class LabelSettings:
         Binarization(self.binarization)
 
 
-@dataclass
-class LabelReport:
-    """Counts of one labeling run, for the CLI and the manifest."""
-
-    pairs: int = 0
-    judgments_written: int = 0
-    judgments_reused: int = 0
-    failures: int = 0
-    qrels: int = 0
-    flagged: int = 0
-    positives_checked: int = 0
-    estimate: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+LabelReport = RunSummary  # what label_benchmark returns
 
 
 def collect_pairs(bench: Benchmark, pair_files: Sequence[Path],
-                  intents: Mapping[str, IntentSpec], settings: LabelSettings) -> list[strat.Pair]:
+                  intents: Mapping[str, IntentSpec],
+                  settings: LabelSettings) -> list[relsteps.Pair]:
     """Pairs from the files plus each query's positive passage, deduplicated, with intents."""
     queries = {query.query_id: query for query in bench.queries()}
     docs = {doc.doc_id: doc for doc in bench.corpus()}
@@ -99,11 +94,11 @@ def collect_pairs(bench: Benchmark, pair_files: Sequence[Path],
                                       f"is not defined", line=line, field="intent",
                                       hint=f"pass --intent with one of {sorted(intents)}, or "
                                       "define it with --intents-file"))
-        pairs.append(strat.Pair(query_id, doc_id, query.text, docs[doc_id].text, intents[name]))
+        pairs.append(relsteps.Pair(query_id, doc_id, query.text, docs[doc_id].text, intents[name]))
     return pairs
 
 
-def estimate_labeling(engine: Any, pairs: Sequence[strat.Pair],
+def estimate_labeling(engine: Any, pairs: Sequence[relsteps.Pair],
                       strategies: Sequence[str]) -> dict[str, Any]:
     """Tokens and dollars before labeling, phase by phase, from the rendered prompts.
 
@@ -118,70 +113,54 @@ def estimate_labeling(engine: Any, pairs: Sequence[strat.Pair],
     criteria_seen: set[tuple[str, str, str]] = set()
     for pair in pairs:
         spec = pair.intent.relevance
-        base = strat.base_variables(pair)
+        base = relsteps.base_variables(pair)
         chosen = [name for name in strategies if name in spec.strategies]
         if "zero_shot" in chosen:
-            add(spec.zero_shot_template, strat.score_model("final_score", spec.top_label),
+            add(spec.zero_shot_template, relsteps.score_model("final_score", spec.top_label),
                 {**base, "goal": spec.goal, "scale": list(spec.scale)})
         names: list[str] = []
         if "cot" in chosen:
             names += list(spec.cot_criteria)
-            add(strat.PRESENCE, strat.Presence, {**base, "presence_question":
+            add(relsteps.PRESENCE, relsteps.Presence, {**base, "presence_question":
                                                  spec.presence_question})
-            add(strat.COT_FINAL, strat.cot_final_model("Yes"),
+            add(relsteps.COT_FINAL, relsteps.cot_final_model("Yes"),
                 {**base, "goal": spec.goal, "has_answer": "Yes", "low": 2, "high": 3,
                  "low_label": spec.scale[2], "high_label": spec.scale[3],
                  "criteria_scores": ", ".join(f"{n} 0" for n in spec.cot_criteria)})
         if "multi_dim" in chosen:
             names += list(spec.criteria)
-            add(strat.MULTI_FINAL, strat.score_model("final_relevance_score", spec.top_label),
+            add(relsteps.MULTI_FINAL, relsteps.score_model("final_relevance_score", spec.top_label),
                 {**base, "goal": spec.goal, "scale": list(spec.scale),
                  "criteria_scores": ", ".join(f"{n} 0" for n in spec.criteria)})
         for name in names:
             if (pair.query_id, pair.doc_id, name) in criteria_seen:
                 continue  # cot and multi_dim share criterion calls through the cache
             criteria_seen.add((pair.query_id, pair.doc_id, name))
-            add(strat.CRITERION, strat.CriterionScore,
+            add(relsteps.CRITERION, relsteps.CriterionScore,
                 {**base, "criterion_name": name, "criterion_definition": spec.criteria[name]})
-    total: dict[str, Any] = {"requests": 0, "cached_items": 0, "prompt_tokens": 0,
-                             "max_completion_tokens": 0, "input_cost_usd": 0.0,
-                             "max_cost_usd": 0.0, "priced": True, "by_template": {}}
-    for (template, model), items in calls.items():
-        part = engine.estimate(items, template, model).as_dict()
-        total["by_template"][template] = part
-        for key in ("requests", "cached_items", "prompt_tokens", "max_completion_tokens",
-                    "input_cost_usd", "max_cost_usd"):
-            total[key] += part[key]
-        total["priced"] = total["priced"] and part["priced"]
-    total["model"] = getattr(engine, "model", "")
-    return total
+    return estimate_calls(engine, calls, by_template=True)
 
 
-def _judgment(pair: strat.Pair, outcome: strat.Outcome) -> Judgment:
-    return Judgment(query_id=pair.query_id, doc_id=pair.doc_id, label=float(outcome.label),
+def _judgment(pair: relsteps.Pair, outcome: strat.Outcome) -> Judgment:
+    """One strategy's label: the expected grade where log-probs gave one, else the argmax."""
+    value = outcome.value
+    assert value is not None and outcome.label is not None
+    return Judgment(query_id=pair.query_id, doc_id=pair.doc_id, label=float(value),
                     source="llm", prompt_id=outcome.prompt_id, model=outcome.model,
                     raw_output=json.dumps(outcome.raws, ensure_ascii=False),
                     task="relevance", metadata={
                         "strategy": outcome.strategy, "intent": pair.intent.name,
                         "scale_max": pair.intent.relevance.top_label,
-                        "phases": outcome.parsed, "demo_grade": outcome.demo_grade})
+                        "phases": outcome.parsed, "demo_grade": outcome.demo_grade,
+                        "argmax_label": outcome.label,
+                        "label_from": "logprobs" if outcome.expected is not None
+                        else "argmax"})
 
 
-def _failure(pair: strat.Pair, outcome: strat.Outcome) -> Failure:
-    phase, cause = outcome.failure or ("?", "unknown")
-    step = f"{STEP}.{outcome.strategy}"
-    meta = {"phase": phase, "strategy": outcome.strategy, "doc_id": pair.doc_id,
-            "query_id": pair.query_id}
-    if isinstance(cause, str):
-        return Failure(step, pair.item_id, f"{phase}: {cause}", outcome.raws.get(phase), meta)
-    failure = failure_from_result(step, pair.item_id, cause, meta)
-    return Failure(failure.step, failure.item_id, f"{phase}: {failure.reason}",
-                   failure.raw_output, failure.metadata)
-
-
-def run_strategies(engine: Any, pairs: Sequence[strat.Pair],
+def run_strategies(engine: Any, pairs: Sequence[relsteps.Pair],
                    strategies: Sequence[str]) -> dict[str, dict[int, strat.Outcome]]:
     """Every chosen strategy on the pairs whose intent allows it: {strategy: {pair index: ...}}."""
+    engine = engine if isinstance(engine, RecordingEngine) else RecordingEngine(engine)
     out: dict[str, dict[int, strat.Outcome]] = {}
     for name in strategies:
         indexes = [i for i, pair in enumerate(pairs) if name in pair.intent.relevance.strategies]
@@ -195,7 +174,9 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                     dry_run: bool = False) -> LabelReport:
     """Label the pairs with every strategy, ensemble, write judgments, qrels and flags."""
     pairs = collect_pairs(bench, pair_files, intents, settings)
-    report = LabelReport(pairs=len(pairs))
+    report = LabelReport(counts={"pairs": len(pairs), "judgments_written": 0,
+                                 "judgments_reused": 0, "failures": 0, "qrels": 0,
+                                 "flagged": 0, "positives_checked": 0})
     report.estimate = estimate_labeling(engine, pairs, settings.strategies)
     if dry_run or not pairs:
         return report
@@ -204,33 +185,41 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
             for j in bench.judgments() if j.source == "llm" and j.task == "relevance"}
     judgments: list[Judgment] = []
     failures: list[Failure] = []
+    counts = report.counts
     for name, outcomes in by_strategy.items():
+        step_yield = StepYield(f"{STEP}.{name}", attempted=len(outcomes))
         for i, outcome in outcomes.items():
             if outcome.label is None:
-                failures.append(_failure(pairs[i], outcome))
+                assert outcome.failure is not None
+                failures.append(outcome.failure)
+                step_yield.rejected[reason_key(outcome.failure.reason)] += 1
                 continue
+            step_yield.accepted += 1
             key = (pairs[i].query_id, pairs[i].doc_id, name, outcome.model)
             if key in seen:
-                report.judgments_reused += 1
+                counts["judgments_reused"] += 1
                 continue
             judgments.append(_judgment(pairs[i], outcome))
+        report.yields.add(step_yield)
     rows, qrels, more = ensemble(pairs, by_strategy, settings, _positives(bench))
     failures.extend(more)
-    report.judgments_written = bench.add_judgments(judgments)
-    report.failures = bench.add_failures(failures)
+    report.yields.add(StepYield(ENSEMBLE_STEP, len(pairs), len(qrels),
+                                Counter(reason_key(f"rejected: {f.reason}") for f in more)))
+    counts["judgments_written"] = bench.add_judgments(judgments)
+    counts["failures"] = bench.add_failures(failures)
     bench.retire_failures((f"{STEP}.{name}", pairs[i].item_id)
                           for name, outcomes in by_strategy.items()
                           for i, outcome in outcomes.items() if outcome.label is not None)
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
-    report.qrels = bench.write_qrels(existing.values(), settings.split)
+    counts["qrels"] = bench.write_qrels(existing.values(), settings.split)
     merged = _merge_rows(bench.root / STEP / "ensemble.jsonl", rows)
     write_jsonl(bench.root / STEP / "ensemble.jsonl", merged)
     flagged = [row for row in merged if row["flagged"]]
     write_jsonl(bench.root / STEP / "flagged.jsonl", flagged)
-    report.flagged = len(flagged)
-    report.positives_checked = sum(1 for row in merged if row["positive"])
+    counts["flagged"] = len(flagged)
+    counts["positives_checked"] = sum(1 for row in merged if row["positive"])
     return report
 
 
@@ -251,7 +240,7 @@ def _positives(bench: Benchmark) -> set[tuple[str, str]]:
     return out
 
 
-def ensemble(pairs: Sequence[strat.Pair], by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
+def ensemble(pairs: Sequence[relsteps.Pair], by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
              settings: LabelSettings, positives: set[tuple[str, str]],
              ) -> tuple[list[dict[str, Any]], list[Qrel], list[Failure]]:
     """Per pair: the ensemble score, the qrel label, and the consistency flag."""
@@ -260,8 +249,10 @@ def ensemble(pairs: Sequence[strat.Pair], by_strategy: Mapping[str, Mapping[int,
     rows: list[dict[str, Any]] = []
     qrels: list[Qrel] = []
     failures: list[Failure] = []
+    discrete = settings.ensemble in DISCRETE_ENSEMBLES
     for i, pair in enumerate(pairs):
-        labels = {name: outcomes[i].label for name, outcomes in by_strategy.items()
+        labels = {name: outcomes[i].label if discrete else outcomes[i].value
+                  for name, outcomes in by_strategy.items()
                   if i in outcomes and outcomes[i].label is not None}
         score = combine(list(labels.values()))
         if score is None:
@@ -273,7 +264,7 @@ def ensemble(pairs: Sequence[strat.Pair], by_strategy: Mapping[str, Mapping[int,
                 reason = "no strategy produced a label"
             else:
                 reason = f"no {settings.ensemble} among labels {labels}"
-            failures.append(Failure(f"{STEP}.ensemble", pair.item_id, reason))
+            failures.append(Failure(ENSEMBLE_STEP, pair.item_id, reason))
             continue
         graded = round_half_up(score)
         positive = (pair.query_id, pair.doc_id) in positives
