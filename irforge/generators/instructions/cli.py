@@ -60,7 +60,11 @@ def build_command(
     seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")] = 0,
     limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")] = None,
 ) -> None:
-    """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs."""
+    """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs.
+
+    Ends with the yield table; exits 3 when no unit was kept. A re-run for some queries or
+    dimensions keeps the others already in the folder.
+    """
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
@@ -91,6 +95,8 @@ def build_command(
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe)
     typer.echo(f"wrote {bench_dir}: {report.summary()}")
+    typer.echo(report.yields.render())
+    report.require_yield()
 
 
 def review_command(

@@ -52,11 +52,15 @@ def build_logical_command(
     no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None,
 ) -> None:
-    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
+    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels.
+
+    Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
+    keeps the queries of the other types already in the folder.
+    """
     from irforge.beir import read_corpus
     from irforge.cli_options import engine_from_options, grade_note
     from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
-    from irforge.generators.logical.models import LogicalQueryOutput
+    from irforge.generators.logical.steps import LogicalQueryOutput
     from irforge.generators.logical.types import parse_types
 
     config = LogicalConfig(
@@ -77,3 +81,5 @@ def build_logical_command(
         summary = build_logical(bench_dir, docs, config, engine)
         note = grade_note(engine.demo_grade)
     typer.echo(f"{bench_dir}: {summary.line()}{note}")
+    typer.echo(summary.yields.render())
+    summary.require_yield(f" in {bench_dir}")

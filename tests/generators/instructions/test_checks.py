@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from irforge.errors import FormatError
-from irforge.generators.instructions.checks import (
+from irforge.generators.instructions.steps import (
     check_document,
     check_hard_negative,
     check_instruction,
