@@ -394,6 +394,44 @@ class InstructedQuery(_Output):
     instructed_query: str = Field(min_length=1)
 
 
+# Schema-only patterns for constrained decoders: two sentences, the first keeping a word of the
+# core query, the second naming the condition (after a negation cue, for a reversal). Pydantic
+# does not enforce them; the checks below run on every answer either way.
+_CHUNK = r'[^"\\.?!\n]*'
+_NEGATION_CUES = ("not", "without", "other than", "avoid", "except", "rather than")
+
+
+def _alternatives(phrases: Sequence[str]) -> str | None:
+    """``(a|b)`` matching any phrase, first letter in either case; None when no phrase is
+    plain words (other characters are left to the post-hoc checks)."""
+    plain = [p for p in dict.fromkeys(" ".join(p.split()) for p in phrases)
+             if p and re.fullmatch(r"[^\W_]+(?:[ '-][^\W_]+)*", p)]
+    if not plain:
+        return None
+    return "(" + "|".join(f"[{p[0].upper()}{p[0].lower()}]{p[1:]}" if p[0].isalpha() else p
+                          for p in plain) + ")"
+
+
+def request_pattern(core_query: str, terms: Sequence[str], negated: bool = False) -> str | None:
+    """The two-sentence shape of an instruction (or of its reversal, ``negated``) as a
+    JSON-schema pattern; None when the query or the terms give nothing to match."""
+    query_words = _alternatives(sorted(content_words(core_query)))
+    condition = _alternatives(terms)
+    if query_words is None or condition is None:
+        return None
+    cue = ("(" + "|".join(_NEGATION_CUES) + r')( [^" \\.?!\n]+){0,4} ') if negated else ""
+    return (f"^{_CHUNK}{query_words}{_CHUNK}[.?!] {_CHUNK}{cue}{condition}{_CHUNK}[.?!]$")
+
+
+@lru_cache(maxsize=256)
+def _request_model(base: type[_Output], field: str, pattern: str | None) -> type[_Output]:
+    if pattern is None:
+        return base
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"{base.__name__}{abs(hash(pattern)) % 10**8}", __base__=base,
+        **{field: (str, Field(min_length=1, json_schema_extra={"pattern": pattern}))})
+
+
 PHRASINGS = ("a polite request", "a direct instruction", "a question",
              "a plain statement of what you need", "a short casual remark")
 
@@ -483,7 +521,9 @@ def instruction_step() -> Step[InstructionItem, Unit]:
 
     return Step(
         name=f"{STEP}.instruction", template="instructions.instruction",
-        output_model=InstructedQuery,
+        output_model=lambda item: _request_model(
+            InstructedQuery, "instructed_query",
+            request_pattern(item.group.query, item.condition.terms)),
         variables=lambda item: {"query": item.group.query, "dimension": item.group.dimension,
                                 "condition": shown(item.member.condition),
                                 "condition_description": item.condition.description,
@@ -542,7 +582,10 @@ def reverse_step() -> Step[ReverseItem, Unit]:
                     u.instructed, " ".join(value.reversed_query.split()), u.phrasing)
 
     return Step(
-        name=f"{STEP}.reverse", template="instructions.reverse", output_model=ReversedQuery,
+        name=f"{STEP}.reverse", template="instructions.reverse",
+        output_model=lambda item: _request_model(
+            ReversedQuery, "reversed_query",
+            request_pattern(item.query, item.condition.terms, negated=True)),
         variables=lambda item: {"query": item.query, "instructed": item.unit.instructed,
                                 "dimension": item.unit.dimension,
                                 "condition": shown(item.unit.condition)},

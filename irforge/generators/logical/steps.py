@@ -22,12 +22,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.structure import (
     GROUP_MARKS,
+    MAX_GROUP,
     StructureCheck,
     Triple,
     TripleGroups,
@@ -100,42 +101,90 @@ def _evidence_schema(passages: Sequence[str]) -> dict[str, Any]:
         "required": ["passage", "text"]} for number, text in enumerate(passages, start=1)]}
 
 
+def _all_required(schema: dict[str, Any]) -> None:
+    """Every property required in the schema, so constrained decoders write each one (an
+    omitted evidence list is the commonest small-model miss); validation keeps the defaults."""
+    schema["required"] = list(schema.get("properties", {}))
+    schema.pop("description", None)
+
+
+class _QuerySchema(LogicalQueryOutput):
+    model_config = ConfigDict(json_schema_extra=_all_required)
+
+
+class _GroupsSchema(TripleGroups):
+    model_config = ConfigDict(json_schema_extra=_all_required)
+
+
 def _group_sizes(qtype: QueryType) -> dict[str, tuple[int, int]]:
-    """(min, max) triples per group: union and negation exactly as the shape, the must-hold
-    triples spread over projection and intersection."""
+    """(min, max) triples per group: union and negation exactly as the shape; must-hold
+    triples all in projection (types without intersection), all in intersection (types
+    without projection), or spread over both."""
     counts = {mark: sum(edge.mark == mark for edge in qtype.pattern) for mark in "+|-"}
-    return {name: ((0, counts["+"]) if mark == "+" else (counts[mark], counts[mark]))
-            for name, mark in GROUP_MARKS}
+    plus = counts["+"]
+    home = ("projection" if "i" not in qtype.name else
+            "intersection" if "p" not in qtype.name else None)
+    sizes = {}
+    for name, mark in GROUP_MARKS:
+        if mark != "+":
+            sizes[name] = (counts[mark], counts[mark])
+        elif home is None:
+            sizes[name] = (0, plus)
+        else:
+            sizes[name] = (plus, plus) if name == home else (0, 0)
+    return sizes
+
+
+def _triple_schema(names: Sequence[str], variables: Sequence[str]) -> dict[str, Any]:
+    """A triple whose terms are names from the passages or the type's variables, with at
+    least one variable (a triple between two constants is no query edge)."""
+    name: dict[str, Any] = {"enum": list(names)} if names else {"type": "string"}
+    var: dict[str, Any] = {"enum": list(variables)}
+
+    def shape(subject: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "required": ["subject", "relation", "object"],
+                "properties": {"subject": subject, "relation": {"type": "string"},
+                               "object": obj}}
+
+    return {"anyOf": [shape(name, var), shape(var, name), shape(var, var)]}
 
 
 @lru_cache(maxsize=128)
-def groups_model(type_name: str) -> type[TripleGroups]:
-    """TripleGroups whose schema asks for the group sizes of ``type_name``."""
-    fields: dict[str, Any] = {}
-    for name, (low, high) in _group_sizes(get_type(type_name)).items():
-        extra = {"minItems": low, "maxItems": high}
-        fields[name] = ((list[Triple], Field(json_schema_extra=extra)) if low else
-                        (list[Triple], Field(default_factory=list, json_schema_extra=extra)))
-    return create_model(f"TripleGroups_{type_name}", __base__=TripleGroups,  # type: ignore[call-overload, no-any-return]
-                        **fields)
+def groups_model(type_name: str, names: tuple[str, ...] = ()) -> type[TripleGroups]:
+    """TripleGroups whose schema asks for the group sizes of ``type_name`` and triples over
+    ``names`` and the type's variables (``?v1``, ``?t``)."""
+    qtype = get_type(type_name)
+    triple = _triple_schema(names, [f"?{v}" for v in qtype.variables])
+    fields: dict[str, Any] = {
+        name: (list[Triple], Field(default_factory=list, max_length=MAX_GROUP,
+                                   json_schema_extra={"items": triple, "minItems": low,
+                                                      "maxItems": high} if high else
+                                   {"maxItems": 0}))
+        for name, (low, high) in _group_sizes(qtype).items()}
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"TripleGroups_{type_name}_{abs(hash(names)) % 10**8}", __base__=_GroupsSchema,
+        **fields)
 
 
 @lru_cache(maxsize=256)
-def query_model(type_name: str, passages: tuple[str, ...]) -> type[LogicalQueryOutput]:
-    """LogicalQueryOutput whose schema enumerates the evidence sentences, the answer names
-    (types without union) and the group sizes of one item. Validation is unchanged."""
-    answer_extra: dict[str, Any] = {}
+def query_model(type_name: str, passages: tuple[str, ...],
+                titles: tuple[str, ...] = ()) -> type[LogicalQueryOutput]:
+    """LogicalQueryOutput whose schema enumerates, for one item, the evidence sentences, the
+    answer names (types without union), the triple terms and the group sizes. Validation
+    is that of LogicalQueryOutput: only the schema shown to the decoder changes."""
+    qtype = get_type(type_name)
     choices = answer_choices(passages)
-    if choices and not get_type(type_name).has_union:
-        answer_extra = {"enum": list(choices)}
+    answer_extra = {"enum": list(choices)} if choices and not qtype.has_union else None
+    names = tuple(dict.fromkeys((*answer_choices(titles), *choices)))
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"LogicalQuery_{type_name}_{abs(hash(passages)) % 10**8}", __base__=LogicalQueryOutput,
+        f"LogicalQuery_{type_name}_{abs(hash((passages, titles))) % 10**8}",
+        __base__=_QuerySchema,
         answer=(str, Field(max_length=150, description="the answer entity or entities",
-                           json_schema_extra=answer_extra or None)),
-        triples=(groups_model(type_name), ...),
+                           json_schema_extra=answer_extra)),
+        triples=(groups_model(type_name, names), ...),
         evidence=(list[Evidence], Field(default_factory=list, max_length=4, json_schema_extra={
             "items": _evidence_schema(passages), "minItems": len(passages),
-            "maxItems": max(len(passages), min(4, get_type(type_name).edge_count))})))
+            "maxItems": max(len(passages), min(4, qtype.edge_count))})))
 
 
 # Evidence and answers are grounded in the passages: a quote counts as found when at least
@@ -295,7 +344,8 @@ def query_step() -> Step[QueryItem, AcceptedQuery]:
     """One query of the plan's type from its passages, with triples, answer and evidence."""
     return Step(
         name=QUERY_STEP, template="logical.query",
-        output_model=lambda item: query_model(item.plan.qtype, item.texts),
+        output_model=lambda item: query_model(item.plan.qtype, item.texts,
+                                              tuple(doc.title for doc in item.passages)),
         variables=query_variables, item_id=lambda item: item.plan.query_id,
         validators=(query_reasons,), accept=accept_query,
         metadata=lambda item: {"type": item.plan.qtype, "doc_ids": list(item.plan.doc_ids),
