@@ -79,7 +79,8 @@ def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):
     assert rows["instructions.rewrite"] == {"step": "instructions.rewrite", "attempted": 1,
                                             "accepted": 1, "rejected": {}}
     assert rows["instructions.instruction"]["accepted"] == 1
-    assert rows["instructions.instruction"]["rejected"] == {"rejected: negates the condition 'expert'": 1}
+    assert rows["instructions.instruction"]["rejected"] == {
+        "rejected: negates the condition 'expert'": 1}
     report.require_yield()  # one unit kept: no error
 
     silent = {**_answers(), "instructions.rewrite_audience": lambda item: None}

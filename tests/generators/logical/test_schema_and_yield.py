@@ -8,8 +8,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
 from irforge.beir import write_corpus
+from irforge.bench import Benchmark
 from irforge.cli import build_app
 from irforge.errors import EmptyResultError
 from irforge.generators.logical.build import LogicalConfig, build_logical
