@@ -66,7 +66,7 @@ class LogicalQueryOutput(BaseModel):
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:of|the|de|la|von|van|del)?\s*[A-Z][\w'’-]*)*"
+_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|de|la|von|van|del)?\s*[A-Z][\w'’-]*)*"
                    r"|\b\d[\d,.]*\d\b|\b\d\b")
 _NOT_NAMES = frozenset({"a", "an", "the", "in", "on", "at", "it", "he", "she", "they", "this",
                         "that", "his", "her", "its", "their", "when", "after", "before", "as",
@@ -81,17 +81,23 @@ def passage_sentences(text: str) -> tuple[str, ...]:
 
 def answer_choices(passages: Sequence[str]) -> tuple[str, ...]:
     """Names (runs of capitalised words) and numbers of the passages, in order: what a
-    single-entity answer may be. A leading function word ('The', 'In') is also dropped."""
-    out: dict[str, None] = {}
+    single-entity answer may be. A leading function word ('The', 'In') is dropped, and a
+    lone capitalised word that opens a sentence ('Please') counts only if it also appears
+    capitalised inside a sentence."""
+    spans: list[tuple[str, bool]] = []
     for passage in passages:
         for match in _NAME.finditer(passage):
-            span = match.group(0).strip(" .,'’-")
-            words = span.split()
+            words = match.group(0).strip(" .,'’-").split()
             while words and words[0].casefold() in _NOT_NAMES:
                 words = words[1:]
+            before = passage[:match.start()].rstrip()
+            opens = not before or before[-1] in ".!?"
             if words:
-                out.setdefault(" ".join(words), None)
-    return tuple(out)[:MAX_ANSWER_CHOICES]
+                spans.append((" ".join(words), opens and len(words) == 1))
+    inside = {span for span, opening in spans if not opening}
+    out = [span for span, opening in spans if not opening or span in inside
+           or span[0].isdigit()]
+    return tuple(dict.fromkeys(out))[:MAX_ANSWER_CHOICES]
 
 
 def _evidence_schema(passages: Sequence[str]) -> dict[str, Any]:
