@@ -95,15 +95,28 @@ def answer_choices(passages: Sequence[str]) -> tuple[str, ...]:
             if words:
                 spans.append((" ".join(words), opens and len(words) == 1))
     inside = {span for span, opening in spans if not opening}
-    out = [span for span, opening in spans if not opening or span in inside
-           or span[0].isdigit()]
+    out = [span for span, opening in spans if (not opening or span in inside
+                                              or span[0].isdigit()) and grammar_safe(span)]
     return tuple(dict.fromkeys(out))[:MAX_ANSWER_CHOICES]
+
+
+def grammar_safe(text: str) -> bool:
+    """Whether an enum value survives llama.cpp's schema-to-grammar conversion: a double
+    quote, a backslash or a control character inside a literal breaks its grammar parser."""
+    return bool(text) and not any(ch in '"\\' or ord(ch) < 32 for ch in text)
+
+
+def _choice(values: Sequence[str]) -> dict[str, Any]:
+    """An enum of the grammar-safe values, or free text when none is safe (those values are
+    then left to the post-hoc checks)."""
+    safe = [value for value in values if grammar_safe(value)]
+    return {"enum": safe} if safe else {"type": "string"}
 
 
 def _evidence_schema(passages: Sequence[str]) -> dict[str, Any]:
     """Evidence items as one choice per passage: its number and one of its sentences."""
     return {"anyOf": [{"type": "object", "properties": {
-        "passage": {"const": number}, "text": {"enum": list(passage_sentences(text))}},
+        "passage": {"const": number}, "text": _choice(passage_sentences(text))},
         "required": ["passage", "text"]} for number, text in enumerate(passages, start=1)]}
 
 

@@ -170,3 +170,19 @@ def test_cli_prints_the_yield_table_and_fails_with_exit_3_when_nothing_is_accept
         result.output
     message = str(result.exception)
     assert "0 logical queries accepted" in message and "llm invalid (x1)" in message
+
+
+def test_values_that_break_the_grammar_stay_out_of_the_enums():
+    """A quote inside an enum literal broke llama.cpp's grammar parser (then sampling
+    crashed): such sentences are left to the post-hoc checks."""
+    passage = ('The 8088 ("eighty-eighty-eight") is a variant of the Intel 8086. '
+               'It was introduced on July 1, 1979.')
+    schema = query_model("1p", (passage,), ("Intel 8088",)).model_json_schema()
+    [choice] = schema["properties"]["evidence"]["items"]["anyOf"]
+    assert choice["properties"]["text"]["enum"] == ["It was introduced on July 1, 1979."]
+    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from irforge.llm.backends import grammar_schema
+
+    grammar = llama_grammar.LlamaGrammar.from_json_schema(json.dumps(grammar_schema(schema)),
+                                                          verbose=False)
+    assert grammar is not None
