@@ -4,6 +4,7 @@ the yield table and exit 3 of an empty build, and re-runs that keep the other ty
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -180,9 +181,7 @@ def test_values_that_break_the_grammar_stay_out_of_the_enums():
     schema = query_model("1p", (passage,), ("Intel 8088",)).model_json_schema()
     [choice] = schema["properties"]["evidence"]["items"]["anyOf"]
     assert choice["properties"]["text"]["enum"] == ["It was introduced on July 1, 1979."]
-    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
-    from irforge.llm.backends import grammar_schema
-
-    grammar = llama_grammar.LlamaGrammar.from_json_schema(json.dumps(grammar_schema(schema)),
-                                                          verbose=False)
-    assert grammar is not None
+    text = json.dumps(schema)
+    enums = [value for values in re.findall(r'"enum": (\[[^\]]*\])', text)
+             for value in json.loads(values)]
+    assert enums and not [value for value in enums if '"' in value or "\\" in value]
