@@ -1,8 +1,9 @@
 """The ``make demo`` stage: an InfoSearch-style benchmark from a few shipped sample documents.
 
-Sample documents are written in an expert register; each becomes one Audience pair (its title
-as the core query, the document as the expert positive), so the stage shows rewriting into a
-layman version, instructions, reversals, hard negatives and the three qrels files.
+The demo uses the Keyword dimension: two core queries ("fictional novels ...", "fictional films
+...") with two sample documents each, cut to their first words. Keywords are picked from the
+documents by construction, so the embedded model gets through every step; the Audience,
+Length and Source dimensions rewrite whole documents and need a real model.
 """
 
 from __future__ import annotations
@@ -10,25 +11,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-DEMO_DOCS = 2  # the embedded model is slow on CPU; two documents show every step
-DEMO_WORDS = 80  # first words of each document, to keep prompts short
+DEMO_WORDS = 60  # first words of each document, to keep prompts short
+# core query id, core query, sample-corpus file-name marker of its positives
+DEMO_QUERIES = (("novels", "fictional novels and their authors", "-novel-"),
+                ("films", "fictional films and their directors", "-film-"))
 
 
-def demo_pairs(docs: list[Any], count: int = DEMO_DOCS) -> list[Any]:
-    """Audience pairs from the first ``count`` sample documents, titles as core queries."""
+def demo_pairs(docs: list[Any], per_query: int = 2) -> list[Any]:
+    """Keyword pairs: each demo core query with its first ``per_query`` sample documents."""
     from irforge.generators.instructions.pairs import Pair
     from irforge.records import Doc
 
     pairs = []
-    for doc in docs[:count]:
-        text = " ".join(doc.text.split()[:DEMO_WORDS])
-        pairs.append(Pair(doc.doc_id, doc.title or text[:80], Doc(doc.doc_id, text, doc.title),
-                          "audience", "expert"))
+    for query_id, query, marker in DEMO_QUERIES:
+        for doc in [d for d in docs if marker in d.doc_id][:per_query]:
+            text = " ".join(doc.text.split()[:DEMO_WORDS])
+            pairs.append(Pair(query_id, query, Doc(doc.doc_id, text, doc.title), "keyword"))
     return pairs
 
 
 def demo_stage(out: Path, model: str | None) -> str:
-    """Build ``out/instructions-bench`` from sample documents; returns a one-line summary."""
+    """Build ``out/instructions-bench`` from sample documents; prints the yield table and
+    fails (exit 3) when no unit was kept."""
+    import typer
+
+    from irforge.cli_options import grade_note
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.llm import Engine
@@ -38,10 +45,12 @@ def demo_stage(out: Path, model: str | None) -> str:
     if not pairs:
         return "skipped: no sample documents found"
     target = Path(out) / "instructions-bench"
-    with Engine(model, max_tokens=384) as engine:
+    with Engine(model, cache_path=Path(out) / ".irforge" / "cache.sqlite",
+                max_tokens=160) as engine:
         report = build_instructions(target, pairs, engine, load_dimensions(),
                                     BuildSettings(hard_negatives=1, seed=0),
                                     recipe={"input": "irforge sample corpus (demo)"})
-        grade = " (embedded demo-grade model: expect most items rejected)" \
-            if engine.demo_grade else ""
-    return f"{target}: {report.summary()}{grade}"
+        note = grade_note(engine.demo_grade)
+    typer.echo(report.yields.render())
+    report.require_yield()
+    return f"{target}: {report.summary()}{note}"

@@ -1,22 +1,32 @@
-"""The ComLQ stage of ``make demo``: a few logical queries from the shipped sample corpus."""
+"""The ComLQ stage of ``make demo``: one-hop logical queries from the shipped sample corpus."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-DEMO_TYPES = ("1p", "2i", "pin")
+# One-hop queries over single three-sentence passages: the shape the embedded model can fill
+# (the schema enumerates the passage's sentences, names and the type's variables).
+DEMO_TYPES = ("1p",)
+DEMO_PER_TYPE = 2
+DEMO_SENTENCES = 3
 
 
 def demo_stage(out: Path, model: str | None) -> str:
-    """``make demo``: a few queries from the shipped sample corpus, cut into titled passages."""
+    """``make demo``: a few queries from the shipped sample corpus, cut into titled passages;
+    prints the yield table and fails (exit 3) when no query was accepted."""
+    import typer
+
     from irforge.cli_options import grade_note
     from irforge.generators.logical.build import LogicalConfig, build_logical
     from irforge.llm import Engine
     from irforge.sample import sample_docs
 
-    config = LogicalConfig(types=DEMO_TYPES, per_type=1, max_passages=2, passage_sentences=4,
-                           hypothetical=True)
-    with Engine(model, max_tokens=512) as engine:
+    config = LogicalConfig(types=DEMO_TYPES, per_type=DEMO_PER_TYPE, max_passages=1,
+                           passage_sentences=DEMO_SENTENCES)
+    with Engine(model, cache_path=Path(out).parent / ".irforge" / "cache.sqlite",
+                max_tokens=256) as engine:
         summary = build_logical(out, sample_docs(), config, engine)
         note = grade_note(engine.demo_grade)
+    typer.echo(summary.yields.render())
+    summary.require_yield(f" in {out}")
     return f"{summary.line()} -> {out}{note}"

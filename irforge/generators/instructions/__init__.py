@@ -1,7 +1,8 @@
 """InfoSearch-style instruction-following benchmarks (see docs/instructions.md).
 
-Plain-code parts (dimensions, validators, qrels assembly, review flagging) need no LLM; the
-LLM steps in :mod:`.steps` go through :class:`irforge.llm.Engine`.
+Plain-code parts (dimensions, qrels assembly, merging re-runs, review flagging) need no LLM;
+the LLM steps, their output models and checks are in :mod:`.steps`, run by :mod:`.build`
+through the shared step runner.
 """
 
 from __future__ import annotations

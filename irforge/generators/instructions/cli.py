@@ -67,7 +67,11 @@ def build_command(
     limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs."""
+    """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs.
+
+    Ends with the yield table; exits 3 when no unit was kept. A re-run for some queries or
+    dimensions keeps the others already in the folder.
+    """
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
@@ -98,9 +102,11 @@ def build_command(
                        err=True)
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe)
-    emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step},
-         f"wrote {bench_dir}: {report.summary()}", as_json)
+    emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step,
+          "yield": report.yields.to_manifest()},
+         f"wrote {bench_dir}: {report.summary()}\n{report.yields.render()}", as_json)
     raise_for_stop(engine)
+    report.require_yield()
 
 
 def review_command(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from irforge.generators.logical.fol import render_fol
 from irforge.generators.logical.labels import graded_qrels, read_violations
-from irforge.generators.logical.models import LogicalQueryOutput, Triple, TripleGroups
-from irforge.generators.logical.structure import check_structure
+from irforge.generators.logical.steps import LogicalQueryOutput
+from irforge.generators.logical.structure import Triple, TripleGroups, check_structure
 from irforge.generators.logical.types import NEGATION_TYPES, QUERY_TYPES, get_type, parse_types
 
 __all__ = [

@@ -60,11 +60,15 @@ def build_logical_command(
     price_per_mtok: PriceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels."""
+    """Generate ComLQ complex logical queries (14 types) with structure checks and LSNC labels.
+
+    Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
+    keeps the queries of the other types already in the folder.
+    """
     from irforge.beir import read_corpus
     from irforge.cli_options import engine_from_options, grade_note
     from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
-    from irforge.generators.logical.models import LogicalQueryOutput
+    from irforge.generators.logical.steps import LogicalQueryOutput
     from irforge.generators.logical.types import parse_types
 
     config = LogicalConfig(
@@ -85,6 +89,9 @@ def build_logical_command(
             return
         summary = build_logical(bench_dir, docs, config, engine)
         note = grade_note(engine.demo_grade)
-    emit({"folder": bench_dir, **asdict(summary), "demo_grade": bool(note)},
-         f"{bench_dir}: {summary.line()}{note}", as_json)
+    fields = {k: v for k, v in asdict(summary).items() if k != "yields"}
+    emit({"folder": bench_dir, **fields, "yield": summary.yields.to_manifest(),
+          "demo_grade": bool(note)},
+         f"{bench_dir}: {summary.line()}{note}\n{summary.yields.render()}", as_json)
     raise_for_stop(engine)
+    summary.require_yield(f" in {bench_dir}")

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from irforge.generators.logical.models import Evidence, LogicalQueryOutput, Triple, TripleGroups
+from irforge.generators.logical.steps import Evidence, LogicalQueryOutput
+from irforge.generators.logical.structure import Triple, TripleGroups
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,37 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from irforge.generators.logical.models import Triple, TripleGroups
+from pydantic import BaseModel, ConfigDict, Field
+
 from irforge.generators.logical.types import Mark, PatternEdge, QueryType
+
+# Bounds keep a small model from looping until max_tokens (they become grammar limits).
+MAX_GROUP = 3
+TERM = "an entity from the passage, or a variable such as ?v1 or ?t"
+
+
+class Triple(BaseModel):
+    """One edge of the query graph: constants are anchors, names starting with '?' are variables."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subject: str = Field(max_length=100, description=TERM)
+    relation: str = Field(max_length=60, description="the relation, in a few words")
+    object: str = Field(max_length=100, description=TERM)
+
+
+class TripleGroups(BaseModel):
+    """The query's triples grouped by the set operation they take part in."""
+
+    projection: list[Triple] = Field(default_factory=list, max_length=MAX_GROUP,
+                                     description="hops of a relation chain")
+    intersection: list[Triple] = Field(default_factory=list, max_length=MAX_GROUP,
+                                       description="branches that must all hold")
+    union: list[Triple] = Field(default_factory=list, max_length=MAX_GROUP,
+                                description="alternative branches, any of which may hold")
+    negation: list[Triple] = Field(default_factory=list, max_length=MAX_GROUP,
+                                   description="triples that must NOT hold (written without ¬)")
+
 
 GROUP_MARKS: tuple[tuple[str, Mark], ...] = (
     ("projection", "+"), ("intersection", "+"), ("union", "|"), ("negation", "-"))

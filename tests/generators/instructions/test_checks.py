@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from irforge.errors import FormatError
-from irforge.generators.instructions.checks import (
+from irforge.generators.instructions.dimensions import load_dimensions
+from irforge.generators.instructions.steps import (
     check_document,
     check_hard_negative,
     check_instruction,
@@ -14,7 +15,6 @@ from irforge.generators.instructions.checks import (
     check_rewrite,
     forum_speakers,
 )
-from irforge.generators.instructions.dimensions import load_dimensions
 
 
 @pytest.fixture(scope="module")

@@ -50,9 +50,9 @@ def test_input_errors_are_clear(tmp_path):
 @pytest.fixture()
 def server():
     script = Script(default=Action.answer({"document": "unused"}), rules=(
-        Rule("\"instructed_query\" field", (Action.answer({
+        Rule("Shape of the answer: {\"instructed_query\"", (Action.answer({
             "instructed_query": "How do flood warnings work? Please explain it for a layman."}),)),
-        Rule("\"reversed_query\" field", (Action.answer({
+        Rule("Shape of the answer: {\"reversed_query\"", (Action.answer({
             "reversed_query": "How do flood warnings work? Please do not write for a layman."}),)),
         Rule("related topic", (Action.refusal(),)),
     ))

@@ -15,14 +15,14 @@ import pytest
 from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
-from irforge.generators.instructions.checks import (
+from irforge.generators.instructions.pairs import Pair
+from irforge.generators.instructions.steps import (
     check_hard_negative,
     check_instruction,
     check_keyword,
     check_reversal,
     check_rewrite,
 )
-from irforge.generators.instructions.pairs import Pair
 from irforge.records import Doc
 
 pytest.importorskip("llama_cpp")

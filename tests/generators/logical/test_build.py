@@ -4,21 +4,32 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from irforge.bench import Benchmark
 from irforge.check import check_benchmark
-from irforge.generators.logical import checks as review
-from irforge.generators.logical.build import LogicalConfig, Outcome, query_items, write_benchmark
+from irforge.generators.logical import steps as review
+from irforge.generators.logical.build import (
+    LogicalConfig,
+    Outcome,
+    judge_queries,
+    query_items,
+    write_benchmark,
+)
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
-from irforge.generators.logical.models import (
+from irforge.generators.logical.selection import QueryPlan
+from irforge.generators.logical.steps import (
     Evidence,
     HypotheticalPassage,
+    QueryItem,
     StructureJudgment,
 )
-from irforge.generators.logical.selection import QueryPlan
 from irforge.llm import LLMResult
 from irforge.prompts import get_template
 from irforge.records import Doc, Failure
+from irforge.steps import Rejected, run_step
+from irforge.steps.yields import YieldTable
 
 FILMS_A = ("Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014). Quiet Harbor starred "
            "Tomas Reyes and Ada Kim and won the Golden Reed award.")
@@ -41,6 +52,27 @@ def ok(value, raw: str = "{}") -> LLMResult:
                      prompt_id="logical.query")
 
 
+class Replay:
+    """Answers each call with the next of the given results (in item order)."""
+
+    def __init__(self, *results: LLMResult) -> None:
+        self.results = list(results)
+
+    def run(self, items, template_name, output_model, step=None):
+        return [self.results.pop(0) for _ in items]
+
+
+def item_for(plan: QueryPlan) -> QueryItem:
+    by_id = {doc.doc_id: doc for doc in DOCS}
+    return QueryItem(plan, tuple(by_id[i] for i in plan.doc_ids), DEMONSTRATIONS[plan.qtype])
+
+
+def review_query(plan: QueryPlan, result: LLMResult) -> review.AcceptedQuery | Failure:
+    """The query step on one engine result: the accepted query or its Failure."""
+    outcome = run_step(Replay(result), review.query_step(), [item_for(plan)])
+    return outcome.accepted.get(plan.query_id) or outcome.failures[0]
+
+
 def pin_output():
     demo = DEMONSTRATIONS["pin"].output
     evidence = [Evidence(passage=1, text="Lena Ortiz directed Quiet Harbor (2011)"),
@@ -50,7 +82,7 @@ def pin_output():
 
 
 def accepted_pin() -> review.AcceptedQuery:
-    verdict = review.review_query(PIN, ok(pin_output()), [FILMS_A, FILMS_B])
+    verdict = review_query(PIN, ok(pin_output()))
     assert isinstance(verdict, review.AcceptedQuery), verdict
     return verdict
 
@@ -83,60 +115,67 @@ def test_review_accepts_a_conforming_grounded_answer_and_renders_fol():
 
 
 def test_review_records_engine_failures_and_rejections_with_reasons():
-    failed = review.review_query(PIN, LLMResult(status="invalid", raw="{oops",
-                                                error="JSON does not match"), [FILMS_A, FILMS_B])
+    failed = review_query(PIN, LLMResult(status="invalid", raw="{oops",
+                                         error="JSON does not match"))
     assert isinstance(failed, Failure)
-    assert failed.reason == "engine status invalid: JSON does not match"
-    assert failed.raw_output == "{oops" and failed.metadata["check"] == "engine"
+    assert failed.reason == "llm invalid: JSON does not match"
+    assert failed.raw_output == "{oops" and failed.metadata["status"] == "invalid"
 
     as_2in = DEMONSTRATIONS["2in"].output  # a 2in answer offered for a pin plan
-    rejected = review.review_query(PIN, ok(as_2in), [FILMS_A, FILMS_B])
+    rejected = review_query(PIN, ok(as_2in))
     assert isinstance(rejected, Failure) and rejected.step == "logical.query"
-    assert rejected.reason.startswith("structure: pin needs 2 variable(s)")
+    assert rejected.reason.startswith("rejected: structure: pin needs 2 variable(s)")
     assert "evidence: evidence is not distributed: passage(s) 2" in rejected.reason
-    assert rejected.metadata["check"] == "structure"
+    assert rejected.metadata["type"] == "pin" and rejected.metadata["doc_ids"] == ["f1", "f2"]
 
     lopsided = pin_output().model_copy(update={"evidence": pin_output().evidence[:2]})
-    spread = review.review_query(PIN, ok(lopsided), [FILMS_A, FILMS_B])
-    assert isinstance(spread, Failure) and spread.metadata["check"] == "evidence"
+    spread = review_query(PIN, ok(lopsided))
+    assert isinstance(spread, Failure) and spread.reason.startswith("rejected: evidence:")
+    with pytest.raises(Rejected, match=r"^evidence: evidence is not distributed"):
+        review.accept_query(item_for(PIN), lopsided)
 
 
 def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():
     item = accepted_pin()
-    rows, failure = review.review_judgment(
-        item, ok(StructureJudgment(score=2, reason="negation is on the film")), min_score=3)
+    low = ok(StructureJudgment(score=2, reason="negation is on the film"), '{"score": 2}')
+    yields = YieldTable()
+    failures: list[Failure] = []
+    kept, rows, scores = judge_queries(Replay(low), [item], 3, yields, failures)
     assert [(j.doc_id, j.label, j.task) for j in rows] == [("f1", 2.0, "logical.structure"),
                                                           ("f2", 2.0, "logical.structure")]
-    assert failure is not None and failure.reason.startswith("judge scored structure 2 < 3")
-    rows, failure = review.review_judgment(item, ok(StructureJudgment(score=4, reason="exact")),
-                                           min_score=3)
-    assert failure is None and len(rows) == 2
+    assert kept == [] and scores == {"lq-pin-0000": 2}
+    [failure] = failures
+    assert failure.reason.startswith("rejected: judge scored structure 2 < 3")
+    assert failure.step == "logical.judge" and failure.raw_output == '{"score": 2}'
+    assert yields.steps["logical.judge"].accepted == 0
+    assert yields.steps["logical.judge"].rejected == {"rejected: judge scored structure 2": 1}
+    exact = ok(StructureJudgment(score=4, reason="exact"))
+    kept, rows, _ = judge_queries(Replay(exact), [item], 3, yields, failures)
+    assert kept == [item] and len(rows) == 2 and len(failures) == 1
 
 
 def test_hypothetical_negatives_must_violate_without_naming_the_answer():
     item = accepted_pin()
-    assert "(Port Elam, birthplace of, ?t)" in review.hypothetical_item(item)["negated"]
+    assert "(Port Elam, birthplace of, ?t)" in review.hypothetical_variables(item)["negated"]
     good = HypotheticalPassage(title="Tomas Reyes", text=(
         "Tomas Reyes is an actor born in Port Elam who starred in Quiet Harbor, the film Lena "
         "Ortiz directed in 2011, playing a ferry captain."))
-    doc = review.review_hypothetical(item, ok(good))
+    assert review.hypothetical_reasons(item, good) == []
+    doc = review.hypothetical_doc(item, good)
     assert isinstance(doc, Doc) and doc.doc_id == "lq-pin-0000-hyp"
     assert doc.metadata == {"synthetic": "hypothetical", "query_id": "lq-pin-0000",
                             "violates_negation": True}
     naming = good.model_copy(update={"text": good.text + " Ada Kim was his co-star."})
-    assert review.review_hypothetical(item, ok(naming)).reason == (
-        "passage names the answer (Ada Kim)")
+    assert review.hypothetical_reasons(item, naming) == ["passage names the answer (Ada Kim)"]
     elsewhere = good.model_copy(update={"text": good.text.replace("Port Elam", "Dunmore")})
-    assert review.review_hypothetical(item, ok(elsewhere)).reason == (
-        "passage never mentions the negated branch's Port Elam")
+    assert review.hypothetical_reasons(item, elsewhere) == [
+        "passage never mentions the negated branch's Port Elam"]
 
 
 def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
     pin = accepted_pin()
-    two_p = review.review_query(TWO_P, ok(DEMONSTRATIONS["2p"].output),
-                                [DEMONSTRATIONS["2p"].passage])
-    failure = review.review_query(FAILED, LLMResult(status="truncated", raw="{", error="cut"),
-                                  ["Marlow Creek is a town founded in 1881."])
+    two_p = review_query(TWO_P, ok(DEMONSTRATIONS["2p"].output))
+    failure = review_query(FAILED, LLMResult(status="truncated", raw="{", error="cut"))
     hyp = Doc("lq-pin-0000-hyp", "A violating passage about Port Elam.", "Tomas Reyes",
               {"synthetic": "hypothetical", "query_id": "lq-pin-0000",
                "violates_negation": True})

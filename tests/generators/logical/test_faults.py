@@ -42,13 +42,15 @@ def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_wr
     failures = {(f.step, f.item_id): f for f in bench.failures()}
     assert set(failures) == {("logical.judge", "lq-2in-0000"),
                              ("logical.hypothetical", "lq-pin-0000")}
-    assert failures["logical.judge", "lq-2in-0000"].reason.startswith("judge status refused")
-    assert failures["logical.hypothetical", "lq-pin-0000"].reason.startswith(
-        "engine status truncated")
+    assert failures["logical.judge", "lq-2in-0000"].reason.startswith("llm refused")
+    assert failures["logical.hypothetical", "lq-pin-0000"].reason.startswith("llm truncated")
     assert [(j.query_id, j.doc_id, j.label) for j in bench.judgments()] == [
         ("lq-pin-0000", "films", 4.0)]
     assert read_violations(labels_path(bench.root)) == {"lq-pin-0000": {"films": 0}}
-    assert summary.failures_by_check == {"judge": 1, "engine": 1}
+    assert {name: dict(y.rejected) for name, y in summary.yields.steps.items()} == {
+        "logical.query": {}, "logical.judge": {"llm refused": 1},
+        "logical.hypothetical": {"llm truncated": 1}}
+    assert [row["accepted"] for row in bench.manifest()["steps"]["logical"]["yield"]] == [2, 1, 0]
     step = bench.manifest()["steps"]["logical"]
     assert set(step["engine"]["prompts"]) == {"logical.query", "logical.judge",
                                               "logical.hypothetical"}

@@ -7,12 +7,6 @@ import json
 import pytest
 
 from irforge.errors import FormatError
-from irforge.generators.logical.evidence import (
-    answer_parts,
-    answer_problems,
-    evidence_problems,
-    quote_found,
-)
 from irforge.generators.logical.labels import (
     graded_qrels,
     labels_path,
@@ -20,7 +14,6 @@ from irforge.generators.logical.labels import (
     read_violations,
     write_negation_labels,
 )
-from irforge.generators.logical.models import Evidence, LogicalQueryOutput, TripleGroups
 from irforge.generators.logical.selection import (
     SelectionError,
     group_docs,
@@ -29,6 +22,15 @@ from irforge.generators.logical.selection import (
     select_distractors,
     split_passages,
 )
+from irforge.generators.logical.steps import (
+    Evidence,
+    LogicalQueryOutput,
+    answer_parts,
+    answer_problems,
+    evidence_problems,
+    quote_found,
+)
+from irforge.generators.logical.structure import TripleGroups
 from irforge.generators.logical.types import get_type, parse_types
 from irforge.records import Doc, Qrel
 

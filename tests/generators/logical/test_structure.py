@@ -6,8 +6,7 @@ import pytest
 
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.fol import render_fol
-from irforge.generators.logical.models import Triple, TripleGroups
-from irforge.generators.logical.structure import check_structure, node_key
+from irforge.generators.logical.structure import Triple, TripleGroups, check_structure, node_key
 from irforge.generators.logical.types import (
     NEGATION_TYPES,
     QUERY_TYPES,

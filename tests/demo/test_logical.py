@@ -1,0 +1,36 @@
+"""The logical demo stage keeps queries with the embedded model, each passing the checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from irforge.bench import Benchmark
+from irforge.check import check_benchmark
+from irforge.demo import STAGES
+
+
+def test_demo_stage_is_registered():
+    assert "logical" in [name for name, _ in STAGES]
+
+
+@pytest.mark.slow
+def test_embedded_model_keeps_at_least_one_query_and_every_query_passes(tmp_path):
+    pytest.importorskip("llama_cpp")
+    from irforge.demo.logical import demo_stage
+    from irforge.generators.logical.steps import LogicalQueryOutput, query_problems
+    from irforge.generators.logical.types import get_type
+
+    summary = demo_stage(tmp_path / "logical", None)
+    bench = Benchmark(tmp_path / "logical")
+    queries = list(bench.queries())
+    assert queries, summary
+    assert check_benchmark(bench.root).ok
+    passages = {doc.doc_id: doc.text for doc in bench.corpus()}
+    for query in queries:
+        meta = query.metadata
+        output = LogicalQueryOutput(query=query.text, answer=meta["answer"],
+                                    triples=meta["triples"], evidence=meta["evidence"])
+        texts = [passages[doc_id] for doc_id in meta["source_doc_ids"]]
+        assert query_problems(get_type(meta["type"]), output, texts)[1] == []
+    [row] = bench.manifest()["steps"]["logical"]["yield"]
+    assert row["step"] == "logical.query" and row["accepted"] == len(queries)
