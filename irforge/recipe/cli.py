@@ -22,9 +22,9 @@ def run_command(
 ) -> None:
     """Build an evaluated benchmark from documents, as a recipe says (resumable)."""
     from irforge.recipe.model import load_recipe
-    from irforge.recipe.report import method_yield, write_report
+    from irforge.recipe.report import write_report
     from irforge.recipe.run import run_recipe
-    from irforge.steps.yields import YieldTable
+    from irforge.steps.yields import YieldTable, folder_yield
 
     path = recipe or Path(bench_dir) / "recipe.yaml"
     if recipe is None and not path.is_file():
@@ -36,7 +36,7 @@ def run_command(
     written = write_report(report, methods)
     table = YieldTable()
     for method in methods:
-        table.extend(method_yield(report.out / method).steps.values())
+        table.extend(folder_yield(report.out / method).steps.values())
     if table.steps:
         typer.echo("\n" + table.render())
     typer.echo(f"\nreport: {written}")

@@ -6,20 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
 from irforge.recipe.run import RunReport
-from irforge.steps.yields import YieldTable
-
-
-def method_yield(folder: Path) -> YieldTable:
-    """Every step yield a method folder's manifest records (entries with a ``yield`` list)."""
-    table = YieldTable()
-    if not (folder / "manifest.json").is_file():
-        return table
-    for entry in Benchmark(folder).manifest().get("steps", {}).values():
-        if isinstance(entry, dict) and isinstance(entry.get("yield"), list):
-            table.extend(YieldTable.from_manifest(entry["yield"]).steps.values())
-    return table
+from irforge.steps.yields import folder_yield
 
 
 def _count(path: Path) -> int:
@@ -51,7 +39,7 @@ def write_report(report: RunReport, methods: list[str]) -> Path:
                   f"{max(_count(folder / 'qrels' / 'test.tsv') - 1, 0)} qrels, "
                   f"{_count(folder / 'failures.jsonl')} failures logged "
                   f"(`{method}/failures.jsonl`).", ""]
-        table = method_yield(folder)
+        table = folder_yield(folder)
         if table.steps:
             lines += ["Yield:", "", table.markdown(), ""]
         scores = _scores(folder)
