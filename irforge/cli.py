@@ -29,12 +29,15 @@ GROUPS: dict[str, str] = {
     "annotate": "Human-in-the-loop rounds in Label Studio.",
     "audit": "Agreement and data audits.",
     "qrels": "Combine LLM and human qrels into the split an evaluation scores.",
+    "recipe": "Recipe files for `irforge run`.",
 }
 
 # (group or None for top level, verb, "module:function")
 COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
+    (None, "run", "irforge.recipe.cli:run_command"),
+    ("recipe", "init", "irforge.recipe.cli:init_command"),
     (None, "demo", "irforge.demo:demo_command"),
     (None, "eval", "irforge.eval.cli:eval_command"),
     (None, "export", "irforge.export.cli:export_command"),

@@ -39,7 +39,8 @@ FORBIDDEN: dict[str, set[str]] = {
 def _unit(module: str) -> str:
     """The layer unit of a module: its top-level package, or ``cli`` for the command line."""
     parts = module.split(".")[1:]
-    if not parts or parts[0] in {"cli", "cli_options", "__main__"} or parts[-1] == "cli":
+    if (not parts or parts[0] in {"cli", "cli_options", "__main__", "recipe"}
+            or parts[-1] == "cli"):
         return "cli"
     return parts[0]
 

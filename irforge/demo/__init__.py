@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
+from irforge.steps.yields import YieldTable, folder_yield, require_yield
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,8 @@ def stage_function(name: str) -> Callable[[DemoContext], str]:
 
 
 def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
-    """Run every demo stage in order; returns (stage, summary) pairs."""
+    """Run every demo stage in order; returns (stage, summary) pairs. Raises
+    :class:`~irforge.errors.EmptyResultError` when no generator kept a single query."""
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results = []
@@ -101,15 +103,31 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
         summary = stage_function(name)(ctx)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
-    typer.echo(final_report(ctx.out, results))
+    table = demo_yield(ctx.out)
+    typer.echo(final_report(ctx.out, results, table))
+    require_yield(table, "generated items", " by the demo's generators")
     return results
 
 
-def final_report(out: Path, results: list[tuple[str, str]]) -> str:
-    """The demo's closing summary: one line per stage and the eval reports written."""
+def demo_yield(out: Path) -> YieldTable:
+    """The yield table of every benchmark folder the demo wrote (generators' steps)."""
+    table = YieldTable()
+    folders = [out, *sorted(p for p in out.glob("*") if p.is_dir()),
+               *sorted(p for p in out.glob("*/*") if p.is_dir())]
+    for folder in folders:
+        table.extend(folder_yield(folder).steps.values())
+    return table
+
+
+def final_report(out: Path, results: list[tuple[str, str]],
+                 table: YieldTable | None = None) -> str:
+    """The demo's closing summary: one line per stage, the yield table, the eval reports."""
     lines = ["", f"== irforge demo report ({out}) ==",
              *(f"  {name:<16} {summary}" for name, summary in results)]
-    reports = sorted(Path(out).glob("eval/report.md")) + sorted(Path(out).glob("*/eval/report.md"))
+    if table is not None and table.steps:
+        lines += ["", "Yield of the generators (every rejection is in failures.jsonl):",
+                  table.render()]
+    reports = sorted(Path(out).glob("**/eval/report.md"))
     lines.append("Eval reports: " + (", ".join(str(r) for r in reports) if reports else "none"))
     return "\n".join(lines)
 

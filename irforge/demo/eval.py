@@ -47,16 +47,42 @@ def group_table(results, metric: str = "ndcg@10"):
     return table
 
 
-def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
-    """Evaluate the demo folder and every benchmark folder inside it that has qrels;
-    skip (saying why) when none has any yet."""
+SEED = "seed"
+
+
+def benchmark_folders(out: Path) -> list[Path]:
+    """Every benchmark folder in the demo folder (itself and up to two levels down) with qrels."""
     out = Path(out)
-    folders = [out, *sorted(p for p in out.iterdir() if p.is_dir())] if out.is_dir() else [out]
-    ready = [folder for folder in folders if _has_qrels(folder)]
+    if not out.is_dir():
+        return []
+    candidates = [out, *sorted(p for p in out.glob("*") if p.is_dir()),
+                  *sorted(p for p in out.glob("*/*") if p.is_dir())]
+    return [folder for folder in candidates if _has_qrels(folder)]
+
+
+def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
+    """Evaluate the generated benchmarks, then the hand-written seed set as its own table;
+    skip (saying why) when no folder has qrels yet."""
+    from rich.console import Console
+
+    out = Path(out)
+    ready = benchmark_folders(out)
     if not ready:
         return (f"skipped: no qrels in {out / 'qrels' / 'test.tsv'} or its sub-folders yet "
                 "(query-generation stages write them); then run: irforge eval BENCH_DIR")
-    return "; ".join(evaluate_folder(folder, retrievers) for folder in ready)
+    generated = [folder for folder in ready if folder.name != SEED]
+    seed = [folder for folder in ready if folder.name == SEED]
+    parts = []
+    if generated:
+        Console().rule("Generated queries (LLM-built benchmarks)")
+        parts.append("generated: " + "; ".join(evaluate_folder(f, retrievers)
+                                               for f in generated))
+    else:
+        parts.append("generated: no generated benchmark has qrels to score")
+    for folder in seed:
+        Console().rule("Hand-written seed queries (not generated; a reference table)")
+        parts.append("seed: " + evaluate_folder(folder, retrievers))
+    return " | ".join(parts)
 
 
 def stage_eval(ctx) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from irforge.errors import EmptyResultError
@@ -111,3 +112,16 @@ def require_yield(table: YieldTable, what: str, where: str = "") -> None:
     for reason, count in table.reasons().most_common(3):
         lines.append(f"  - {reason} (x{count}): {advice_for(reason)}")
     raise EmptyResultError("\n".join(lines))
+
+
+def folder_yield(folder: Path) -> YieldTable:
+    """Every step yield a benchmark folder's manifest records (step entries with ``yield``)."""
+    from irforge.bench import Benchmark
+
+    table = YieldTable()
+    if not (Path(folder) / "manifest.json").is_file():
+        return table
+    for entry in Benchmark(folder).manifest().get("steps", {}).values():
+        if isinstance(entry, dict) and isinstance(entry.get("yield"), list):
+            table.extend(YieldTable.from_manifest(entry["yield"]).steps.values())
+    return table

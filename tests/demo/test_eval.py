@@ -53,5 +53,23 @@ def test_eval_stage_finds_benchmarks_in_sub_folders(tmp_path):
     bench.write_qrels([Qrel("q0", "d0", 1)])
     Benchmark(tmp_path).write_corpus(DOCS)  # the top folder has no qrels
     summary = run_eval_stage(tmp_path, retrievers=("bm25",))
-    assert summary.startswith(f"{sub}: bm25-lucene nDCG@10=1.000")
+    assert summary.startswith(f"generated: {sub}: bm25-lucene nDCG@10=1.000")
     assert (sub / "eval" / "results.json").is_file()
+
+
+def test_demo_fails_when_no_generator_kept_anything_and_prints_the_yield(tmp_path):
+    import pytest
+
+    from irforge.demo import demo_yield, final_report
+    from irforge.errors import EmptyResultError
+    from irforge.steps import StepYield
+    from irforge.steps.yields import YieldTable, require_yield
+
+    bench = Benchmark(tmp_path / "logical")
+    bench.record_step("logical", {"yield": YieldTable().extend(
+        [StepYield("logical.query", 3, 0, {"llm truncated": 3})]).to_manifest()})
+    table = demo_yield(tmp_path)
+    assert table.steps["logical.query"].attempted == 3
+    assert "logical.query" in final_report(tmp_path, [], table)
+    with pytest.raises(EmptyResultError, match="llm truncated"):
+        require_yield(table, "generated items")

@@ -1,0 +1,1 @@
+"""Recipes: one YAML file from documents to an evaluated benchmark (`irforge run`)."""

@@ -1,0 +1,63 @@
+"""``irforge run`` (a recipe end to end) and ``irforge recipe init`` (a recipe to edit)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from irforge.errors import IrforgeError
+
+
+def run_command(
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to build (or resume).")],
+    recipe: Annotated[Path | None, typer.Option(
+        "--recipe", help="Recipe YAML (default: BENCH_DIR/recipe.yaml, written by an earlier "
+                         "run: re-running resumes).")] = None,
+    redo_from: Annotated[str | None, typer.Option(
+        "--from", help="Redo this stage and every later one (names: see the run's output).")]
+    = None,
+) -> None:
+    """Build an evaluated benchmark from documents, as a recipe says (resumable)."""
+    from irforge.recipe.model import load_recipe
+    from irforge.recipe.report import write_report
+    from irforge.recipe.run import run_recipe
+    from irforge.steps.yields import YieldTable, folder_yield
+
+    path = recipe or Path(bench_dir) / "recipe.yaml"
+    if recipe is None and not path.is_file():
+        raise IrforgeError(f"no recipe given and none in {bench_dir}: pass --recipe FILE "
+                           "(irforge recipe init FILE writes one to edit)")
+    loaded = load_recipe(path)
+    report = run_recipe(loaded, Path(bench_dir), redo_from, echo=typer.echo)
+    methods = loaded.methods.chosen()
+    written = write_report(report, methods)
+    table = YieldTable()
+    for method in methods:
+        table.extend(folder_yield(report.out / method).steps.values())
+    if table.steps:
+        typer.echo("\n" + table.render())
+    typer.echo(f"\nreport: {written}")
+    if report.failed:
+        typer.echo(f"{len(report.failed)} stage(s) did not finish:", err=True)
+        for result in report.failed:
+            typer.echo(f"  {result.name}: {result.detail}", err=True)
+        typer.echo("fix the cause and run the same command again: finished stages and LLM "
+                   "calls are not repeated", err=True)
+        raise typer.Exit(report.exit_code)
+
+
+def init_command(
+    path: Annotated[Path, typer.Argument(help="Recipe file to write.")] = Path("recipe.yaml"),
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write the documented default recipe to edit."""
+    from irforge.recipe.model import DEFAULT_RECIPE
+
+    if path.exists() and not force:
+        raise IrforgeError(f"{path} exists; pass --force to overwrite it")
+    shutil.copyfile(DEFAULT_RECIPE, path)
+    typer.echo(f"wrote {path}: set corpus.input, pick methods, then: irforge run BENCH "
+               f"--recipe {path}")
