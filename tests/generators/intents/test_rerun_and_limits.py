@@ -13,7 +13,7 @@ from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.cli import build_app
 from irforge.errors import BudgetStopped
-from irforge.llm.scripted import Action, Script, ScriptedServer
+from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from irforge.records import Doc, Qrel
 
 ANSWER = {"needs": ["how deep was the flood water", "when did the warning start"],
@@ -22,6 +22,19 @@ ANSWER = {"needs": ["how deep was the flood water", "when did the warning start"
           "claim": "The flood water reached 3.5 metres on Monday."}
 DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres after rain.")
         for i in range(3)]
+
+
+def _answer(i: int) -> dict:
+    """An answer grounded in seed passage ``i`` (builds reject duplicate query texts)."""
+    return {"needs": [f"how high the flood gauge rose in report {i}",
+                      f"the rain behind flood report {i}"],
+            "query": f"How high did the flood gauge rise after rain in flood report {i}?",
+            "passage": f"Flood report {i} says the gauge rose to {i}.5 metres after rain.",
+            "claim": f"In flood report {i} the flood gauge rose to {i}.5 metres after rain."}
+
+
+SCRIPT = Script(default=Action.answer(ANSWER), rules=tuple(
+    Rule(f"Flood report {i}:", (Action.answer(_answer(i)),)) for i in range(3)))
 
 
 def _options(bench: Benchmark, server: ScriptedServer, tmp_path: Path) -> list[str]:
@@ -37,7 +50,7 @@ def test_rerun_for_another_intent_keeps_labeled_queries_and_retires_skips(
     bench = Benchmark(tmp_path / "bench")
     bench.write_corpus(DOCS)
     runner, app = CliRunner(), build_app()
-    with ScriptedServer(Script(default=Action.answer(ANSWER))) as server:
+    with ScriptedServer(SCRIPT) as server:
         common = _options(bench, server, tmp_path)
         first = runner.invoke(app, ["build", "intents", *common, "--intents", "QA"])
         assert first.exit_code == 0, first.output
@@ -67,17 +80,33 @@ def test_rerun_for_another_intent_keeps_labeled_queries_and_retires_skips(
 
 def test_inputs_past_the_context_are_warned_about_then_skipped_with_a_failure(
         tmp_path: Path) -> None:
-    bench = Benchmark(tmp_path / "bench")
+    """The engine's guard (every verb shares it): a prompt past the model's context is counted
+    by the estimate and skipped with a failure, never sent; intents prompts cut their seed
+    passage, so a huge document still yields a request of ordinary size."""
+    from pydantic import BaseModel
+
+    from irforge.llm import Engine
+
+    class Answer(BaseModel):
+        answer: str
+
     huge = "The flood gauge rose again near the bridge. " * 14_000  # ~150k tokens
-    bench.write_corpus([Doc("big", huge), DOCS[0]])
-    runner, app = CliRunner(), build_app()
-    with ScriptedServer(Script(default=Action.answer(ANSWER))) as server:
-        common = [*_options(bench, server, tmp_path), "--intents", "QA"]
-        dry = runner.invoke(app, ["build", "intents", *common, "--dry-run"])
-        assert dry.exit_code == 0, dry.output
-        assert "past the model's context of 131072 tokens" in dry.output
-        run = runner.invoke(app, ["build", "intents", *common])
-        assert run.exit_code == 0, run.output
-        assert all(len(str(entry.messages)) < 100_000 for entry in server.log)  # never sent
-    skipped = [f for f in bench.failures() if "past the model's context" in f.reason]
-    assert len(skipped) == 1
+    with ScriptedServer(Script(default=Action.answer({"answer": "3.5 metres"}))) as server:
+        with Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / "c.sqlite",
+                    progress=False) as engine:
+            items = [{"prompt": huge}, {"prompt": "How high did the gauge rise?"}]
+            estimate = engine.estimate(items, "llm.try", Answer).as_dict()
+            assert estimate["too_long"] == 1 and estimate["context_tokens"] == 131072
+            results = engine.run(items, "llm.try", Answer)
+        assert [r.status for r in results] == ["skipped", "ok"]
+        assert "past the model's context" in (results[0].error or "")
+        assert len(server.log) == 1  # the huge prompt was never sent
+
+        bench = Benchmark(tmp_path / "bench")
+        bench.write_corpus([Doc("big", huge), DOCS[0]])
+        run = CliRunner().invoke(build_app(), [
+            "build", "intents", *_options(bench, server, tmp_path), "--intents", "QA"])
+        assert run.exception is None or getattr(run.exception, "exit_code", 0) in (0, 3), \
+            run.output
+        assert server.log[1:] and all(len(str(entry.messages)) < 20_000
+                                      for entry in server.log[1:])
