@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from irforge.llm.completion import Completion, Message
+from irforge.llm.degeneration import LOOP_CHECK_EVERY, LOOP_FINISH_REASON, looping_tail
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 
 
@@ -150,19 +151,37 @@ class LlamaBackend:
 
     def _complete_sync(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any]) -> Completion:
+        """Stream the answer, stopping as soon as it loops (finish reason ``repetition``)."""
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
+        parts: list[str] = []
+        finish: str | None = None
+        chunks = 0
         with self._call_lock:
-            response = llama.create_chat_completion(
+            stream = llama.create_chat_completion(
                 messages=messages,
                 response_format={"type": "json_object", "schema": grammar_schema(schema)},
                 temperature=params.get("temperature", 0.0),
-                max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed))
-        choice = response["choices"][0]
-        usage = response.get("usage") or {}
-        return Completion(text=choice["message"].get("content") or "",
-                          finish_reason=choice.get("finish_reason"),
-                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          completion_tokens=int(usage.get("completion_tokens", 0)))
+                repeat_penalty=params.get("repeat_penalty", 1.0),
+                max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed),
+                stream=True)
+            try:
+                for chunk in stream:
+                    choice = chunk["choices"][0]
+                    piece = (choice.get("delta") or {}).get("content") or ""
+                    if piece:
+                        parts.append(piece)
+                        chunks += 1
+                    finish = choice.get("finish_reason") or finish
+                    if chunks % LOOP_CHECK_EVERY == 0 and piece and \
+                            looping_tail("".join(parts)) is not None:
+                        finish = LOOP_FINISH_REASON
+                        break
+            finally:
+                stream.close()
+            prompt_tokens = len(llama.tokenize(
+                "\n".join(m["content"] for m in messages).encode("utf-8"), add_bos=False))
+        return Completion(text="".join(parts), finish_reason=finish,
+                          prompt_tokens=prompt_tokens, completion_tokens=chunks)
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:

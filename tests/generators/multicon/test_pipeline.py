@@ -26,7 +26,7 @@ class CannedEngine:
         self.answers = answers
         self.calls: list[tuple[str, int]] = []
 
-    def run(self, items, template_name, output_model, step):
+    def run(self, items, template_name, output_model, step, sample=0, max_tokens=None):
         self.calls.append((template_name, len(items)))
         results = []
         for item in items:
