@@ -30,6 +30,12 @@ CacheOption = Annotated[Path | None, typer.Option(
     "--cache", help="Cache file (default: IRFORGE_CACHE or .irforge/cache.sqlite).")]
 NoCacheOption = Annotated[bool, typer.Option("--no-cache",
                                              help="Neither read nor write the cache.")]
+SamplesOption = Annotated[int | None, typer.Option(
+    "--samples", min=1, help="Best-of-n: LLM samples per item until one passes the validators "
+    "and quality gates (default 3 for local GGUF models, 1 for API models).")]
+LanguageOption = Annotated[str | None, typer.Option(
+    "--language", help="Language the generated queries must be in (ISO 639-1, e.g. en; "
+    "default: detected from the corpus).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -38,13 +44,14 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         budget: float | None = None, concurrency: int | None = None,
                         rpm: float | None = None, tpm: float | None = None,
                         cache: Path | None = None, no_cache: bool = False,
-                        prompts_dir: Path | None = None, **extra: Any):
+                        prompts_dir: Path | None = None, samples: int | None = None,
+                        **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options."""
     from irforge.llm import Engine
 
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
-                  prompts_dir=prompts_dir, **extra)
+                  prompts_dir=prompts_dir, samples=samples, **extra)
 
 
 def grade_note(demo_grade: bool) -> str:

@@ -24,14 +24,19 @@ from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from irforge.records import Doc
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITION_IDS,
+    NOVEL_CONDITIONS,
+    NOVEL_NEGATIVES,
+)
 
 N = 3
 
 
 def _multicon_script() -> Script:
     """Well-formed answers for every MultiConIR step, so the source passes every validator."""
-    rules = [Rule("Mara's brother returns", (Action.answer({"sentences": NOVEL_CONDITIONS}),))]
+    rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
     for k in range(1, N + 1):
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
             {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))

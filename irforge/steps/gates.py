@@ -197,11 +197,15 @@ def corpus_language(texts: Iterable[str], sample: int = 20) -> str:
 
 
 def near_duplicate(a: str, b: str) -> bool:
-    """Whether two queries ask the same thing: same content words, or a tiny textual edit."""
+    """Whether two queries ask the same thing: same content words, or a tiny textual edit
+    that changes no number (queries differing in a year or a count ask different things)."""
     if content_key(a) and content_key(a) == content_key(b):
         return True
     na, nb = normalized(a), normalized(b)
     if abs(len(na.split()) - len(nb.split())) > 1:
+        return False
+    if sorted(w for w in na.split() if w.isdigit()) != sorted(w for w in nb.split()
+                                                              if w.isdigit()):
         return False
     matcher = difflib.SequenceMatcher(None, na, nb, autojunk=False)
     return (matcher.real_quick_ratio() >= NEAR_DUPLICATE_RATIO

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,10 +15,12 @@ from irforge.cli_options import (
     BudgetOption,
     CacheOption,
     ConcurrencyOption,
+    LanguageOption,
     ModelOption,
     NoCacheOption,
     PromptsDirOption,
     RpmOption,
+    SamplesOption,
     TpmOption,
 )
 from irforge.errors import FormatError, IrforgeError, Problem
@@ -27,6 +30,8 @@ from irforge.generators.multicon.writer import write_output
 from irforge.jsonl import iter_jsonl
 from irforge.llm.protocol import EngineLike
 from irforge.records import Doc
+from irforge.steps import StepYield
+from irforge.steps.yields import YieldTable, require_yield
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -47,8 +52,14 @@ def read_given_conditions(path: Path) -> dict[str, list[str]]:
 
 def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
                    engine: EngineLike, source: str = "",
-                   given: dict[str, list[str]] | None = None) -> dict[str, int]:
-    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest."""
+                   given: dict[str, list[str]] | None = None,
+                   echo: Callable[[str], Any] | None = None) -> dict[str, int]:
+    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
+
+    The yield table goes to ``echo`` (when given) and into the manifest; a build that keeps
+    no source document raises :class:`~irforge.errors.EmptyResultError` after writing the
+    failures, naming the commonest reasons.
+    """
     if not docs:
         raise IrforgeError("no documents to build from (is the corpus empty?)")
     output = generate(docs, engine, config, given)
@@ -56,7 +67,19 @@ def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
     entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
     entry.update({"generator": "multicon", "params": config.params(),
                   "source_corpus": source, "source_docs": len(docs)})
-    return write_output(Benchmark(bench_dir), output, entry)
+    counts = write_output(Benchmark(bench_dir), output, entry)
+    table = output.yield_table()
+    if echo is not None:
+        echo(table.render())
+    if not output.sources:
+        require_yield(_nothing_kept(table), "MultiConIR source documents", f" in {bench_dir}")
+    return counts
+
+
+def _nothing_kept(table: YieldTable) -> YieldTable:
+    """The table with its accepted counts zeroed: no source survived all steps."""
+    return YieldTable().extend(StepYield(y.step, y.attempted, 0, y.rejected, y.samples)
+                               for y in table.steps.values())
 
 
 def build_command(
@@ -81,6 +104,8 @@ def build_command(
     conditions: Annotated[Path | None, typer.Option(
         help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
              "those documents skip step 1.")] = None,
+    language: LanguageOption = None,
+    samples: SamplesOption = None,
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
     budget: BudgetOption = None,
@@ -99,15 +124,17 @@ def build_command(
     try:
         config = MulticonConfig(domain=get_domain(domain, extra), n=n, strategy=strategy,
                                 pad_to=pad_to, seed=seed, threshold=threshold,
-                                adaptive=adaptive)
+                                adaptive=adaptive, language=language)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None
     docs = list(islice(beir.read_corpus(corpus), limit))
     with engine_from_options(model=model, api_base=api_base, budget=budget,
                              concurrency=concurrency, rpm=rpm, tpm=tpm, cache=cache,
-                             no_cache=no_cache, prompts_dir=prompts_dir) as engine:
-        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
+                             no_cache=no_cache, prompts_dir=prompts_dir,
+                             samples=samples) as engine:
+        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
+                                echo=typer.echo)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     typer.echo(f"multicon: {summary} -> {bench_dir}{note}")

@@ -2,7 +2,8 @@
 the output model the LLM fills, the plain-code checks of that output, and the :class:`Step`
 that ties them to the prompt template.
 
-Steps: 1 ``conditions`` (N condition sentences copied from the document), 2
+Steps: 1 ``conditions`` (N condition sentences chosen by id from the document's numbered
+sentences, so they are verbatim by construction: ``irforge.steps.choices``), 2
 ``instruction_query`` / ``descriptive_query`` (queries over the first k conditions), 3
 ``hard_negative`` (each condition sentence rewritten, strategy ``modify`` or ``keyword``), and
 the shared adaptive decomposition (``irforge.steps.decomposition``). List lengths are part of
@@ -33,6 +34,7 @@ from irforge.generators.multicon.sentences import (
 )
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
+from irforge.steps.choices import choice_model, numbered, picked
 
 STEP = "multicon"
 
@@ -58,15 +60,21 @@ def distinct(items: list[str], what: str) -> list[str]:
     return items
 
 
-class ConditionSentences(BaseModel):
-    """Step 1: sentences copied from the document, each stating one condition."""
+@lru_cache(maxsize=256)
+def candidate_sentences(document: str) -> tuple[Span, ...]:
+    """The sentences step 1 may choose from (ids 1..): those of at least MIN_WORDS words."""
+    return tuple(span for span in split_sentences(document) if word_count(span.text) >= MIN_WORDS)
 
-    sentences: list[Sentence]
 
-    @field_validator("sentences")
-    @classmethod
-    def _distinct(cls, value: list[str]) -> list[str]:
-        return distinct(value, "sentence")
+def chosen_conditions(document: str, ids: Sequence[int], n: int) -> list[Located]:
+    """Step 1's chosen sentence ids as located condition sentences, in document order."""
+    if len(ids) != n:
+        raise Rejected(f"expected {n} condition sentences, got {len(ids)}")
+    try:
+        spans = picked(candidate_sentences(document), ids)
+    except ValueError as exc:
+        raise Rejected(str(exc)) from exc
+    return [Located(span, "exact", 100.0) for span in sorted(spans, key=lambda s: s.start)]
 
 
 class InstructionQuery(BaseModel):
@@ -104,14 +112,6 @@ class KeywordHardNegative(BaseModel):
 
     sentence: Sentence
     key_terms: list[Phrase]
-
-
-@lru_cache(maxsize=64)
-def condition_sentences_model(n: int) -> type[ConditionSentences]:
-    """ConditionSentences whose schema asks for exactly ``n`` sentences."""
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        f"ConditionSentences{n}", __base__=ConditionSentences,
-        sentences=(list[Sentence], Field(min_length=n, max_length=n)))
 
 
 @lru_cache(maxsize=64)
@@ -244,16 +244,21 @@ def validate_hard_negative(original: str, sentence: str, strategy: str,
 
 # -- the steps -------------------------------------------------------------------------------
 
-def conditions_step(domain: Domain, n: int, threshold: float) -> Step[Doc, list[Located]]:
-    """Step 1: N condition sentences copied from the document, located in it."""
+def conditions_step(domain: Domain, n: int) -> Step[Doc, list[Located]]:
+    """Step 1: the ids of N condition sentences among the document's numbered sentences.
+
+    The output schema enumerates the valid ids, so constrained decoding can only pick real
+    sentences; repeated ids are rejected (and re-sampled by best-of-n).
+    """
     return Step(
         name=f"{STEP}.conditions", template="multicon.conditions",
-        output_model=condition_sentences_model(n),
+        output_model=lambda doc: choice_model(len(candidate_sentences(doc.text)), n),
         variables=lambda doc: {"domain": domain.name, "entity": domain.entity,
                                "features": list(domain.features), "n": n,
-                               "document": doc.text},
+                               "sentences": numbered([s.text for s in
+                                                      candidate_sentences(doc.text)])},
         item_id=lambda doc: doc.doc_id,
-        accept=lambda doc, value: validate_conditions(value.sentences, doc.text, n, threshold),
+        accept=lambda doc, value: chosen_conditions(doc.text, value.ids, n),
         metadata=lambda doc: {"source_doc": doc.doc_id})
 
 
@@ -265,11 +270,19 @@ class QueryItem:
     source: str
     k: int
     sentences: tuple[str, ...]
+    title: str = ""
+    text: str = ""
+
+
+def _source(item: QueryItem) -> tuple[str, str]:
+    return item.title, item.text
 
 
 def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]:
     """Step 2, instruction style: one short phrase per condition, in order."""
     return Step(
+        queries_of=lambda item, phrases: [render_instruction(domain.instruction_text, phrases)],
+        source_of=_source,
         name=f"{STEP}.instruction_query", template="multicon.instruction_query",
         output_model=instruction_query_model(k),
         variables=lambda item: {"entity": domain.entity, "k": item.k,
@@ -283,6 +296,7 @@ def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]
 def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
     """Step 2, descriptive style: one prose query covering the first k conditions."""
     return Step(
+        queries_of=lambda item, text: [text], source_of=_source,
         name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
         output_model=DescriptiveQuery,
         variables=lambda item: {"entity": domain.entity, "k": item.k,

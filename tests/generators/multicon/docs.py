@@ -14,6 +14,7 @@ NOVEL_CONDITIONS = [
     "It follows a beekeeper named Mara on a windswept island off the northern coast.",
     "The book won the Harbour Prize for debut fiction in 1988.",
 ]
+NOVEL_CONDITION_IDS = [1, 2, 5]  # NOVEL_CONDITIONS among NOVEL's numbered sentences
 NOVEL_NEGATIVES = [
     "The Salt Orchard is a 2004 novella by Ines Varga.",
     "It follows a glassblower named Mara in a crowded river port.",

@@ -17,7 +17,12 @@ from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.cli import build_app
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITION_IDS,
+    NOVEL_CONDITIONS,
+    NOVEL_NEGATIVES,
+)
 
 FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
          "It was shot on a ferry crossing between two small islands. "
@@ -27,9 +32,9 @@ FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
 
 def _script() -> Script:
     rules = [
-        Rule("Mara's brother returns", (  # first a repeated sentence: the engine re-asks
-            Action.answer({"sentences": [NOVEL_CONDITIONS[0]] * 3}),
-            Action.answer({"sentences": NOVEL_CONDITIONS}))),
+        Rule("Mara's brother returns", (  # first a repeated sentence id: the engine re-asks
+            Action.answer({"ids": [1, 1, 1]}),
+            Action.answer({"ids": NOVEL_CONDITION_IDS}))),
         Rule("The Quiet Ferry is a 2003", (Action.refusal("I will not."),)),
         Rule("mentions all 2 conditions", (Action.truncated('{"query": "a 1987 nov'),)),
     ]

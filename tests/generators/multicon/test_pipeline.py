@@ -43,6 +43,12 @@ class CannedEngine:
         return results
 
 
+def ids_of(item, sentences):
+    """The ids of ``sentences`` among the numbered sentences the conditions prompt shows."""
+    return [next(i for i, line in enumerate(item["sentences"], start=1) if line.endswith(s))
+            for s in sentences]
+
+
 BAD_DOC = Doc("bad", "One sentence here. Another one there. A third one too. And a fourth.")
 
 
@@ -50,9 +56,8 @@ def answers(break_negative: str | None = None):
     negatives = dict(zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True))
     return {
         "multicon.conditions": lambda item: (
-            {"sentences": NOVEL_CONDITIONS} if item["document"] == NOVEL
-            else {"sentences": ["Invented sentence about nothing.", "One sentence here.",
-                                "Another one there."]}),
+            {"ids": ids_of(item, NOVEL_CONDITIONS)} if NOVEL_CONDITIONS[0] in item["sentences"][0]
+            else {"ids": [1, 1, 2]}),
         "multicon.instruction_query": lambda item: {
             "conditions": [f"condition {i}" for i in range(1, item["k"] + 1)]},
         "multicon.descriptive_query": lambda item: (
@@ -87,8 +92,9 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
                                                       "conditions": [1, 2, 3]}]
 
     reasons = {(f.step, f.item_id): f.reason for f in out.failures}
-    assert reasons[("multicon.conditions", "tiny")].startswith("document has 1 sentence(s)")
-    assert "does not occur in the document" in reasons[("multicon.conditions", "bad")]
+    assert reasons[("multicon.conditions", "tiny")].startswith("document has 0 sentence(s)")
+    # a repeated sentence id is refused on parse (the engine would re-ask)
+    assert reasons[("multicon.conditions", "bad")].startswith("llm invalid")
     assert "too short" in reasons[("multicon.descriptive_query", "salt-q2-desc")]
     assert len(out.failures) == 3
     assert all(f.raw_output for f in out.failures if f.item_id != "tiny")
