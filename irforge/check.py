@@ -8,6 +8,8 @@ from pathlib import Path
 
 from irforge import beir
 from irforge.bench import Benchmark
+from irforge.check_methods import check_multicon, check_negation_labels
+from irforge.check_queries import check_queries
 from irforge.errors import FormatError, Problem
 
 
@@ -33,9 +35,14 @@ def check_benchmark(root: Path) -> CheckReport:
         add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
         return report
 
-    doc_ids = {doc.doc_id for doc in bench.corpus(add)}
-    query_ids = {query.query_id for query in bench.queries(add)}
+    docs = {doc.doc_id: doc for doc in bench.corpus(add)}
+    queries = list(bench.queries(add))
+    doc_ids, query_ids = set(docs), {query.query_id for query in queries}
     report.counts.update(docs=len(doc_ids), queries=len(query_ids))
+    report.counts.update(multicon_task_rows=check_multicon(bench, doc_ids, query_ids, add),
+                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add),
+                         duplicate_or_copied_queries=check_queries(bench, queries, docs, add))
+    report.counts += Counter()  # drop the zero counts of files this folder does not have
 
     splits = bench.splits()
     if not splits:

@@ -39,7 +39,8 @@ def _multicon_script() -> Script:
     rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
     for k in range(1, N + 1):
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))
+            {"conditions": ["1987 novel by Varga", "beekeeper on an island",
+                            "a Harbour Prize winner"][:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
             {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):

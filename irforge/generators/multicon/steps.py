@@ -177,6 +177,15 @@ def validate_instruction(conditions: Sequence[str], k: int) -> list[str]:
     return cleaned
 
 
+def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list[str]:
+    """Step 2: reasons for condition phrases sharing no content word with their sentence
+    (an echoed schema name or a made-up phrase does not state that sentence's condition)."""
+    pairs = enumerate(zip(phrases, sentences, strict=False), start=1)
+    return [f"condition {index} {phrase!r} shares no content word with sentence {index}"
+            for index, (phrase, sentence) in pairs
+            if _content_words(sentence) and not _content_words(phrase) & _content_words(sentence)]
+
+
 def render_instruction(instruction: str, conditions: Sequence[str]) -> str:
     """The instruction-style query text: the request, then a numbered list of conditions."""
     items = " ".join(f"{i}. {c.rstrip('.')}." for i, c in enumerate(conditions, start=1))
@@ -289,6 +298,7 @@ def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]
                                 "sentences": list(item.sentences),
                                 "examples": list(domain.instruction_examples)},
         item_id=lambda item: item.key,
+        validators=(lambda item, value: ungrounded_phrases(value.conditions, item.sentences),),
         accept=lambda item, value: validate_instruction(value.conditions, item.k),
         metadata=lambda item: {"source_doc": item.source})
 

@@ -30,6 +30,9 @@ FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
          "The film premiered at a festival in Rotterdam.")
 
 
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+
+
 def _script() -> Script:
     rules = [
         Rule("Mara's brother returns", (  # first a repeated sentence id: the engine re-asks
@@ -40,7 +43,7 @@ def _script() -> Script:
     ]
     for k in (1, 2, 3):
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))
+            {"conditions": PHRASES[:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
             {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):

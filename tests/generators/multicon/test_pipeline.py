@@ -43,6 +43,9 @@ class CannedEngine:
         return results
 
 
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+
+
 def ids_of(item, sentences):
     """The ids of ``sentences`` among the numbered sentences the conditions prompt shows."""
     return [next(i for i, line in enumerate(item["sentences"], start=1) if line.endswith(s))
@@ -59,7 +62,7 @@ def answers(break_negative: str | None = None):
             {"ids": ids_of(item, NOVEL_CONDITIONS)} if NOVEL_CONDITIONS[0] in item["sentences"][0]
             else {"ids": [1, 1, 2]}),
         "multicon.instruction_query": lambda item: {
-            "conditions": [f"condition {i}" for i in range(1, item["k"] + 1)]},
+            "conditions": [PHRASES[i] for i in range(item["k"])]},
         "multicon.descriptive_query": lambda item: (
             {"query": "too short"} if item["k"] == 2
             else {"query": f"a book meeting {item['k']} conditions in prose form"}),
@@ -86,8 +89,8 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     ids = sorted(q.query_id for q in out.queries)
     assert ids == ["salt-q1-desc", "salt-q1-inst", "salt-q2-inst", "salt-q3-desc", "salt-q3-inst"]
     q3 = next(q for q in out.queries if q.query_id == "salt-q3-inst")
-    assert q3.text == ("Find a book that meets these conditions: 1. condition 1. "
-                       "2. condition 2. 3. condition 3.")
+    assert q3.text == ("Find a book that meets these conditions: 1. 1987 novel by Varga. "
+                       "2. beekeeper on an island. 3. a Harbour Prize winner.")
     assert q3.metadata["subqueries"]["adaptive"] == [{"text": "all of it",
                                                       "conditions": [1, 2, 3]}]
 
