@@ -89,7 +89,8 @@ def build_command(
         help="books, movies, people, medical, legal, or one from --domains.")] = "books",
     n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
     strategy: Annotated[str | None, typer.Option(
-        help="Hard-negative strategy: modify or keyword (default: the domain's).")] = None,
+        help="Hard-negative strategy: modify, keyword, or substitute (modify by construction: "
+             "one key term replaced; suits small models) (default: the domain's).")] = None,
     pad_to: Annotated[int | None, typer.Option(
         help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
     = None,

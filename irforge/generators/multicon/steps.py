@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
@@ -333,8 +333,80 @@ class HardNegativeItem:
     sentence: str
 
 
+# -- the 'substitute' strategy: 'modify' by construction ----------------------------------------
+
+SUBSTITUTE_TEMPLATE = "multicon.hard_negative_substitute"
+MAX_REPLACEMENT_WORDS = 6
+MAX_KEY_TERMS = 24
+_CAPITALISED_RUN = re.compile(r"(?<!\w)(?:[A-Z][\w'&.-]*\w(?:\s+(?:of|the|de|van|von)?\s*)?)+")
+
+
+class Substitution(BaseModel):
+    """Step 3, 'substitute' strategy: one key term of the sentence and what replaces it."""
+
+    term: str
+    replacement: str
+
+
+@lru_cache(maxsize=1024)
+def key_terms(sentence: str) -> tuple[str, ...]:
+    """Terms a substitution may replace: names (capitalised runs, the sentence's first word
+    left out), numbers, then other content words; the schema enumerates them."""
+    names = []
+    for match in _CAPITALISED_RUN.finditer(sentence):
+        name = match.group().strip()
+        if match.start() == 0:
+            name = name.split(" ", 1)[1] if " " in name else ""
+        if name:
+            names.append(name)
+    numbers = [t for t in _TERM.findall(sentence) if any(ch.isdigit() for ch in t)]
+    taken = {w for term in [*names, *numbers] for w in _WORD.findall(term.lower())}
+    words = sorted(_content_words(sentence) - taken, key=lambda w: sentence.lower().find(w))
+    terms = [t for t in dict.fromkeys([*names, *numbers, *words]) if _contains_term(sentence, t)]
+    return tuple(terms[:MAX_KEY_TERMS]) or tuple(dict.fromkeys(sentence.split()))
+
+
+@lru_cache(maxsize=1024)
+def substitution_model(terms: tuple[str, ...]) -> type[Substitution]:
+    """Substitution whose ``term`` is an enum of the sentence's key terms."""
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        "Substitution", __base__=Substitution, term=(Literal[terms], ...))  # type: ignore[valid-type]
+
+
+def substituted(sentence: str, term: str, replacement: str) -> str:
+    """The sentence with ``term`` replaced, or :class:`Rejected` when that changes nothing."""
+    new = " ".join(replacement.split()).strip(" .,;:\"'")
+    if not new:
+        raise Rejected("the replacement is empty")
+    if normalize(term) in normalize(new):
+        raise Rejected(f"the replacement {new!r} keeps the term {term!r}")
+    if word_count(new) > MAX_REPLACEMENT_WORDS:
+        raise Rejected(f"the replacement {new!r} is longer than {MAX_REPLACEMENT_WORDS} words")
+    if not _contains_term(sentence, term):
+        raise Rejected(f"the term {term!r} does not occur in the sentence")
+    return re.sub(rf"(?<!\w){re.escape(term)}(?!\w)", lambda _: new, sentence, count=1,
+                  flags=re.IGNORECASE)
+
+
+def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
+    """Step 3, 'substitute': the model picks a key term (enum) and its replacement; code
+    rewrites the sentence, so the hard negative is the original with its key fact changed."""
+    return Step(
+        name=f"{STEP}.hard_negative", template=SUBSTITUTE_TEMPLATE,
+        output_model=lambda item: substitution_model(key_terms(item.sentence)),
+        variables=lambda item: {"query": item.query, "sentence": item.sentence,
+                                "terms": list(key_terms(item.sentence))},
+        item_id=lambda item: item.key,
+        accept=lambda item, value: validate_hard_negative(
+            item.sentence, substituted(item.sentence, value.term, value.replacement),
+            "modify")[0],
+        metadata=lambda item: {"source_doc": item.source})
+
+
 def hard_negative_step(domain: Domain, strategy: str) -> Step[HardNegativeItem, str]:
     """Step 3: the condition sentence rewritten so it no longer satisfies the condition."""
+    if strategy == "substitute":
+        return substitute_step(domain)
     template, model = HARD_NEGATIVE_TEMPLATES[strategy]
     examples = [example.model_dump() for example in domain.hard_negative_examples]
 
