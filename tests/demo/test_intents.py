@@ -19,8 +19,11 @@ def _rule(match: str, answer: dict) -> Rule:
 
 SCRIPT = Script(default=Action.answer({}), rules=(
     _rule('{"needs": [...]}', {"needs": ["a need about warnings", "a need about shelters"]}),
-    _rule("Write one example for the task as JSON",
-          {"query": "When are residents warned?", "passage": "Residents are warned early."}),
+    # four different queries: `irforge check` reports identical ones as duplicates
+    Rule("Write one example for the task as JSON", tuple(Action.answer(
+        {"query": query, "passage": "Residents are warned early."}) for query in (
+            "When are residents warned?", "Which shelters open during a flood?",
+            "How far do evacuation routes reach?", "Who issues landslide alerts?"))),
     _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
     _rule('Answer as {"criterion_score"', {"criterion_score": 3}),
     _rule('Answer as {"relevance_score"', {"relevance_score": 3}),

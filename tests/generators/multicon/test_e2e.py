@@ -1,8 +1,10 @@
 """End to end through the real embedded model (SmolLM2-135M via llama.cpp); no mocks.
 
-The model is demo grade, so most items are expected to be rejected. What must hold: the run
-completes, every produced item passes its validator when re-checked from the written files,
-and every source or query that is missing is explained in failures.jsonl with a reason.
+The model is demo grade, so many items are rejected. What must hold: with choices by
+construction (condition ids, key-term substitutions) and best-of-n the run keeps at least one
+source with its queries and hard negatives; every produced item passes its validator and the
+query gates when re-checked from the written files, and every source or query that is missing
+is explained in failures.jsonl with a reason.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
+    substituted,
     validate_conditions,
     validate_descriptive,
     validate_hard_negative,
@@ -26,6 +29,7 @@ from irforge.generators.multicon.steps import (
 from irforge.jsonl import iter_jsonl
 from irforge.llm import Engine
 from irforge.records import Doc
+from irforge.steps.gates import QueryGates
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
 
 N = 3
@@ -39,7 +43,8 @@ SECOND = Doc("ferry", "The Quiet Ferry is a 2003 comedy film directed by Lotte B
 def built(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("multicon-e2e")
     docs = [Doc("salt", NOVEL, title="The Salt Orchard"), SECOND]
-    config = MulticonConfig(domain=get_domain("books"), n=N, pad_to=120, seed=1)
+    config = MulticonConfig(domain=get_domain("books"), n=N, pad_to=120, seed=1,
+                            strategy="substitute")
     with Engine(cache_path=root / "cache.sqlite", max_tokens=256, progress=False) as engine:
         # "salt" gets hand-picked conditions so the real model also runs steps 2 and 3.
         build_multicon(root / "bench", docs, config, engine, source="test",
@@ -111,11 +116,31 @@ def test_every_accepted_llm_output_passes_its_validator_again(built):
         elif task == "multicon.descriptive_query":
             validate_descriptive(value["query"], int(item.split("-q")[1].split("-")[0]))
         elif task == "multicon.hard_negative" and item in originals:
-            validate_hard_negative(originals[item], value["sentence"], "modify")
+            new = substituted(originals[item], value["term"], value["replacement"])
+            validate_hard_negative(originals[item], new, "modify")
         elif task == "multicon.conditions":
             chosen = chosen_conditions(SECOND.text, value["ids"], N)
             assert all(c.span.text in SECOND.text for c in chosen)
         assert row["source"] == "llm" and row["model"].startswith("embedded:")
+
+
+@pytest.mark.slow
+def test_a_source_is_kept_with_queries_and_hard_negatives_all_passing_the_gates(built):
+    bench = Benchmark(built)
+    sources = _rows(built / "multicon" / "sources.jsonl")
+    assert sources, "no source kept"
+    queries = list(bench.queries())
+    assert {q.metadata["source_doc"] for q in queries} & {r["source_doc"] for r in sources}
+    gates = QueryGates(language="en")
+    docs = {"salt": Doc("salt", NOVEL, title="The Salt Orchard"), "ferry": SECOND}
+    for query in queries:
+        source = docs[query.metadata["source_doc"]]
+        assert gates.check([query.text], (source.title, source.text)) == [], query.text
+        gates.admit([query.text], query.query_id)
+    manifest = bench.manifest()["steps"]["multicon"]
+    table = {row["step"]: row for row in manifest["yield"]}
+    assert table["multicon.hard_negative"]["accepted"] >= N
+    assert all(row["samples"] >= row["attempted"] for row in table.values())
 
 
 @pytest.mark.slow
