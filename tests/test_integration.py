@@ -28,6 +28,7 @@ from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITION_IDS,
     NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
     NOVEL_NEGATIVES,
 )
 
@@ -42,7 +43,7 @@ def _multicon_script() -> Script:
             {"conditions": ["1987 novel by Varga", "beekeeper on an island",
                             "a Harbour Prize winner"][:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
-            {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
+            {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
     return Script(default=Action.answer({"unexpected": True}), rules=tuple(rules))

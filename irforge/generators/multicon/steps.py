@@ -186,6 +186,37 @@ def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list
             if _content_words(sentence) and not _content_words(phrase) & _content_words(sentence)]
 
 
+ECHO_NGRAM = 4  # a run of this many words from the prompt's examples, absent from the source
+
+
+def echoed_examples(text: str, examples: str, source: str) -> list[str]:
+    """Reasons when ``text`` repeats a few-shot example of the prompt: a run of ECHO_NGRAM
+    words found in the examples but not in the source document (invented content)."""
+    tokens, seen, own = (_WORD.findall(t.lower()) for t in (text, examples, source))
+    grams = {tuple(seen[i:i + ECHO_NGRAM]) for i in range(len(seen) - ECHO_NGRAM + 1)}
+    mine = {tuple(own[i:i + ECHO_NGRAM]) for i in range(len(own) - ECHO_NGRAM + 1)}
+    echoed = [" ".join(tokens[i:i + ECHO_NGRAM]) for i in range(len(tokens) - ECHO_NGRAM + 1)
+              if tuple(tokens[i:i + ECHO_NGRAM]) in grams - mine]
+    return [f"repeats the prompt's example ({echoed[0]!r}), not the document"] if echoed else []
+
+
+def uncovered_conditions(query: str, sentences: Sequence[str]) -> list[str]:
+    """Step 2: reasons for condition sentences the descriptive query shares no content word
+    with (it must mention every condition)."""
+    words = _content_words(query)
+    return [f"the query does not mention condition {index} (no word of {sentence!r})"
+            for index, sentence in enumerate(sentences, start=1)
+            if _content_words(sentence) and not words & _content_words(sentence)]
+
+
+def _prompt_examples(template: str, domain: Domain) -> str:
+    """The few-shot text a query step's prompt shows (template examples, domain examples)."""
+    from irforge.prompts import get_template
+
+    return "\n".join([get_template(template).user, *domain.instruction_examples,
+                      *domain.descriptive_examples])
+
+
 def render_instruction(instruction: str, conditions: Sequence[str]) -> str:
     """The instruction-style query text: the request, then a numbered list of conditions."""
     items = " ".join(f"{i}. {c.rstrip('.')}." for i, c in enumerate(conditions, start=1))
@@ -289,6 +320,7 @@ def _source(item: QueryItem) -> tuple[str, str]:
 
 def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]:
     """Step 2, instruction style: one short phrase per condition, in order."""
+    examples = _prompt_examples("multicon.instruction_query", domain)
     return Step(
         queries_of=lambda item, phrases: [render_instruction(domain.instruction_text, phrases)],
         source_of=_source,
@@ -298,13 +330,16 @@ def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]
                                 "sentences": list(item.sentences),
                                 "examples": list(domain.instruction_examples)},
         item_id=lambda item: item.key,
-        validators=(lambda item, value: ungrounded_phrases(value.conditions, item.sentences),),
+        validators=(lambda item, value: ungrounded_phrases(value.conditions, item.sentences),
+                    lambda item, value: echoed_examples(" | ".join(value.conditions), examples,
+                                                        item.text)),
         accept=lambda item, value: validate_instruction(value.conditions, item.k),
         metadata=lambda item: {"source_doc": item.source})
 
 
 def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
     """Step 2, descriptive style: one prose query covering the first k conditions."""
+    examples = _prompt_examples("multicon.descriptive_query", domain)
     return Step(
         queries_of=lambda item, text: [text], source_of=_source,
         name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
@@ -313,6 +348,8 @@ def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
                                 "sentences": list(item.sentences),
                                 "examples": list(domain.descriptive_examples)},
         item_id=lambda item: item.key,
+        validators=(lambda item, value: uncovered_conditions(value.query, item.sentences),
+                    lambda item, value: echoed_examples(value.query, examples, item.text)),
         accept=lambda item, value: validate_descriptive(value.query, item.k),
         metadata=lambda item: {"source_doc": item.source})
 
@@ -373,13 +410,22 @@ def substitution_model(terms: tuple[str, ...]) -> type[Substitution]:
         "Substitution", __base__=Substitution, term=(Literal[terms], ...))  # type: ignore[valid-type]
 
 
-def substituted(sentence: str, term: str, replacement: str) -> str:
-    """The sentence with ``term`` replaced, or :class:`Rejected` when that changes nothing."""
+def substituted(sentence: str, term: str, replacement: str, examples: str = "",
+                source: str = "") -> str:
+    """The sentence with ``term`` replaced by a value of the same kind (a number for a
+    number, a name for a name), or :class:`Rejected`; a replacement taken from the prompt's
+    ``examples`` (and absent from the ``source`` document) is an echo, not a new fact."""
     new = " ".join(replacement.split()).strip(" .,;:\"'")
     if not new:
         raise Rejected("the replacement is empty")
     if normalize(term) in normalize(new):
         raise Rejected(f"the replacement {new!r} keeps the term {term!r}")
+    if any(ch.isdigit() for ch in term) and not any(ch.isdigit() for ch in new):
+        raise Rejected(f"the number {term!r} must be replaced by a number, not {new!r}")
+    if term[:1].isupper() and not any(ch.isdigit() for ch in term) and not new[:1].isupper():
+        raise Rejected(f"the name {term!r} must be replaced by a name, not {new!r}")
+    if examples and _contains_term(examples, new) and not _contains_term(source, new):
+        raise Rejected(f"the replacement {new!r} repeats the prompt's example")
     if word_count(new) > MAX_REPLACEMENT_WORDS:
         raise Rejected(f"the replacement {new!r} is longer than {MAX_REPLACEMENT_WORDS} words")
     if not _contains_term(sentence, term):
@@ -391,6 +437,9 @@ def substituted(sentence: str, term: str, replacement: str) -> str:
 def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
     """Step 3, 'substitute': the model picks a key term (enum) and its replacement; code
     rewrites the sentence, so the hard negative is the original with its key fact changed."""
+    from irforge.prompts import get_template
+
+    examples = get_template(SUBSTITUTE_TEMPLATE).user
     return Step(
         name=f"{STEP}.hard_negative", template=SUBSTITUTE_TEMPLATE,
         output_model=lambda item: substitution_model(key_terms(item.sentence)),
@@ -398,8 +447,8 @@ def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
                                 "terms": list(key_terms(item.sentence))},
         item_id=lambda item: item.key,
         accept=lambda item, value: validate_hard_negative(
-            item.sentence, substituted(item.sentence, value.term, value.replacement),
-            "modify")[0],
+            item.sentence, substituted(item.sentence, value.term, value.replacement, examples,
+                                       item.sentence), "modify")[0],
         metadata=lambda item: {"source_doc": item.source})
 
 

@@ -41,11 +41,16 @@ def test_key_terms_are_names_numbers_then_content_words():
     ("2009", "", "empty"),
     ("2009", "2009", "keeps the term"),
     ("Greyfell Press", "the Greyfell Press imprint", "keeps the term"),
-    ("2009", "a year long before the press had even been founded", "longer than"),
+    ("2009", "1971 long before the press had even been founded", "longer than"),
+    ("2009", "Oslo", "must be replaced by a number"),
+    ("Greyfell Press", "2", "must be replaced by a name"),
+    ("Greyfell Press", "Oslo", "repeats the prompt's example"),
 ])
 def test_known_bad_substitutions_are_rejected(term, replacement, reason):
+    example = 'Answer: {"term": "Lisbon", "replacement": "Oslo"}'
+    sentence = "It was first published in 2009 by Greyfell Press."
     with pytest.raises(Rejected, match=reason):
-        substituted("It was first published in 2009 by Greyfell Press.", term, replacement)
+        substituted(sentence, term, replacement, example, sentence)
 
 
 def test_a_substitution_outside_the_enumerated_terms_is_invalid():

@@ -21,6 +21,7 @@ from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITION_IDS,
     NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
     NOVEL_NEGATIVES,
 )
 
@@ -45,7 +46,7 @@ def _script() -> Script:
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
             {"conditions": PHRASES[:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
-            {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
+            {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
     return Script(default=Action.answer({"unexpected": True}), rules=tuple(rules))

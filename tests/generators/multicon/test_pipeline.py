@@ -16,7 +16,12 @@ from irforge.check import check_benchmark
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
 from irforge.llm import LLMResult
 from irforge.records import Doc
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
+    NOVEL_NEGATIVES,
+)
 
 
 class CannedEngine:
@@ -64,8 +69,8 @@ def answers(break_negative: str | None = None):
         "multicon.instruction_query": lambda item: {
             "conditions": [PHRASES[i] for i in range(item["k"])]},
         "multicon.descriptive_query": lambda item: (
-            {"query": "too short"} if item["k"] == 2
-            else {"query": f"a book meeting {item['k']} conditions in prose form"}),
+            {"query": "1987 beekeeper"} if item["k"] == 2
+            else {"query": NOVEL_DESCRIPTIVE[item["k"]]}),
         "multicon.hard_negative_modify": lambda item: {
             "sentence": item["sentence"] if item["sentence"] == break_negative
             else negatives[item["sentence"]]},

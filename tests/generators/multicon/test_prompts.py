@@ -50,7 +50,8 @@ def test_query_prompt_for_each_domain_and_style(domain, style):
     assert examples, f"{domain} ships no {style} example"
     text = _text(get_template(f"multicon.{style}_query").render(
         entity=spec.entity, k=2, sentences=NOVEL_CONDITIONS[:2], examples=examples))
-    assert f"a {spec.entity}" in text and "2 sentences" in text
+    assert f"a {spec.entity}" in text
+    assert ("Exactly 2 conditions" if style == "instruction" else "2 sentences") in text
     assert f"1. {NOVEL_CONDITIONS[0]}" in text and f"2. {NOVEL_CONDITIONS[1]}" in text
     assert NOVEL_CONDITIONS[2] not in text
     assert examples[0] in text
