@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.cli import build_app
+from irforge.errors import EmptyResultError
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.multicon.docs import (
     NOVEL,
@@ -93,3 +94,27 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
     task1 = [json.loads(line) for line in (bench_dir / "multicon" / "task1.jsonl").open()]
     assert {(r["query_id"], r["hard_negative"]) for r in task1} >= {
         ("salt-q1-inst", "salt-hn0"), ("salt-q3-desc", "salt-hn2")}
+    # the yield table ends the run and is kept in the manifest
+    assert "attempted  accepted" in result.output and "multicon.hard_negative" in result.output
+    table = {row["step"]: row for row in manifest["yield"]}
+    assert table["multicon.conditions"]["attempted"] == 2
+    assert table["multicon.conditions"]["accepted"] == 1
+    assert table["multicon.conditions"]["rejected"] == {"llm refused": 1}
+    assert table["multicon.descriptive_query"]["rejected"] == {"llm truncated": 1}
+
+
+def test_a_build_that_keeps_nothing_exits_3_with_the_reasons(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"_id": "ferry", "title": "The Quiet Ferry", "text": FERRY})
+                      + "\n", encoding="utf-8")
+    with ScriptedServer(_script()) as server:
+        result = CliRunner().invoke(build_app(), [
+            "build", "multicon", str(tmp_path / "bench"), "--corpus", str(corpus), "--n", "3",
+            "--model", "openai/scripted", "--api-base", server.url,
+            "--cache", str(tmp_path / "cache.sqlite")])
+    error = result.exception
+    assert isinstance(error, EmptyResultError) and error.exit_code == 3, result.output
+    assert "0 MultiConIR source documents accepted" in str(error)
+    assert "llm refused (x1): the model refuses the prompt" in str(error)
+    assert "attempted  accepted" in result.output  # the table is printed before the error
+    assert (tmp_path / "bench" / "failures.jsonl").read_text().count("llm refused") == 1
