@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from irforge.bench import Benchmark
+from irforge.errors import EmptyResultError
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,17 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     """Run every demo stage in order; returns (stage, summary) pairs."""
     ctx = DemoContext(out=Path(out), model=model)
     ctx.out.mkdir(parents=True, exist_ok=True)
-    results = []
+    results, empty = [], []
     for name, _ in STAGES:
-        summary = stage_function(name)(ctx)
+        try:
+            summary = stage_function(name)(ctx)
+        except EmptyResultError as exc:  # report it, run the other stages, fail at the end
+            summary, _ = f"EMPTY: {exc}", empty.append(name)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     typer.echo(final_report(ctx.out, results))
+    if empty:
+        raise EmptyResultError(f"demo stage(s) {', '.join(empty)} kept nothing (reasons above)")
     return results
 
 
