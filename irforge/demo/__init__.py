@@ -102,7 +102,8 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
         try:
             summary = stage_function(name)(ctx)
         except EmptyResultError as exc:  # report it, run the other stages, fail at the end
-            summary, _ = f"EMPTY: {exc}", empty.append(name)
+            summary = f"EMPTY: {exc}"
+            empty.append(name)
         typer.echo(f"[demo:{name}] {summary}")
         results.append((name, summary))
     typer.echo(final_report(ctx.out, results))
