@@ -68,7 +68,7 @@ def test_run_completes_and_records_the_embedded_model(built):
     assert manifest["params"]["n"] == N
     assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.instruction_query",
                                         "multicon.descriptive_query",
-                                        "multicon.hard_negative_modify"}
+                                        "multicon.hard_negative_substitute"}
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "multicon/task1.jsonl",
                  "multicon/task2.jsonl", "multicon/task3.jsonl", "multicon/sources.jsonl"):
         assert (built / name).exists(), name
