@@ -9,6 +9,8 @@ from pathlib import Path
 
 from irforge import beir
 from irforge.bench import Benchmark
+from irforge.check_methods import check_multicon, check_negation_labels
+from irforge.check_queries import check_queries
 from irforge.errors import FormatError, Problem
 from irforge.jsonl import iter_jsonl
 
@@ -36,14 +38,19 @@ def check_benchmark(root: Path) -> CheckReport:
         return report
 
 
-    doc_ids = {doc.doc_id for doc in bench.corpus(add)}
-    query_ids = {query.query_id for query in bench.queries(add)}
+    docs = {doc.doc_id: doc for doc in bench.corpus(add)}
+    queries = list(bench.queries(add))
+    doc_ids, query_ids = set(docs), {query.query_id for query in queries}
     report.counts.update(docs=len(doc_ids), queries=len(query_ids))
     for path, ids, what in ((bench.corpus_path, doc_ids, "documents"),
                             (bench.queries_path, query_ids, "queries")):
         if path.is_file() and not ids:
             add(Problem(path, f"no {what} in this file (qrels cannot point anywhere)",
                         hint=f"write the {what} (or re-run the step that makes them)"))
+    report.counts.update(multicon_task_rows=check_multicon(bench, doc_ids, query_ids, add),
+                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add),
+                         duplicate_or_copied_queries=check_queries(bench, queries, docs, add))
+    report.counts += Counter()  # drop the zero counts of files this folder does not have
 
     splits = bench.splits()
     if not splits:

@@ -41,6 +41,12 @@ TransportOption = Annotated[str | None, typer.Option(
     "--transport", help="How requests travel: auto (direct for OpenAI-compatible endpoints, "
     "litellm for other providers), direct or litellm (default: IRFORGE_TRANSPORT, "
     "irforge.toml, else auto).")]
+SamplesOption = Annotated[int | None, typer.Option(
+    "--samples", min=1, help="Best-of-n: LLM samples per item until one passes the validators "
+    "and quality gates (default 3 for local GGUF models, 1 for API models).")]
+LanguageOption = Annotated[str | None, typer.Option(
+    "--language", help="Language the generated queries must be in (ISO 639-1, e.g. en; "
+    "default: detected from the corpus).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
 
@@ -51,7 +57,7 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
                         cache: Path | None = None, no_cache: bool = False,
                         prompts_dir: Path | None = None, timeout: float | None = None,
                         price_per_mtok: str | None = None, transport: str | None = None,
-                        **extra: Any):
+                        samples: int | None = None, **extra: Any):
     """An :class:`~irforge.llm.Engine` from the shared CLI options; pass ``bench_dir`` so the
     default cache lives in the benchmark folder (runs from any directory share it)."""
     from irforge.llm import Engine
@@ -61,7 +67,7 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
     return Engine(model, api_base=api_base, budget_usd=budget, concurrency=concurrency,
                   rpm=rpm, tpm=tpm, cache_path=cache, use_cache=not no_cache,
                   prompts_dir=prompts_dir, timeout=timeout, transport=transport,
-                  **extra)
+                  samples=samples, **extra)
 
 
 def parse_price(text: str) -> tuple[float, float]:

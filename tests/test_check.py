@@ -54,3 +54,63 @@ def test_check_cli_exit_codes_and_output(tmp_path: Path) -> None:
     assert "6 problem(s)" in result.output
     missing = runner.invoke(build_app(), ["check", str(tmp_path / "nope")])
     assert missing.exit_code == 1 and "benchmark folder not found" in missing.output
+
+
+def _bench(root: Path, queries: list[dict], docs: list[dict] | None = None) -> Path:
+    (root / "qrels").mkdir(parents=True)
+    docs = docs or [{"_id": "d1", "title": "Sourdough Starter Care",
+                     "text": "Feed the starter twice a day with equal weights of rye flour and "
+                             "water, and keep it warm."}]
+    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (root / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (root / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q['_id']}\td1\t1\n" for q in queries))
+    return root
+
+
+def test_check_reports_duplicate_and_copied_queries(tmp_path: Path) -> None:
+    root = _bench(tmp_path / "b", [
+        {"_id": "q1", "text": "how often to feed a rye starter"},
+        {"_id": "q2", "text": "How often to feed a rye starter?"},
+        {"_id": "q3", "text": "feed the starter twice a day with equal weights of rye flour",
+         "metadata": {"source_doc": "d1"}},
+        {"_id": "q4", "text": "Sourdough Starter Care", "metadata": {"source_doc": "d1"}},
+        {"_id": "q5", "text": "how warm should a rye starter be kept"}])
+    report = check_benchmark(root)
+    text = [str(p) for p in report.problems]
+    assert len(text) == 3, text
+    assert any("queries.jsonl:2" in t and "gate duplicate" in t and "'q1'" in t for t in text)
+    assert any("queries.jsonl:3" in t and "gate copy" in t for t in text)
+    assert any("queries.jsonl:4" in t and "gate title" in t for t in text)
+    assert report.counts["duplicate_or_copied_queries"] == 3
+
+
+def test_check_validates_multicon_tasks_negation_labels_and_instruction_qrels(
+        tmp_path: Path) -> None:
+    root = _bench(tmp_path / "b", [{"_id": "q1", "text": "how often to feed a rye starter"}])
+    (root / "multicon").mkdir()
+    (root / "multicon" / "task1.jsonl").write_text(
+        json.dumps({"query_id": "q1", "positive": "d1", "hard_negative": "d1"}) + "\n"
+        + json.dumps({"query_id": "qX", "positive": "d1", "hard_negative": "dX"}) + "\n")
+    (root / "multicon" / "task2.jsonl").write_text(
+        json.dumps({"query_id": "q1", "candidates": []}) + "\n")
+    (root / "multicon" / "task3.jsonl").write_text(
+        json.dumps({"instruction_query": "q1", "descriptive_query": "q1",
+                    "candidates": [{"doc_id": "d1"}, {"doc_id": "d9"}]}) + "\n")
+    (root / "logical").mkdir()
+    (root / "logical" / "negation_labels.jsonl").write_text(
+        json.dumps({"query_id": "q1", "doc_id": "d1", "violates": 0}) + "\n"
+        + json.dumps({"query_id": "q1", "doc_id": "d1", "violates": 2}) + "\n"
+        + json.dumps({"doc_id": "d1", "violates": 1}) + "\n")
+    (root / "qrels" / "reversed.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td7\t1\n")
+    text = [str(p) for p in check_benchmark(root).problems]
+    expected = [("task1.jsonl:2", "unknown query 'qX'"),
+                ("task1.jsonl:2", "unknown document 'dX'"),
+                ("task2.jsonl:1", "empty candidate list"),
+                ("task3.jsonl:1", "unknown document 'd9'"),
+                ("negation_labels.jsonl:2", "violates must be 0 or 1"),
+                ("negation_labels.jsonl:3", "'query_id'"),
+                ("reversed.tsv:2", "unknown document 'd7'")]
+    for where, what in expected:
+        assert any(where in t and what in t for t in text), (where, what, text)
+    assert len(text) == len(expected), text

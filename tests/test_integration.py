@@ -24,19 +24,26 @@ from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from irforge.records import Doc
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITION_IDS,
+    NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
+    NOVEL_NEGATIVES,
+)
 
 N = 3
 
 
 def _multicon_script() -> Script:
     """Well-formed answers for every MultiConIR step, so the source passes every validator."""
-    rules = [Rule("Mara's brother returns", (Action.answer({"sentences": NOVEL_CONDITIONS}),))]
+    rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
     for k in range(1, N + 1):
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))
+            {"conditions": ["1987 novel by Varga", "beekeeper on an island",
+                            "a Harbour Prize winner"][:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
-            {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
+            {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
     return Script(default=Action.answer({"unexpected": True}), rules=tuple(rules))
@@ -54,6 +61,7 @@ def test_multicon_build_over_http_is_evaluated_with_the_paper_task_metrics(tmp_p
     with ScriptedServer(_multicon_script()) as server:
         result = CliRunner().invoke(build_app(), [
             "build", "multicon", str(bench_dir), "--corpus", str(corpus), "--n", str(N),
+            "--domain", "books",
             "--model", "openai/scripted", "--api-base", server.url,
             "--cache", str(tmp_path / "cache.sqlite")], catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -20,6 +20,7 @@ from irforge.llm.completion import (
     openai_logprobs,
     openai_params,
 )
+from irforge.llm.degeneration import LOOP_CHECK_EVERY, LOOP_FINISH_REASON, looping_tail
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 from irforge.redact import register_secret
@@ -292,20 +293,40 @@ class LlamaBackend:
 
     def _complete_sync(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float | None = None) -> Completion:
+        """Stream the answer, stopping as soon as it loops (finish reason ``repetition``);
+        past ``timeout`` llama.cpp aborts decoding; log-probs are captured when asked."""
         llama = load_llama(self.spec.gguf_path, self.n_ctx, self.seed)
         deadline = _deadline_of(llama)
         top = int(params.get("logprobs") or 0)
+        parts: list[str] = []
+        finish: str | None = None
+        chunks = 0
         with self._call_lock:
             capture = LogitsCapture(llama, top) if top else None
             # the clock starts once this call has the model (queued calls do not time out)
             deadline[0] = time.monotonic() + timeout if timeout else None
             try:
-                response = llama.create_chat_completion(
+                stream = llama.create_chat_completion(
                     messages=messages,
                     response_format={"type": "json_object", "schema": grammar_schema(schema)},
                     temperature=params.get("temperature", 0.0),
+                    repeat_penalty=params.get("repeat_penalty", 1.0),
                     max_tokens=params.get("max_tokens"), seed=params.get("seed", self.seed),
-                    logits_processor=capture.processors() if capture else None)
+                    logits_processor=capture.processors() if capture else None, stream=True)
+                try:
+                    for chunk in stream:
+                        choice = chunk["choices"][0]
+                        piece = (choice.get("delta") or {}).get("content") or ""
+                        if piece:
+                            parts.append(piece)
+                            chunks += 1
+                        finish = choice.get("finish_reason") or finish
+                        if chunks % LOOP_CHECK_EVERY == 0 and piece and \
+                                looping_tail("".join(parts)) is not None:
+                            finish = LOOP_FINISH_REASON
+                            break
+                finally:
+                    stream.close()
             except RuntimeError as exc:
                 if deadline[0] is not None and time.monotonic() > deadline[0]:
                     raise GenerationTimeout(
@@ -314,12 +335,10 @@ class LlamaBackend:
                 raise
             finally:
                 deadline[0] = None
-        choice = response["choices"][0]
-        usage = response.get("usage") or {}
-        text = choice["message"].get("content") or ""
-        return Completion(text=text, finish_reason=choice.get("finish_reason"),
-                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          completion_tokens=int(usage.get("completion_tokens", 0)),
+            prompt_tokens = len(llama.tokenize(
+                "\n".join(m["content"] for m in messages).encode("utf-8"), add_bos=False))
+        return Completion(text="".join(parts), finish_reason=finish,
+                          prompt_tokens=prompt_tokens, completion_tokens=chunks,
                           logprobs=capture.tokens() if capture else None)
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],

@@ -229,7 +229,7 @@ def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_secon
     covered = {key for batch_keys in batches.values() for key in batch_keys}
     response_format = getattr(backend, "response_format", "json_schema")
     lines = [{"custom_id": key, "method": "POST", "url": CHAT_ENDPOINT,
-              "body": request_body(spec.name, job.messages, job.plan.schema, engine.params,
+              "body": request_body(spec.name, job.messages, job.plan.schema, job.plan.params,
                                    response_format)}
              for key, job in keys.items() if key not in covered]
     for chunk in chunked(lines, MAX_BATCH_REQUESTS, MAX_BATCH_BYTES):
@@ -287,7 +287,8 @@ def _still_known(engine: Engine, client: BatchClient, batch_id: str) -> bool:
 
 def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name: str,
               output_model: type[BaseModel], step: str | None, poll_seconds: float,
-              max_wait_seconds: float | None) -> list[LLMResult]:
+              max_wait_seconds: float | None, *, sample: int = 0,
+              max_tokens: int | None = None) -> list[LLMResult]:
     """One result per item, in order: cache first, then one provider batch for the misses."""
     from irforge.llm.engine import _run_sync
 
@@ -297,8 +298,9 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
                 "(no batch discount)")
         if note not in engine.notes:
             engine.notes.append(note)
-        return _run_sync(engine.arun(items, template_name, output_model, step))
-    plan = engine._plan(template_name, output_model, step)
+        return _run_sync(engine.arun(items, template_name, output_model, step, sample=sample,
+                                     max_tokens=max_tokens))
+    plan = engine._plan(template_name, output_model, step, sample, max_tokens)
     engine.prompts[plan.template.name] = plan.template.hash
     stats = engine.steps.setdefault(plan.step, StepStats())
     results: list[LLMResult | None] = [None] * len(items)

@@ -36,6 +36,7 @@ from irforge.llm.accounting import (
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, Message, RequestKeys
+from irforge.llm.degeneration import LLAMA_REPEAT_PENALTY
 from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
@@ -56,6 +57,10 @@ from irforge.redact import redact
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
 LOCAL_TIMEOUT = 600.0  # seconds one embedded/GGUF generation may take by default
+# best-of-n: samples after the first are drawn at this temperature (at least)
+SAMPLE_TEMPERATURE = 0.7
+# best-of-n default for in-process GGUF models (API models default to one sample)
+LOCAL_SAMPLES = 3
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class _Plan:
     instruction: str
     keys: RequestKeys
     step: str
+    params: dict[str, Any]
 
 
 @dataclass
@@ -106,7 +112,8 @@ class Engine:
                  batch_poll_seconds: float = 30.0, batch_discount: float | None = None,
                  max_wait: float | None = None, wait_report_after: float = 10.0,
                  transport: str | None = None, rate_headers: bool | None = None,
-                 logprobs: int = 0, config: Mapping[str, Any] | None = None,
+                 logprobs: int = 0, samples: int | None = None,
+                 config: Mapping[str, Any] | None = None,
                  bench_dir: Path | str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg, transport)
@@ -125,6 +132,12 @@ class Engine:
                                        "seed": seed}
         if logprobs:  # top alternatives per generated token (part of the cache key)
             self.params["logprobs"] = int(logprobs)
+        if self.spec.backend == "llama":
+            self.params["repeat_penalty"] = LLAMA_REPEAT_PENALTY
+        # best-of-n: samples run_step may draw per item (see irforge/steps/step.py)
+        self.samples = int(samples or cfg.get("samples") or default_samples(self.spec.backend))
+        if self.samples < 1:
+            raise IrforgeError(f"samples must be at least 1, got {self.samples}")
         self.budget_usd = budget_usd if budget_usd is not None else cfg.get("budget_usd")
         self.prompts_dir = prompts_dir
         self.progress = progress
@@ -213,27 +226,36 @@ class Engine:
 
     # public API --------------------------------------------------------------------------
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str,
-            output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
-        """One result per item, in order; works inside or outside a running event loop."""
+            output_model: type[BaseModel], step: str | None = None, *, sample: int = 0,
+            max_tokens: int | None = None) -> list[LLMResult]:
+        """One result per item, in order; works inside or outside a running event loop.
+
+        ``sample`` > 0 asks for another sample of the same requests (best-of-n): temperature
+        at least :data:`SAMPLE_TEMPERATURE`, seed + sample, and its own cache entries.
+        ``max_tokens`` lowers the engine's token limit for this call (never raises it).
+        """
         if self.batch:
             return self.run_batch(items, template_name, output_model, step,
-                                  self.batch_poll_seconds)
-        return _run_sync(self.arun(items, template_name, output_model, step))
+                                  self.batch_poll_seconds, sample=sample, max_tokens=max_tokens)
+        return _run_sync(self.arun(items, template_name, output_model, step, sample=sample,
+                                   max_tokens=max_tokens))
 
     def run_batch(self, items: Sequence[Mapping[str, Any]], template_name: str,
                   output_model: type[BaseModel], step: str | None = None,
                   poll_seconds: float = 30.0,
-                  max_wait_seconds: float | None = None) -> list[LLMResult]:
+                  max_wait_seconds: float | None = None, *, sample: int = 0,
+                  max_tokens: int | None = None) -> list[LLMResult]:
         """Like :meth:`run`, through the provider's batch API at its discount (see batch.py)."""
         from irforge.llm.batch import run_batch
 
         return run_batch(self, items, template_name, output_model, step, poll_seconds,
-                         max_wait_seconds)
+                         max_wait_seconds, sample=sample, max_tokens=max_tokens)
 
     async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
-                   output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
+                   output_model: type[BaseModel], step: str | None = None, *,
+                   sample: int = 0, max_tokens: int | None = None) -> list[LLMResult]:
         """Async form of :meth:`run`."""
-        plan = self._plan(template_name, output_model, step)
+        plan = self._plan(template_name, output_model, step, sample, max_tokens)
         step = plan.step
         self.prompts[plan.template.name] = plan.template.hash
         stats = self.steps.setdefault(step, StepStats())
@@ -362,13 +384,15 @@ class Engine:
 
     # internals ---------------------------------------------------------------------------
     def _plan(self, template_name: str, output_model: type[BaseModel],
-              step: str | None) -> _Plan:
+              step: str | None, sample: int = 0, max_tokens: int | None = None) -> _Plan:
         template = get_template(template_name, self.prompts_dir)
         schema = output_schema(output_model)
+        params = sample_params(self.params, sample, max_tokens)
+        keyed = {**params, "sample": sample} if sample else params
         return _Plan(template=template, output_model=output_model, schema=schema,
                      instruction=schema_instruction(schema),
-                     keys=RequestKeys(self.spec.name, self.params, schema),
-                     step=step or template.name)
+                     keys=RequestKeys(self.spec.name, keyed, schema),
+                     step=step or template.name, params=params)
 
     @property
     def context_tokens(self) -> int:
@@ -509,7 +533,7 @@ class Engine:
     async def _request(self, job: _Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
         if job.tokens is None:
-            job.tokens = estimate_tokens(job.messages) + int(self.params["max_tokens"])
+            job.tokens = estimate_tokens(job.messages) + int(job.plan.params["max_tokens"])
         tokens = job.tokens
         backend = self.backend
         waits = self._waits
@@ -526,8 +550,8 @@ class Engine:
             self.total.requests += 1
             try:
                 with waits.request(id(job)) if waits is not None else nullcontext():
-                    return await backend.complete(job.messages, job.plan.schema, self.params,
-                                                  self.timeout)
+                    return await backend.complete(job.messages, job.plan.schema,
+                                                  job.plan.params, self.timeout)
             except Exception as exc:
                 if attempt > self.max_retries or not is_retryable(exc):
                     raise
@@ -541,7 +565,7 @@ class Engine:
         if self.budget_stopped:
             return None
         return budget_reservation(self.total, self._reserved, self.budget_usd, self.price,
-                                  job.messages, int(self.params["max_tokens"]))
+                                  job.messages, int(job.plan.params["max_tokens"]))
 
     def _advance(self, job: _Job, completion: Completion) -> LLMResult | None:
         """Judge one answer: a final result, or None after queueing a re-ask."""
@@ -550,7 +574,7 @@ class Engine:
         job.raw = completion.text
         job.logprobs = completion.logprobs
         verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
-                        int(self.params["max_tokens"]))
+                        int(job.plan.params["max_tokens"]))
         if verdict.status is not None:
             return self._finish(job, verdict.status, value=verdict.value, error=verdict.error)
         job.reasks += 1
@@ -578,6 +602,23 @@ class Engine:
             if secret and len(secret) > 4:
                 text = text.replace(secret, "***")
         return str(redact(text))[:800]
+
+
+def default_samples(backend: str) -> int:
+    """Best-of-n default: small local models get a few tries, paid APIs one."""
+    return LOCAL_SAMPLES if backend == "llama" else 1
+
+
+def sample_params(params: Mapping[str, Any], sample: int,
+                  max_tokens: int | None) -> dict[str, Any]:
+    """Request params of sample ``sample`` (0 = the engine's own) under a step token limit."""
+    out = dict(params)
+    if max_tokens is not None:
+        out["max_tokens"] = max(1, min(int(max_tokens), int(params["max_tokens"])))
+    if sample:
+        out["temperature"] = max(float(params.get("temperature") or 0.0), SAMPLE_TEMPERATURE)
+        out["seed"] = int(params.get("seed") or 0) + sample
+    return out
 
 
 def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:

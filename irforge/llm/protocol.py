@@ -23,4 +23,5 @@ class EngineLike(Protocol):
     """The part of :class:`irforge.llm.Engine` its callers use."""
 
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str, output_model: type,
-            step: str | None = None) -> list[Any]: ...
+            step: str | None = None, *, sample: int = 0,
+            max_tokens: int | None = None) -> list[Any]: ...

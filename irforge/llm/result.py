@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["ok", "invalid", "refused", "truncated", "error", "skipped"]
-STATUSES: tuple[Status, ...] = ("ok", "invalid", "refused", "truncated", "error", "skipped")
+# degenerate: the backend stopped an output that was looping (irforge/llm/degeneration.py)
+Status = Literal["ok", "invalid", "refused", "truncated", "degenerate", "error", "skipped"]
+STATUSES: tuple[Status, ...] = ("ok", "invalid", "refused", "truncated", "degenerate", "error",
+                                "skipped")
 
 
 @dataclass

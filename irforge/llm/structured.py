@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from irforge.llm.completion import Completion, Message
+from irforge.llm.degeneration import LOOP_FINISH_REASON, looping_tail
 
 FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 MAX_ERROR_CHARS = 1200
@@ -102,6 +103,9 @@ def judge(completion: Completion, output_model: type[BaseModel], reasks_done: in
     value, error = parse_output(completion.text, output_model)
     if value is not None:
         return Verdict("ok", value=value)
+    if completion.finish_reason == LOOP_FINISH_REASON:
+        return Verdict("degenerate", error="the output looped and was stopped early: "
+                       f"{looping_tail(completion.text) or 'repeated text'}")
     if completion.finish_reason == "length":
         return Verdict("truncated", error=f"output stopped at max_tokens={max_tokens}: {error}")
     if reasks_done >= max_reasks:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from irforge.records import Failure, Judgment
 from irforge.steps.failures import Rejected, failure_from_result, rejection
+from irforge.steps.gates import QueryGates
 
 if TYPE_CHECKING:
     from irforge.llm.protocol import EngineLike
@@ -59,6 +60,8 @@ class Step(Generic[ItemT, OutT]):
     # (title, text) they were written from, so the runner's query gates can check them.
     queries_of: Callable[[ItemT, OutT], Sequence[str]] | None = None
     source_of: Callable[[ItemT], tuple[str, str]] | None = None
+    # the output token limit; None sizes it to the output model's schema (degeneration guard)
+    max_tokens: int | None = None
 
     def model_for(self, item: ItemT) -> type:
         """The output model of ``item``."""
@@ -74,6 +77,7 @@ class StepYield:
     attempted: int = 0
     accepted: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    samples: int = 0  # LLM samples drawn (best-of-n: an item may take several)
 
     @property
     def failed(self) -> int:
@@ -84,10 +88,11 @@ class StepYield:
         self.attempted += other.attempted
         self.accepted += other.accepted
         self.rejected.update(other.rejected)
+        self.samples += other.samples
 
     def to_dict(self) -> dict[str, Any]:
         return {"step": self.step, "attempted": self.attempted, "accepted": self.accepted,
-                "rejected": dict(self.rejected.most_common())}
+                "samples": self.samples, "rejected": dict(self.rejected.most_common())}
 
     def line(self) -> str:
         reasons = ", ".join(f"{reason} {count}" for reason, count in self.rejected.most_common(3))
@@ -115,49 +120,115 @@ def reason_key(reason: str) -> str:
     return f"{head}: {' '.join(words[:4])}" if words else head
 
 
-def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT]) -> StepOutcome:
-    """Run ``step`` over ``items``: one engine call per output model, then validate and accept."""
+def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT],
+             gates: QueryGates | None = None, samples: int | None = None) -> StepOutcome:
+    """Run ``step`` over ``items``: best-of-n samples per item until one passes.
+
+    Each round sends the items still open through the engine (one call per output model),
+    then checks every answer: engine status, validators, ``accept``, and the query gates when
+    the step declares ``queries_of``. An item that fails is drawn again (sample 1, 2, ...: a
+    higher temperature, its own cache entries) up to ``samples`` (default: the engine's
+    ``samples``, else 1); its last failure is kept. ``gates`` carries the run's query index
+    (pass one object to every step of a run, so duplicates across steps are caught).
+    """
     outcome: StepOutcome[OutT] = StepOutcome({}, [], [], StepYield(step.name))
     if not items:
         return outcome
-    groups: dict[type, list[int]] = {}
+    if gates is None and step.queries_of is not None:
+        gates = QueryGates()
+    rounds = max(1, int(samples or getattr(engine, "samples", 1) or 1))
+    settled: dict[int, tuple[Any, Any]] = {}  # index -> (accepted value, result)
+    failed: dict[int, list[Failure]] = {}
+    open_items = list(range(len(items)))
+    for sample in range(rounds):
+        if not open_items:
+            break
+        results = _ask(engine, step, items, open_items, sample)
+        outcome.yield_.samples += len(open_items)
+        still_open = []
+        for index in open_items:
+            value, failure = _judge(step, items[index], results[index], gates)
+            if failure is None:
+                settled[index] = (value, results[index])
+                continue
+            failed.setdefault(index, []).append(failure)
+            if results[index].status not in FINAL_STATUSES:
+                still_open.append(index)
+        open_items = still_open
     for index, item in enumerate(items):
-        groups.setdefault(step.model_for(item), []).append(index)
-    results: list[Any] = [None] * len(items)
-    for model, indexes in groups.items():
-        answers = engine.run([dict(step.variables(items[i])) for i in indexes], step.template,
-                             model, step=step.name)
-        for index, answer in zip(indexes, answers, strict=True):
-            results[index] = answer
-    for item, result in zip(items, results, strict=True):
-        _settle(step, item, result, outcome)
+        _settle(step, item, index, settled, failed, outcome)
     return outcome
 
 
-def _settle(step: Step, item: Any, result: Any, outcome: StepOutcome) -> None:
-    """Accept one result or record why not; counts it in the yield."""
+# engine statuses another sample cannot fix (budget stop, transport or configuration errors)
+FINAL_STATUSES = frozenset({"skipped", "error"})
+
+
+def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],
+         sample: int) -> dict[int, Any]:
+    """One engine call per output model for the items at ``indexes``; results by index."""
+    from irforge.llm.degeneration import schema_token_limit
+
+    groups: dict[type, list[int]] = {}
+    for index in indexes:
+        groups.setdefault(step.model_for(items[index]), []).append(index)
+    results: dict[int, Any] = {}
+    for model, members in groups.items():
+        options: dict[str, Any] = {"max_tokens": step.max_tokens
+                                   or schema_token_limit(model.model_json_schema())}
+        if sample:
+            options["sample"] = sample
+        answers = engine.run([dict(step.variables(items[i])) for i in members], step.template,
+                             model, step=step.name, **options)
+        results.update(zip(members, answers, strict=True))
+    return results
+
+
+def _judge(step: Step, item: Any, result: Any, gates: QueryGates | None
+           ) -> tuple[Any, Failure | None]:
+    """(accepted value, None) or (None, the Failure saying why not) for one answer."""
     key, meta = step.item_id(item), dict(step.metadata(item))
-    outcome.yield_.attempted += 1
-    failure: Failure | None = None
     if result.status != "ok" or result.value is None:
-        failure = failure_from_result(step.name, key, result, meta)
-    else:
-        reasons = [reason for check in step.validators for reason in check(item, result.value)]
+        return None, failure_from_result(step.name, key, result, meta)
+    reasons = [reason for check in step.validators for reason in check(item, result.value)]
+    if reasons:
+        return None, rejection(step.name, key, reasons, result.raw, meta)
+    try:
+        value = step.accept(item, result.value)
+    except Rejected as exc:
+        return None, rejection(step.name, key, [str(exc)], result.raw, meta)
+    if gates is not None and step.queries_of is not None:
+        queries = list(step.queries_of(item, value))
+        source = step.source_of(item) if step.source_of is not None else None
+        reasons = gates.check(queries, source)
         if reasons:
-            failure = rejection(step.name, key, reasons, result.raw, meta)
-        else:
-            try:
-                outcome.accepted[key] = step.accept(item, result.value)
-            except Rejected as exc:
-                failure = rejection(step.name, key, [str(exc)], result.raw, meta)
-    if failure is not None:
-        outcome.failures.append(failure)
-        outcome.yield_.rejected[reason_key(failure.reason)] += 1
+            return None, rejection(step.name, key, reasons, result.raw, meta)
+        gates.admit(queries, f"{step.name} item {key}")
+    return value, None
+
+
+def _settle(step: Step, item: Any, index: int, settled: Mapping[int, tuple[Any, Any]],
+            failed: Mapping[int, list[Failure]], outcome: StepOutcome) -> None:
+    """Record one item's accepted value or its last failure; counts it in the yield."""
+    key = step.item_id(item)
+    outcome.yield_.attempted += 1
+    tries = failed.get(index, [])
+    if index not in settled:
+        last = tries[-1]
+        if len(tries) > 1:
+            last.metadata["samples"] = len(tries)
+            last.metadata["earlier_reasons"] = [f.reason for f in tries[:-1]]
+        outcome.failures.append(last)
+        outcome.yield_.rejected[reason_key(last.reason)] += 1
         return
+    value, result = settled[index]
+    outcome.accepted[key] = value
     outcome.yield_.accepted += 1
     if step.log_accepted:
+        meta = dict(step.metadata(item))
         outcome.judgments.append(Judgment(
             query_id=key, doc_id=str(meta.get("source_doc", key)), label=1.0, source="llm",
             prompt_id=getattr(result, "prompt_id", None) or step.template,
             model=getattr(result, "model", None) or None, raw_output=result.raw, task=step.name,
-            metadata={"demo_grade": bool(getattr(result, "demo_grade", False))}))
+            metadata={"demo_grade": bool(getattr(result, "demo_grade", False)),
+                      "sample": len(tries)}))

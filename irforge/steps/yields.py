@@ -22,6 +22,10 @@ ADVICE: tuple[tuple[str, str], ...] = (
     ("llm invalid", "the model does not follow the JSON schema: use a larger model or "
                     "raise the number of samples"),
     ("llm error", "check --model / --api-base and the server log (failures.jsonl has details)"),
+    ("llm degenerate", "the model loops: keep --samples above 1 (later samples use a higher "
+                       "temperature), or use a larger model"),
+    ("rejected: gate", "generated queries fail the quality gates (docs/generation.md): use a "
+                       "larger model or raise --samples; never loosen the gates"),
     ("llm refused", "the model refuses the prompt: try another model"),
     ("llm skipped", "the budget or a fatal error stopped sending: raise --budget or fix the "
                     "error and re-run (finished calls come from the cache)"),
@@ -69,7 +73,8 @@ class YieldTable:
         for row in rows:
             table.add(StepYield(str(row["step"]), int(row["attempted"]), int(row["accepted"]),
                                 Counter({str(k): int(v) for k, v in
-                                         dict(row.get("rejected", {})).items()})))
+                                         dict(row.get("rejected", {})).items()}),
+                                int(row.get("samples", 0))))
         return table
 
     def rows(self) -> list[tuple[str, int, int, str]]:

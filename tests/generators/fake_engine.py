@@ -27,10 +27,16 @@ class FakeEngine:
     def __init__(self, answers: Mapping[str, Answer]) -> None:
         self.answers = dict(answers)
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.samples_asked: list[int] = []
+        self.sample = 0
 
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str,
-            output_model: type[BaseModel], step: str | None = None) -> list[LLMResult]:
+            output_model: type[BaseModel], step: str | None = None, *, sample: int = 0,
+            max_tokens: int | None = None) -> list[LLMResult]:
+        """Answers of sample ``sample`` (answer functions may read ``engine.sample``)."""
         template = get_template(template_name)
+        self.sample = sample
+        self.samples_asked.append(sample)
         out = []
         for item in items:
             template.render(**dict(item))

@@ -13,11 +13,12 @@ from typing import Any
 
 from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
 from irforge.generators.multicon.domains import STRATEGIES, Domain
-from irforge.generators.multicon.sentences import Located, split_sentences
+from irforge.generators.multicon.sentences import MIN_WORDS, Located
 from irforge.generators.multicon.steps import (
     STEP,
     HardNegativeItem,
     QueryItem,
+    candidate_sentences,
     conditions_step,
     descriptive_query_step,
     hard_negative_step,
@@ -39,6 +40,8 @@ from irforge.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.steps import Rejected, Step, StepYield, run_step
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
+from irforge.steps.gates import QueryGates, corpus_language
+from irforge.steps.yields import YieldTable
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class MulticonConfig:
     fixed_size: tuple[int, int] = (2, 3)
     adaptive: bool = False
     filler: tuple[str, ...] = DEFAULT_FILLER
+    language: str | None = None  # queries' expected language; None: detected from the corpus
 
     def __post_init__(self) -> None:
         if self.n < 1:
@@ -70,9 +74,12 @@ class MulticonConfig:
         return self.strategy or self.domain.strategy
 
     def params(self) -> dict[str, Any]:
-        return {"domain": self.domain.name, "n": self.n, "strategy": self.hard_negative_strategy,
+        return {"domain": self.domain.name, "entity": self.domain.entity,
+                "features": list(self.domain.features), "n": self.n,
+                "strategy": self.hard_negative_strategy,
                 "pad_to": self.pad_to, "seed": self.seed, "threshold": self.threshold,
-                "fixed_size": list(self.fixed_size), "adaptive": self.adaptive}
+                "fixed_size": list(self.fixed_size), "adaptive": self.adaptive,
+                "language": self.language}
 
 
 @dataclass
@@ -88,6 +95,11 @@ class MulticonOutput:
     failures: list[Failure] = field(default_factory=list)
     accepted: list[Judgment] = field(default_factory=list)
     yields: dict[str, StepYield] = field(default_factory=dict)
+    language: str | None = None  # the language the query gates expected
+
+    def yield_table(self) -> YieldTable:
+        """Per step: attempted, accepted, rejected by reason (console, manifest, report)."""
+        return YieldTable().extend(self.yields.values())
 
 
 @dataclass
@@ -97,10 +109,11 @@ class _Run:
     engine: EngineLike
     config: MulticonConfig
     out: MulticonOutput
+    gates: QueryGates
 
     def run(self, step: Step, items: Sequence[Any]) -> dict[str, Any]:
         """Run one step through the shared runner; keeps its failures, provenance and yield."""
-        outcome = run_step(self.engine, step, items)
+        outcome = run_step(self.engine, step, items, self.gates)
         self.out.failures.extend(outcome.failures)
         self.out.accepted.extend(outcome.judgments)
         self.out.yields.setdefault(step.name, StepYield(step.name)).add(outcome.yield_)
@@ -108,18 +121,24 @@ class _Run:
 
 
 def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
-             given: Mapping[str, Sequence[str]] | None = None) -> MulticonOutput:
+             given: Mapping[str, Sequence[str]] | None = None,
+             gates: QueryGates | None = None) -> MulticonOutput:
     """Build the MultiConIR tasks for ``docs`` of one domain.
 
     ``given`` maps doc ids to condition sentences chosen beforehand (by people, or an earlier
-    run); they pass the same validator and skip step 1 for those documents.
+    run); they pass the same validator and skip step 1 for those documents. ``gates`` carries
+    queries other builds of the same benchmark already hold (default: fresh gates in the
+    configured language, else the corpus's).
     """
-    run = _Run(engine, config, MulticonOutput())
+    if gates is None:
+        language = config.language or corpus_language(doc.text for doc in docs)
+        gates = QueryGates(language=language)
+    run = _Run(engine, config, MulticonOutput(language=gates.language), gates)
     by_id = {doc.doc_id: doc for doc in docs}
     given = dict(given or {})
     conditions = _given_conditions(run, [d for d in docs if d.doc_id in given], given)
     conditions.update(_conditions(run, [d for d in docs if d.doc_id not in given]))
-    instruction, descriptive = _queries(run, conditions)
+    instruction, descriptive = _queries(run, conditions, by_id)
     negatives = _hard_negatives(run, conditions, instruction)
     adaptive = _adaptive(run, instruction) if config.adaptive else {}
     for source, located in conditions.items():
@@ -155,17 +174,18 @@ def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
     config = run.config
     usable = []
     for doc in docs:
-        count = len(split_sentences(doc.text))
+        count = len(candidate_sentences(doc.text))
         if count < config.n:
             run.out.failures.append(Failure(
                 step=f"{STEP}.conditions", item_id=doc.doc_id, metadata={"source_doc": doc.doc_id},
-                reason=f"document has {count} sentence(s), fewer than n={config.n}"))
+                reason=f"document has {count} sentence(s) of {MIN_WORDS}+ words, fewer than "
+                       f"n={config.n}"))
             continue
         usable.append(doc)
-    return run.run(conditions_step(config.domain, config.n, config.threshold), usable)
+    return run.run(conditions_step(config.domain, config.n), usable)
 
 
-def _queries(run: _Run, conditions: Mapping[str, list[Located]]
+def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[str, Doc]
              ) -> tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, str]]]:
     domain, n = run.config.domain, run.config.n
     instruction: dict[str, dict[int, list[str]]] = {}
@@ -173,11 +193,13 @@ def _queries(run: _Run, conditions: Mapping[str, list[Located]]
     for k in range(1, n + 1):
         sentences = {source: tuple(c.span.text for c in located[:k])
                      for source, located in conditions.items()}
-        items = [QueryItem(query_id(source, k, "instruction"), source, k, sentences[source])
+        items = [QueryItem(query_id(source, k, "instruction"), source, k, sentences[source],
+                           docs[source].title, docs[source].text)
                  for source in conditions]
         for key, phrases in run.run(instruction_query_step(domain, k), items).items():
             instruction.setdefault(_source(items, key), {})[k] = phrases
-        items = [QueryItem(query_id(source, k, "descriptive"), source, k, sentences[source])
+        items = [QueryItem(query_id(source, k, "descriptive"), source, k, sentences[source],
+                           docs[source].title, docs[source].text)
                  for source in conditions]
         for key, text in run.run(descriptive_query_step(domain), items).items():
             descriptive.setdefault(_source(items, key), {})[k] = text

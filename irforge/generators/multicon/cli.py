@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,11 +15,13 @@ from irforge.cli_options import (
     BudgetOption,
     CacheOption,
     ConcurrencyOption,
+    LanguageOption,
     ModelOption,
     NoCacheOption,
     PriceOption,
     PromptsDirOption,
     RpmOption,
+    SamplesOption,
     TimeoutOption,
     TpmOption,
     raise_for_stop,
@@ -31,6 +34,8 @@ from irforge.generators.multicon.writer import write_output
 from irforge.jsonl import iter_jsonl
 from irforge.llm.protocol import EngineLike
 from irforge.records import Doc
+from irforge.steps import StepYield
+from irforge.steps.yields import YieldTable, require_yield
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -51,8 +56,14 @@ def read_given_conditions(path: Path) -> dict[str, list[str]]:
 
 def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
                    engine: EngineLike, source: str = "",
-                   given: dict[str, list[str]] | None = None) -> dict[str, int]:
-    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest."""
+                   given: dict[str, list[str]] | None = None,
+                   echo: Callable[[str], Any] | None = None) -> dict[str, int]:
+    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
+
+    The yield table goes to ``echo`` (when given) and into the manifest; a build that keeps
+    no source document raises :class:`~irforge.errors.EmptyResultError` after writing the
+    failures, naming the commonest reasons.
+    """
     if not docs:
         raise IrforgeError("no documents to build from (is the corpus empty?)")
     output = generate(docs, engine, config, given)
@@ -60,17 +71,40 @@ def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
     entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
     entry.update({"generator": "multicon", "params": config.params(),
                   "source_corpus": source, "source_docs": len(docs)})
-    return write_output(Benchmark(bench_dir), output, entry)
+    counts = write_output(Benchmark(bench_dir), output, entry)
+    table = output.yield_table()
+    if echo is not None:
+        echo(table.render())
+    if not output.sources:
+        require_yield(_nothing_kept(table), "MultiConIR source documents", f" in {bench_dir}")
+    return counts
+
+
+def _nothing_kept(table: YieldTable) -> YieldTable:
+    """The table with its accepted counts zeroed: no source survived all steps."""
+    return YieldTable().extend(StepYield(y.step, y.attempted, 0, y.rejected, y.samples)
+                               for y in table.steps.values())
+
+
+def _derived_domain(docs: list, seed: int):
+    """The domain of a corpus no built-in domain is named for (term clusters, no model)."""
+    from irforge.generators.domain_profile import derive_domain
+
+    if not docs:
+        raise ValueError("no documents to derive a domain from (is the corpus empty?)")
+    return derive_domain(docs, seed)
 
 
 def build_command(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
     corpus: Annotated[Path, typer.Option(help="BEIR corpus.jsonl with the source documents.")],
     domain: Annotated[str, typer.Option(
-        help="books, movies, people, medical, legal, or one from --domains.")] = "books",
+        help="derived (entity and condition features from the corpus's own terms), books, "
+             "movies, people, medical, legal, or one from --domains.")] = "derived",
     n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
     strategy: Annotated[str | None, typer.Option(
-        help="Hard-negative strategy: modify or keyword (default: the domain's).")] = None,
+        help="Hard-negative strategy: modify, keyword, or substitute (modify by construction: "
+             "one key term replaced; suits small models) (default: the domain's).")] = None,
     pad_to: Annotated[int | None, typer.Option(
         help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
     = None,
@@ -85,6 +119,8 @@ def build_command(
     conditions: Annotated[Path | None, typer.Option(
         help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
              "those documents skip step 1.")] = None,
+    language: LanguageOption = None,
+    samples: SamplesOption = None,
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
     budget: BudgetOption = None,
@@ -102,19 +138,26 @@ def build_command(
     from irforge.cli_options import engine_from_options, grade_note
 
     extra = load_domains(domains) if domains is not None else {}
+    docs = list(islice(beir.read_corpus(corpus), limit))
     try:
-        config = MulticonConfig(domain=get_domain(domain, extra), n=n, strategy=strategy,
+        chosen = (_derived_domain(docs, seed) if domain == "derived" and domain not in extra
+                  else get_domain(domain, extra))
+        config = MulticonConfig(domain=chosen, n=n, strategy=strategy,
                                 pad_to=pad_to, seed=seed, threshold=threshold,
-                                adaptive=adaptive)
+                                adaptive=adaptive, language=language)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None
-    docs = list(islice(beir.read_corpus(corpus), limit))
+    if not as_json:
+        typer.echo(f"domain {chosen.name!r}: entity {chosen.entity!r}, features "
+                   f"{', '.join(chosen.features)}")
     with Benchmark(bench_dir).writing(), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir,
-            timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir) as engine:
-        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given)
+            timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir,
+            samples=samples) as engine:
+        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
+                                echo=typer.echo)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     if as_json:

@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from irforge.errors import FormatError, IrforgeError, Problem
 
-Strategy = Literal["modify", "keyword"]
-STRATEGIES: tuple[str, ...] = ("modify", "keyword")
+# substitute: 'modify' by construction (the LLM names a key term and its replacement)
+Strategy = Literal["modify", "keyword", "substitute"]
+STRATEGIES: tuple[str, ...] = ("modify", "keyword", "substitute")
 
 
 class HardNegativeExample(BaseModel):

@@ -2,7 +2,8 @@
 the output model the LLM fills, the plain-code checks of that output, and the :class:`Step`
 that ties them to the prompt template.
 
-Steps: 1 ``conditions`` (N condition sentences copied from the document), 2
+Steps: 1 ``conditions`` (N condition sentences chosen by id from the document's numbered
+sentences, so they are verbatim by construction: ``irforge.steps.choices``), 2
 ``instruction_query`` / ``descriptive_query`` (queries over the first k conditions), 3
 ``hard_negative`` (each condition sentence rewritten, strategy ``modify`` or ``keyword``), and
 the shared adaptive decomposition (``irforge.steps.decomposition``). List lengths are part of
@@ -17,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
@@ -33,6 +34,7 @@ from irforge.generators.multicon.sentences import (
 )
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
+from irforge.steps.choices import choice_model, numbered, picked
 
 STEP = "multicon"
 
@@ -58,15 +60,21 @@ def distinct(items: list[str], what: str) -> list[str]:
     return items
 
 
-class ConditionSentences(BaseModel):
-    """Step 1: sentences copied from the document, each stating one condition."""
+@lru_cache(maxsize=256)
+def candidate_sentences(document: str) -> tuple[Span, ...]:
+    """The sentences step 1 may choose from (ids 1..): those of at least MIN_WORDS words."""
+    return tuple(span for span in split_sentences(document) if word_count(span.text) >= MIN_WORDS)
 
-    sentences: list[Sentence]
 
-    @field_validator("sentences")
-    @classmethod
-    def _distinct(cls, value: list[str]) -> list[str]:
-        return distinct(value, "sentence")
+def chosen_conditions(document: str, ids: Sequence[int], n: int) -> list[Located]:
+    """Step 1's chosen sentence ids as located condition sentences, in document order."""
+    if len(ids) != n:
+        raise Rejected(f"expected {n} condition sentences, got {len(ids)}")
+    try:
+        spans = picked(candidate_sentences(document), ids)
+    except ValueError as exc:
+        raise Rejected(str(exc)) from exc
+    return [Located(span, "exact", 100.0) for span in sorted(spans, key=lambda s: s.start)]
 
 
 class InstructionQuery(BaseModel):
@@ -104,14 +112,6 @@ class KeywordHardNegative(BaseModel):
 
     sentence: Sentence
     key_terms: list[Phrase]
-
-
-@lru_cache(maxsize=64)
-def condition_sentences_model(n: int) -> type[ConditionSentences]:
-    """ConditionSentences whose schema asks for exactly ``n`` sentences."""
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        f"ConditionSentences{n}", __base__=ConditionSentences,
-        sentences=(list[Sentence], Field(min_length=n, max_length=n)))
 
 
 @lru_cache(maxsize=64)
@@ -175,6 +175,46 @@ def validate_instruction(conditions: Sequence[str], k: int) -> list[str]:
         if first != index:
             raise Rejected(f"condition {index} repeats condition {first}: {condition!r}")
     return cleaned
+
+
+def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list[str]:
+    """Step 2: reasons for condition phrases sharing no content word with their sentence
+    (an echoed schema name or a made-up phrase does not state that sentence's condition)."""
+    pairs = enumerate(zip(phrases, sentences, strict=False), start=1)
+    return [f"condition {index} {phrase!r} shares no content word with sentence {index}"
+            for index, (phrase, sentence) in pairs
+            if _content_words(sentence) and not _content_words(phrase) & _content_words(sentence)]
+
+
+ECHO_NGRAM = 4  # a run of this many words from the prompt's examples, absent from the source
+
+
+def echoed_examples(text: str, examples: str, source: str) -> list[str]:
+    """Reasons when ``text`` repeats a few-shot example of the prompt: a run of ECHO_NGRAM
+    words found in the examples but not in the source document (invented content)."""
+    tokens, seen, own = (_WORD.findall(t.lower()) for t in (text, examples, source))
+    grams = {tuple(seen[i:i + ECHO_NGRAM]) for i in range(len(seen) - ECHO_NGRAM + 1)}
+    mine = {tuple(own[i:i + ECHO_NGRAM]) for i in range(len(own) - ECHO_NGRAM + 1)}
+    echoed = [" ".join(tokens[i:i + ECHO_NGRAM]) for i in range(len(tokens) - ECHO_NGRAM + 1)
+              if tuple(tokens[i:i + ECHO_NGRAM]) in grams - mine]
+    return [f"repeats the prompt's example ({echoed[0]!r}), not the document"] if echoed else []
+
+
+def uncovered_conditions(query: str, sentences: Sequence[str]) -> list[str]:
+    """Step 2: reasons for condition sentences the descriptive query shares no content word
+    with (it must mention every condition)."""
+    words = _content_words(query)
+    return [f"the query does not mention condition {index} (no word of {sentence!r})"
+            for index, sentence in enumerate(sentences, start=1)
+            if _content_words(sentence) and not words & _content_words(sentence)]
+
+
+def _prompt_examples(template: str, domain: Domain) -> str:
+    """The few-shot text a query step's prompt shows (template examples, domain examples)."""
+    from irforge.prompts import get_template
+
+    return "\n".join([get_template(template).user, *domain.instruction_examples,
+                      *domain.descriptive_examples])
 
 
 def render_instruction(instruction: str, conditions: Sequence[str]) -> str:
@@ -244,16 +284,21 @@ def validate_hard_negative(original: str, sentence: str, strategy: str,
 
 # -- the steps -------------------------------------------------------------------------------
 
-def conditions_step(domain: Domain, n: int, threshold: float) -> Step[Doc, list[Located]]:
-    """Step 1: N condition sentences copied from the document, located in it."""
+def conditions_step(domain: Domain, n: int) -> Step[Doc, list[Located]]:
+    """Step 1: the ids of N condition sentences among the document's numbered sentences.
+
+    The output schema enumerates the valid ids, so constrained decoding can only pick real
+    sentences; repeated ids are rejected (and re-sampled by best-of-n).
+    """
     return Step(
         name=f"{STEP}.conditions", template="multicon.conditions",
-        output_model=condition_sentences_model(n),
+        output_model=lambda doc: choice_model(len(candidate_sentences(doc.text)), n),
         variables=lambda doc: {"domain": domain.name, "entity": domain.entity,
                                "features": list(domain.features), "n": n,
-                               "document": doc.text},
+                               "sentences": numbered([s.text for s in
+                                                      candidate_sentences(doc.text)])},
         item_id=lambda doc: doc.doc_id,
-        accept=lambda doc, value: validate_conditions(value.sentences, doc.text, n, threshold),
+        accept=lambda doc, value: chosen_conditions(doc.text, value.ids, n),
         metadata=lambda doc: {"source_doc": doc.doc_id})
 
 
@@ -265,30 +310,46 @@ class QueryItem:
     source: str
     k: int
     sentences: tuple[str, ...]
+    title: str = ""
+    text: str = ""
+
+
+def _source(item: QueryItem) -> tuple[str, str]:
+    return item.title, item.text
 
 
 def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]:
     """Step 2, instruction style: one short phrase per condition, in order."""
+    examples = _prompt_examples("multicon.instruction_query", domain)
     return Step(
+        queries_of=lambda item, phrases: [render_instruction(domain.instruction_text, phrases)],
+        source_of=_source,
         name=f"{STEP}.instruction_query", template="multicon.instruction_query",
         output_model=instruction_query_model(k),
         variables=lambda item: {"entity": domain.entity, "k": item.k,
                                 "sentences": list(item.sentences),
                                 "examples": list(domain.instruction_examples)},
         item_id=lambda item: item.key,
+        validators=(lambda item, value: ungrounded_phrases(value.conditions, item.sentences),
+                    lambda item, value: echoed_examples(" | ".join(value.conditions), examples,
+                                                        item.text)),
         accept=lambda item, value: validate_instruction(value.conditions, item.k),
         metadata=lambda item: {"source_doc": item.source})
 
 
 def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
     """Step 2, descriptive style: one prose query covering the first k conditions."""
+    examples = _prompt_examples("multicon.descriptive_query", domain)
     return Step(
+        queries_of=lambda item, text: [text], source_of=_source,
         name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
         output_model=DescriptiveQuery,
         variables=lambda item: {"entity": domain.entity, "k": item.k,
                                 "sentences": list(item.sentences),
                                 "examples": list(domain.descriptive_examples)},
         item_id=lambda item: item.key,
+        validators=(lambda item, value: uncovered_conditions(value.query, item.sentences),
+                    lambda item, value: echoed_examples(value.query, examples, item.text)),
         accept=lambda item, value: validate_descriptive(value.query, item.k),
         metadata=lambda item: {"source_doc": item.source})
 
@@ -309,8 +370,92 @@ class HardNegativeItem:
     sentence: str
 
 
+# -- the 'substitute' strategy: 'modify' by construction ----------------------------------------
+
+SUBSTITUTE_TEMPLATE = "multicon.hard_negative_substitute"
+MAX_REPLACEMENT_WORDS = 6
+MAX_KEY_TERMS = 24
+_CAPITALISED_RUN = re.compile(r"(?<!\w)(?:[A-Z][\w'&.-]*\w(?:\s+(?:of|the|de|van|von)?\s*)?)+")
+
+
+class Substitution(BaseModel):
+    """Step 3, 'substitute' strategy: one key term of the sentence and what replaces it."""
+
+    term: str
+    replacement: str
+
+
+@lru_cache(maxsize=1024)
+def key_terms(sentence: str) -> tuple[str, ...]:
+    """Terms a substitution may replace: names (capitalised runs, the sentence's first word
+    left out), numbers, then other content words; the schema enumerates them."""
+    names = []
+    for match in _CAPITALISED_RUN.finditer(sentence):
+        name = match.group().strip()
+        if match.start() == 0:
+            name = name.split(" ", 1)[1] if " " in name else ""
+        if name:
+            names.append(name)
+    numbers = [t for t in _TERM.findall(sentence) if any(ch.isdigit() for ch in t)]
+    taken = {w for term in [*names, *numbers] for w in _WORD.findall(term.lower())}
+    words = sorted(_content_words(sentence) - taken, key=lambda w: sentence.lower().find(w))
+    terms = [t for t in dict.fromkeys([*names, *numbers, *words]) if _contains_term(sentence, t)]
+    return tuple(terms[:MAX_KEY_TERMS]) or tuple(dict.fromkeys(sentence.split()))
+
+
+@lru_cache(maxsize=1024)
+def substitution_model(terms: tuple[str, ...]) -> type[Substitution]:
+    """Substitution whose ``term`` is an enum of the sentence's key terms."""
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        "Substitution", __base__=Substitution, term=(Literal[terms], ...))  # type: ignore[valid-type]
+
+
+def substituted(sentence: str, term: str, replacement: str, examples: str = "",
+                source: str = "") -> str:
+    """The sentence with ``term`` replaced by a value of the same kind (a number for a
+    number, a name for a name), or :class:`Rejected`; a replacement taken from the prompt's
+    ``examples`` (and absent from the ``source`` document) is an echo, not a new fact."""
+    new = " ".join(replacement.split()).strip(" .,;:\"'")
+    if not new:
+        raise Rejected("the replacement is empty")
+    if normalize(term) in normalize(new):
+        raise Rejected(f"the replacement {new!r} keeps the term {term!r}")
+    if any(ch.isdigit() for ch in term) and not any(ch.isdigit() for ch in new):
+        raise Rejected(f"the number {term!r} must be replaced by a number, not {new!r}")
+    if term[:1].isupper() and not any(ch.isdigit() for ch in term) and not new[:1].isupper():
+        raise Rejected(f"the name {term!r} must be replaced by a name, not {new!r}")
+    if examples and _contains_term(examples, new) and not _contains_term(source, new):
+        raise Rejected(f"the replacement {new!r} repeats the prompt's example")
+    if word_count(new) > MAX_REPLACEMENT_WORDS:
+        raise Rejected(f"the replacement {new!r} is longer than {MAX_REPLACEMENT_WORDS} words")
+    if not _contains_term(sentence, term):
+        raise Rejected(f"the term {term!r} does not occur in the sentence")
+    return re.sub(rf"(?<!\w){re.escape(term)}(?!\w)", lambda _: new, sentence, count=1,
+                  flags=re.IGNORECASE)
+
+
+def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
+    """Step 3, 'substitute': the model picks a key term (enum) and its replacement; code
+    rewrites the sentence, so the hard negative is the original with its key fact changed."""
+    from irforge.prompts import get_template
+
+    examples = get_template(SUBSTITUTE_TEMPLATE).user
+    return Step(
+        name=f"{STEP}.hard_negative", template=SUBSTITUTE_TEMPLATE,
+        output_model=lambda item: substitution_model(key_terms(item.sentence)),
+        variables=lambda item: {"query": item.query, "sentence": item.sentence,
+                                "terms": list(key_terms(item.sentence))},
+        item_id=lambda item: item.key,
+        accept=lambda item, value: validate_hard_negative(
+            item.sentence, substituted(item.sentence, value.term, value.replacement, examples,
+                                       item.sentence), "modify")[0],
+        metadata=lambda item: {"source_doc": item.source})
+
+
 def hard_negative_step(domain: Domain, strategy: str) -> Step[HardNegativeItem, str]:
     """Step 3: the condition sentence rewritten so it no longer satisfies the condition."""
+    if strategy == "substitute":
+        return substitute_step(domain)
     template, model = HARD_NEGATIVE_TEMPLATES[strategy]
     examples = [example.model_dump() for example in domain.hard_negative_examples]
 

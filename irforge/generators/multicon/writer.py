@@ -59,5 +59,7 @@ def write_output(bench: Benchmark, output: MulticonOutput,
     _replace_own_rows(bench.judgments_path, "task",
                       ({**asdict(j), "metadata": dict(j.metadata)} for j in output.accepted))
     counts = counts_of(output)
-    bench.record_step(STEP, {**dict(manifest), "counts": counts})
+    bench.record_step(STEP, {**dict(manifest), "counts": counts,
+                             "yield": output.yield_table().to_manifest(),
+                             "query_language": output.language})
     return counts

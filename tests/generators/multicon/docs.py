@@ -14,6 +14,13 @@ NOVEL_CONDITIONS = [
     "It follows a beekeeper named Mara on a windswept island off the northern coast.",
     "The book won the Harbour Prize for debut fiction in 1988.",
 ]
+NOVEL_CONDITION_IDS = [1, 2, 5]  # NOVEL_CONDITIONS among NOVEL's numbered sentences
+# descriptive queries for k = 1..3 conditions: each mentions every condition, copies nothing
+NOVEL_DESCRIPTIVE = {
+    1: "a 1987 book written by Varga",
+    2: "a 1987 book written by Varga whose heroine keeps bees on an island",
+    3: "a 1987 book written by Varga whose beekeeper heroine later won the Harbour Prize",
+}
 NOVEL_NEGATIVES = [
     "The Salt Orchard is a 2004 novella by Ines Varga.",
     "It follows a glassblower named Mara in a crowded river port.",

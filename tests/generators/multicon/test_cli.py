@@ -54,3 +54,22 @@ def test_bad_conditions_file_names_line_and_field(tmp_path, corpus):
     assert info.value.problem.line == 2 and info.value.problem.field == "conditions"
     result = _invoke(tmp_path / "bench", "--corpus", corpus, "--conditions", path)
     assert isinstance(result.exception, FormatError)
+
+
+def test_without_a_domain_the_features_come_from_the_corpus_not_from_books(tmp_path):
+    """No method silently assumes the papers' domains: the default domain is derived from
+    the corpus's own terms, printed, and recorded before any LLM call (here: --dry-run-like
+    failure on a dead endpoint still prints and records nothing made up)."""
+    from irforge.generators.domain_profile import derive_domain
+    from irforge.records import Doc
+
+    docs = [Doc(f"b{i}", text) for i, text in enumerate([
+        "Sourdough starter needs flour and water fed daily; the levain rises in warm rooms.",
+        "Knead the dough until the gluten stretches thin; proof it in a banneton overnight.",
+        "Bake the loaf in a preheated dutch oven; steam gives the crust its blistered shine.",
+        "Rye flour ferments faster than wheat flour and makes a denser, sour crumb."])]
+    domain = derive_domain(docs, seed=0)
+    assert domain.name == "derived" and domain.features
+    words = " ".join(domain.features)
+    assert any(term in words for term in ("flour", "dough", "loaf", "starter", "wheat"))
+    assert not any(term in words for term in ("novel", "author", "film", "patient"))

@@ -1,8 +1,10 @@
 """End to end through the real embedded model (SmolLM2-135M via llama.cpp); no mocks.
 
-The model is demo grade, so most items are expected to be rejected. What must hold: the run
-completes, every produced item passes its validator when re-checked from the written files,
-and every source or query that is missing is explained in failures.jsonl with a reason.
+The model is demo grade, so many items are rejected (choices by construction, best-of-n and
+the gates are all on). What must hold: every produced item passes its validator and the query
+gates when re-checked from the written files; a run that keeps no source is an
+EmptyResultError naming the reasons that failures.jsonl holds, never a silent success; and
+every source or query that is missing is explained in failures.jsonl with a reason.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from pathlib import Path
 import pytest
 
 from irforge.bench import Benchmark
+from irforge.errors import EmptyResultError
 from irforge.generators.multicon import MulticonConfig, get_domain
 from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
+    chosen_conditions,
+    substituted,
     validate_conditions,
     validate_descriptive,
     validate_hard_negative,
@@ -25,6 +30,8 @@ from irforge.generators.multicon.steps import (
 from irforge.jsonl import iter_jsonl
 from irforge.llm import Engine
 from irforge.records import Doc
+from irforge.steps import reason_key
+from irforge.steps.gates import QueryGates
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
 
 N = 3
@@ -38,11 +45,15 @@ SECOND = Doc("ferry", "The Quiet Ferry is a 2003 comedy film directed by Lotte B
 def built(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("multicon-e2e")
     docs = [Doc("salt", NOVEL, title="The Salt Orchard"), SECOND]
-    config = MulticonConfig(domain=get_domain("books"), n=N, pad_to=120, seed=1)
+    config = MulticonConfig(domain=get_domain("books"), n=N, pad_to=120, seed=1,
+                            strategy="substitute")
     with Engine(cache_path=root / "cache.sqlite", max_tokens=256, progress=False) as engine:
         # "salt" gets hand-picked conditions so the real model also runs steps 2 and 3.
-        build_multicon(root / "bench", docs, config, engine, source="test",
-                       given={"salt": NOVEL_CONDITIONS})
+        try:
+            build_multicon(root / "bench", docs, config, engine, source="test",
+                           given={"salt": NOVEL_CONDITIONS})
+        except EmptyResultError as exc:  # nothing kept: written, then reported (checked below)
+            (root / "bench" / "empty.txt").write_text(str(exc), encoding="utf-8")
     return root / "bench"
 
 
@@ -57,7 +68,7 @@ def test_run_completes_and_records_the_embedded_model(built):
     assert manifest["params"]["n"] == N
     assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.instruction_query",
                                         "multicon.descriptive_query",
-                                        "multicon.hard_negative_modify"}
+                                        "multicon.hard_negative_substitute"}
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "multicon/task1.jsonl",
                  "multicon/task2.jsonl", "multicon/task3.jsonl", "multicon/sources.jsonl"):
         assert (built / name).exists(), name
@@ -110,10 +121,37 @@ def test_every_accepted_llm_output_passes_its_validator_again(built):
         elif task == "multicon.descriptive_query":
             validate_descriptive(value["query"], int(item.split("-q")[1].split("-")[0]))
         elif task == "multicon.hard_negative" and item in originals:
-            validate_hard_negative(originals[item], value["sentence"], "modify")
+            new = substituted(originals[item], value["term"], value["replacement"])
+            validate_hard_negative(originals[item], new, "modify")
         elif task == "multicon.conditions":
-            validate_conditions(value["sentences"], SECOND.text, N)
+            chosen = chosen_conditions(SECOND.text, value["ids"], N)
+            assert all(c.span.text in SECOND.text for c in chosen)
         assert row["source"] == "llm" and row["model"].startswith("embedded:")
+
+
+@pytest.mark.slow
+def test_kept_queries_pass_the_gates_and_an_empty_run_says_why(built):
+    bench = Benchmark(built)
+    sources = _rows(built / "multicon" / "sources.jsonl")
+    empty = built / "empty.txt"
+    assert bool(sources) is not empty.exists()
+    if empty.exists():  # the error names the commonest reasons of failures.jsonl
+        message = empty.read_text(encoding="utf-8")
+        assert message.startswith("0 MultiConIR source documents accepted")
+        reasons = {reason_key(f["reason"]) for f in _rows(built / "failures.jsonl")}
+        assert any(f"  - {reason} (x" in message for reason in reasons)
+    queries = list(bench.queries())
+    assert {q.metadata["source_doc"] for q in queries} <= {r["source_doc"] for r in sources}
+    gates = QueryGates(language="en")
+    docs = {"salt": Doc("salt", NOVEL, title="The Salt Orchard"), "ferry": SECOND}
+    for query in queries:
+        source = docs[query.metadata["source_doc"]]
+        assert gates.check([query.text], (source.title, source.text)) == [], query.text
+        gates.admit([query.text], query.query_id)
+    manifest = bench.manifest()["steps"]["multicon"]
+    table = {row["step"]: row for row in manifest["yield"]}
+    assert table["multicon.hard_negative"]["accepted"] >= N * len(sources)
+    assert all(row["samples"] >= row["attempted"] for row in table.values())
 
 
 @pytest.mark.slow

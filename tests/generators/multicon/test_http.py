@@ -16,8 +16,15 @@ from typer.testing import CliRunner
 from irforge.bench import Benchmark
 from irforge.check import check_benchmark
 from irforge.cli import build_app
+from irforge.errors import EmptyResultError
 from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITION_IDS,
+    NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
+    NOVEL_NEGATIVES,
+)
 
 FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
          "It was shot on a ferry crossing between two small islands. "
@@ -25,19 +32,22 @@ FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
          "The film premiered at a festival in Rotterdam.")
 
 
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+
+
 def _script() -> Script:
     rules = [
-        Rule("Mara's brother returns", (  # first a repeated sentence: the engine re-asks
-            Action.answer({"sentences": [NOVEL_CONDITIONS[0]] * 3}),
-            Action.answer({"sentences": NOVEL_CONDITIONS}))),
+        Rule("Mara's brother returns", (  # first a repeated sentence id: the engine re-asks
+            Action.answer({"ids": [1, 1, 1]}),
+            Action.answer({"ids": NOVEL_CONDITION_IDS}))),
         Rule("The Quiet Ferry is a 2003", (Action.refusal("I will not."),)),
         Rule("mentions all 2 conditions", (Action.truncated('{"query": "a 1987 nov'),)),
     ]
     for k in (1, 2, 3):
         rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": [f"phrase {i}" for i in range(1, k + 1)]}),)))
+            {"conditions": PHRASES[:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
-            {"query": f"a novel that meets {k} conditions told in plain prose"}),)))
+            {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
     return Script(default=Action.answer({"unexpected": True}), rules=tuple(rules))
@@ -56,6 +66,7 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
     bench_dir = tmp_path / "bench"
     with ScriptedServer(_script()) as server:
         args = ["build", "multicon", str(bench_dir), "--corpus", str(corpus), "--n", "3",
+                "--domain", "books",
                 "--pad-to", "80", "--model", "openai/scripted", "--api-base", server.url,
                 "--cache", str(tmp_path / "cache.sqlite")]
         result = CliRunner().invoke(build_app(), args, catch_exceptions=False)
@@ -84,3 +95,28 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
     task1 = [json.loads(line) for line in (bench_dir / "multicon" / "task1.jsonl").open()]
     assert {(r["query_id"], r["hard_negative"]) for r in task1} >= {
         ("salt-q1-inst", "salt-hn0"), ("salt-q3-desc", "salt-hn2")}
+    # the yield table ends the run and is kept in the manifest
+    assert "attempted  accepted" in result.output and "multicon.hard_negative" in result.output
+    table = {row["step"]: row for row in manifest["yield"]}
+    assert table["multicon.conditions"]["attempted"] == 2
+    assert table["multicon.conditions"]["accepted"] == 1
+    assert table["multicon.conditions"]["rejected"] == {"llm refused": 1}
+    assert table["multicon.descriptive_query"]["rejected"] == {"llm truncated": 1}
+
+
+def test_a_build_that_keeps_nothing_exits_3_with_the_reasons(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"_id": "ferry", "title": "The Quiet Ferry", "text": FERRY})
+                      + "\n", encoding="utf-8")
+    with ScriptedServer(_script()) as server:
+        result = CliRunner().invoke(build_app(), [
+            "build", "multicon", str(tmp_path / "bench"), "--corpus", str(corpus), "--n", "3",
+            "--domain", "books",
+            "--model", "openai/scripted", "--api-base", server.url,
+            "--cache", str(tmp_path / "cache.sqlite")])
+    error = result.exception
+    assert isinstance(error, EmptyResultError) and error.exit_code == 3, result.output
+    assert "0 MultiConIR source documents accepted" in str(error)
+    assert "llm refused (x1): the model refuses the prompt" in str(error)
+    assert "attempted  accepted" in result.output  # the table is printed before the error
+    assert (tmp_path / "bench" / "failures.jsonl").read_text().count("llm refused") == 1

@@ -16,7 +16,12 @@ from irforge.check import check_benchmark
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
 from irforge.llm import LLMResult
 from irforge.records import Doc
-from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
+    NOVEL_NEGATIVES,
+)
 
 
 class CannedEngine:
@@ -26,7 +31,7 @@ class CannedEngine:
         self.answers = answers
         self.calls: list[tuple[str, int]] = []
 
-    def run(self, items, template_name, output_model, step):
+    def run(self, items, template_name, output_model, step, sample=0, max_tokens=None):
         self.calls.append((template_name, len(items)))
         results = []
         for item in items:
@@ -43,6 +48,15 @@ class CannedEngine:
         return results
 
 
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+
+
+def ids_of(item, sentences):
+    """The ids of ``sentences`` among the numbered sentences the conditions prompt shows."""
+    return [next(i for i, line in enumerate(item["sentences"], start=1) if line.endswith(s))
+            for s in sentences]
+
+
 BAD_DOC = Doc("bad", "One sentence here. Another one there. A third one too. And a fourth.")
 
 
@@ -50,14 +64,13 @@ def answers(break_negative: str | None = None):
     negatives = dict(zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True))
     return {
         "multicon.conditions": lambda item: (
-            {"sentences": NOVEL_CONDITIONS} if item["document"] == NOVEL
-            else {"sentences": ["Invented sentence about nothing.", "One sentence here.",
-                                "Another one there."]}),
+            {"ids": ids_of(item, NOVEL_CONDITIONS)} if NOVEL_CONDITIONS[0] in item["sentences"][0]
+            else {"ids": [1, 1, 2]}),
         "multicon.instruction_query": lambda item: {
-            "conditions": [f"condition {i}" for i in range(1, item["k"] + 1)]},
+            "conditions": [PHRASES[i] for i in range(item["k"])]},
         "multicon.descriptive_query": lambda item: (
-            {"query": "too short"} if item["k"] == 2
-            else {"query": f"a book meeting {item['k']} conditions in prose form"}),
+            {"query": "1987 beekeeper"} if item["k"] == 2
+            else {"query": NOVEL_DESCRIPTIVE[item["k"]]}),
         "multicon.hard_negative_modify": lambda item: {
             "sentence": item["sentence"] if item["sentence"] == break_negative
             else negatives[item["sentence"]]},
@@ -81,14 +94,15 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     ids = sorted(q.query_id for q in out.queries)
     assert ids == ["salt-q1-desc", "salt-q1-inst", "salt-q2-inst", "salt-q3-desc", "salt-q3-inst"]
     q3 = next(q for q in out.queries if q.query_id == "salt-q3-inst")
-    assert q3.text == ("Find a book that meets these conditions: 1. condition 1. "
-                       "2. condition 2. 3. condition 3.")
+    assert q3.text == ("Find a book that meets these conditions: 1. 1987 novel by Varga. "
+                       "2. beekeeper on an island. 3. a Harbour Prize winner.")
     assert q3.metadata["subqueries"]["adaptive"] == [{"text": "all of it",
                                                       "conditions": [1, 2, 3]}]
 
     reasons = {(f.step, f.item_id): f.reason for f in out.failures}
-    assert reasons[("multicon.conditions", "tiny")].startswith("document has 1 sentence(s)")
-    assert "does not occur in the document" in reasons[("multicon.conditions", "bad")]
+    assert reasons[("multicon.conditions", "tiny")].startswith("document has 0 sentence(s)")
+    # a repeated sentence id is refused on parse (the engine would re-ask)
+    assert reasons[("multicon.conditions", "bad")].startswith("llm invalid")
     assert "too short" in reasons[("multicon.descriptive_query", "salt-q2-desc")]
     assert len(out.failures) == 3
     assert all(f.raw_output for f in out.failures if f.item_id != "tiny")

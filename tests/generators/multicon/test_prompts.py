@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from irforge.generators.multicon.domains import BUILTIN_DOMAINS
-from irforge.generators.multicon.steps import HARD_NEGATIVE_TEMPLATES
+from irforge.generators.multicon.steps import HARD_NEGATIVE_TEMPLATES, candidate_sentences
 from irforge.prompts import get_template, list_templates
+from irforge.steps.choices import numbered
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
 
 TEMPLATES = ["multicon.conditions", "multicon.instruction_query", "multicon.descriptive_query",
@@ -31,12 +32,14 @@ def test_templates_are_registered_and_cite_the_paper():
 @pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
 def test_condition_prompt_for_each_domain(domain):
     spec = BUILTIN_DOMAINS[domain]
+    lines = numbered([s.text for s in candidate_sentences(NOVEL)])
     text = _text(get_template("multicon.conditions").render(
         domain=spec.name, entity=spec.entity, features=list(spec.features), n=7,
-        document=NOVEL))
-    assert "exactly 7 sentences" in text and NOVEL in text
+        sentences=lines))
+    assert "exactly 7 different sentences" in text
+    assert all(line in text for line in lines) and lines[0].startswith("[1] The Salt Orchard")
     assert all(feature in text for feature in spec.features)
-    assert '"sentences"' in text
+    assert '"ids"' in text
 
 
 @pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
@@ -47,7 +50,8 @@ def test_query_prompt_for_each_domain_and_style(domain, style):
     assert examples, f"{domain} ships no {style} example"
     text = _text(get_template(f"multicon.{style}_query").render(
         entity=spec.entity, k=2, sentences=NOVEL_CONDITIONS[:2], examples=examples))
-    assert f"a {spec.entity}" in text and "2 sentences" in text
+    assert f"a {spec.entity}" in text
+    assert ("Exactly 2 conditions" if style == "instruction" else "2 sentences") in text
     assert f"1. {NOVEL_CONDITIONS[0]}" in text and f"2. {NOVEL_CONDITIONS[1]}" in text
     assert NOVEL_CONDITIONS[2] not in text
     assert examples[0] in text

@@ -1,0 +1,148 @@
+"""The query quality gates: a fixed set of known-bad queries must stay rejected, known-good pass.
+
+The known-bad set is the contract: a change that lets one of these through loosened a gate.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from irforge.steps import Step, run_step
+from irforge.steps.gates import QueryGates, corpus_language, near_duplicate, single_query_reasons
+from tests.generators.fake_engine import FakeEngine
+
+TITLE = "Sourdough Starter Care"
+PASSAGE = ("A sourdough starter is a living culture of flour, water, wild yeast and lactic acid "
+           "bacteria. Feed the starter twice a day with equal weights of rye flour and water, "
+           "and keep it at about 24 degrees Celsius. A healthy starter doubles in four to six "
+           "hours and smells pleasantly sour.")
+
+# (query, gate that must reject it)
+KNOWN_BAD = [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("sourdough", "one-word"),
+    (TITLE, "title"),
+    ("starter care", "title"),
+    # the issue's case: title plus the first sentence, copied
+    ("Sourdough Starter Care. A sourdough starter is a living culture of flour, water, wild "
+     "yeast and lactic acid bacteria.", "copy"),
+    ("feed the starter twice a day with equal weights of rye flour and water", "copy"),
+    ("healthy starter doubles in four to six hours", "copy"),
+    ("starter starter starter feeding schedule", "repetition"),
+    ("how to feed how to feed how to feed a starter", "repetition"),
+    ("what temperature for a starter??????", "repetition"),
+    ("Wie oft muss ich meinen Sauerteig füttern und bei welcher Temperatur?", "language"),
+    ("¿Con qué frecuencia debo alimentar la masa madre de centeno?", "language"),
+]
+
+KNOWN_GOOD = [
+    "how often should I feed a rye sourdough culture",
+    "ideal temperature for keeping wild yeast cultures active",
+    "signs that a bread starter is healthy",
+    "flour to water ratio when feeding a levain",
+    "why does my starter smell sour",
+]
+
+
+@pytest.mark.parametrize(("query", "gate"), KNOWN_BAD)
+def test_known_bad_queries_stay_rejected(query, gate):
+    reasons = single_query_reasons(query, TITLE, PASSAGE, "en")
+    assert any(r.startswith(f"gate {gate}:") for r in reasons), reasons
+
+
+@pytest.mark.parametrize("query", KNOWN_GOOD)
+def test_known_good_queries_pass(query):
+    assert single_query_reasons(query, TITLE, PASSAGE, "en") == []
+
+
+def test_language_gate_follows_the_setting_and_can_be_off():
+    german = "Wie oft muss ich meinen Sauerteig füttern und bei welcher Temperatur?"
+    assert single_query_reasons(german, language="de") == []
+    assert single_query_reasons(german, language=None) == []
+    assert any("expected 'de'" in r for r in
+               single_query_reasons(KNOWN_GOOD[0], language="de"))
+
+
+def test_corpus_language_is_detected_and_defaults_to_english():
+    assert corpus_language([PASSAGE, PASSAGE]) == "en"
+    assert corpus_language(["Der Sauerteig wird zweimal am Tag mit Roggenmehl gefüttert und "
+                            "bei vierundzwanzig Grad gehalten."]) == "de"
+    assert corpus_language([]) == "en"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("how often to feed a sourdough starter", "How often to feed a sourdough starter?"),
+    ("feeding schedule for sourdough starters", "sourdough starter feeding schedule"),
+    ("how often to feed a sourdough starter", "how often to feed the sourdough starter"),
+    ("ideal temperature for a sourdough starter", "ideal temprature for a sourdough starter"),
+])
+def test_near_duplicates_are_recognised(a, b):
+    assert near_duplicate(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("bread recipes from 2019", "bread recipes from 2020"),
+    ("a novel that meets 1 condition", "a novel that meets 3 conditions"),
+    ("how often to feed a sourdough starter", "how warm to keep a sourdough starter"),
+    ("rye starter", "rye starter hydration for a dense loaf"),
+])
+def test_different_queries_are_not_near_duplicates(a, b):
+    assert not near_duplicate(a, b)
+
+
+def test_duplicates_within_a_run_and_across_the_benchmark_are_rejected():
+    gates = QueryGates(existing={"q-old": "signs that a bread starter is healthy"})
+    assert gates.check(["Signs that a bread starter is healthy!"])[0].startswith(
+        "gate duplicate: the same query as benchmark query q-old")
+    assert gates.check([KNOWN_GOOD[0]]) == []
+    gates.admit([KNOWN_GOOD[0]], "step x item 1")
+    assert gates.check(["How often should I feed a rye sourdough culture?"]) == [
+        "gate duplicate: the same query as step x item 1"]
+    assert gates.check(["how often should I feed rye sourdough cultures"])[0].startswith(
+        "gate near-duplicate")
+    # two identical queries in one answer
+    assert gates.check([KNOWN_GOOD[1], KNOWN_GOOD[1]]) == [
+        "gate duplicate: repeats query 1 of the same item"]
+
+
+def test_benchmark_gates_read_the_folder_and_leave_out_the_builds_own_queries(tmp_path):
+    from irforge.bench import Benchmark
+    from irforge.records import Query
+
+    Benchmark(tmp_path).write_queries([Query("mine-1", KNOWN_GOOD[0]),
+                                       Query("other-1", KNOWN_GOOD[1])])
+    gates = QueryGates.for_benchmark(tmp_path, keep=lambda qid: not qid.startswith("mine-"))
+    assert gates.check([KNOWN_GOOD[0]]) == []
+    assert gates.check([KNOWN_GOOD[1]])[0].startswith("gate duplicate")
+
+
+class Keywords(BaseModel):
+    summary: str = ""
+    keywords: list[str]
+
+
+def _query_step() -> Step:
+    return Step(name="t.queries", template="demo.keywords", output_model=Keywords,
+                variables=lambda item: {"title": item["title"], "text": item["text"]},
+                item_id=lambda item: item["id"], accept=lambda item, value: value.keywords,
+                queries_of=lambda item, value: value,
+                source_of=lambda item: (item["title"], item["text"]))
+
+
+def test_the_runner_applies_the_gates_and_counts_them_by_gate():
+    answers = {"copy": ["feed the starter twice a day with equal weights of rye flour and water"],
+               "good": [KNOWN_GOOD[0]],
+               "same": [KNOWN_GOOD[0]],
+               TITLE: [TITLE]}
+    engine = FakeEngine({"demo.keywords": lambda item: {"keywords": answers[item["title"]]}})
+    items = [{"id": name, "title": name, "text": PASSAGE} for name in answers]
+    outcome = run_step(engine, _query_step(), items, samples=1)
+    assert list(outcome.accepted) == ["good"]
+    reasons = {f.item_id: f.reason for f in outcome.failures}
+    assert reasons["copy"].startswith("rejected: gate copy:")
+    assert reasons["same"] == "rejected: gate duplicate: the same query as t.queries item good"
+    assert reasons[TITLE] == "rejected: gate title: the query is the passage title"
+    assert outcome.yield_.rejected == {"rejected: gate copy": 1, "rejected: gate duplicate": 1,
+                                       "rejected: gate title": 1}
