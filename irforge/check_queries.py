@@ -25,6 +25,19 @@ def source_of(query: Query, docs: Mapping[str, Doc]) -> Doc | None:
     return None
 
 
+def compared_text(query: Query) -> str:
+    """The text that makes a query distinct: with an instruction, the instructed form
+    (InfoSearch units share their core query text and differ by instruction)."""
+    meta = query.metadata
+    instructed = meta.get("instructed")
+    if isinstance(instructed, str) and instructed.strip():
+        return instructed
+    instruction = meta.get("instruction")
+    if isinstance(instruction, str) and instruction.strip():
+        return f"{query.text} {instruction}"
+    return query.text
+
+
 def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str, Doc],
                   add: Callable[[Problem], None]) -> int:
     """Report duplicate (exact or near) queries and queries copying their source passage."""
@@ -32,7 +45,8 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
     found = 0
     for number, query in enumerate(queries, start=1):
         reasons = []
-        duplicate = gates.duplicate_reason(query.text)
+        text = compared_text(query)
+        duplicate = gates.duplicate_reason(text)
         if duplicate:
             reasons.append(duplicate)
         source = source_of(query, docs)
@@ -44,5 +58,5 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
             add(Problem(bench.queries_path, f"query {query.query_id!r}: {reason}", line=number,
                         field="text", hint="drop or rewrite the query (duplicates and copies "
                         "measure nothing); generators reject these with the same gates"))
-        gates.admit([query.text], f"query {query.query_id!r}")
+        gates.admit([text], f"query {query.query_id!r}")
     return found

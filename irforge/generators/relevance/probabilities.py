@@ -70,8 +70,10 @@ class RecordingEngine:
         return getattr(self.engine, name)
 
     def run(self, items: Sequence[Mapping[str, Any]], template_name: str, output_model: type,
-            step: str | None = None) -> list[Any]:
-        results = self.engine.run(items, template_name, output_model, step=step)
+            step: str | None = None, *, sample: int = 0,
+            max_tokens: int | None = None) -> list[Any]:
+        results = self.engine.run(items, template_name, output_model, step=step, sample=sample,
+                                  max_tokens=max_tokens)
         for item, result in zip(items, results, strict=True):
             self.results[(template_name, _canonical(item))] = result
         return results

@@ -8,7 +8,9 @@ test_instructions_e2e.py.
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +37,7 @@ class ScriptedEngine:
     def __init__(self, answers):
         self.answers, self.calls = answers, []
 
-    def run(self, items, template_name, output_model, step):
+    def run(self, items, template_name, output_model, step, *, sample=0, max_tokens=None):
         out = []
         for item in items:
             self.calls.append((template_name, dict(item)))
@@ -66,6 +68,7 @@ def _instruction(item):
 
 
 def _answers():
+    reversals: dict[str, Any] = defaultdict(itertools.count)
     return {
         "instructions.keyword": lambda item: {KW_DOCS["k1"]: "sandbags",
                                               KW_DOCS["k2"]: "and"}.get(item["document"]),
@@ -75,8 +78,11 @@ def _answers():
         "instructions.instruction": lambda item: (
             _instruction(item) if item["dimension"] == "audience" else
             f"What stops flood damage? Tell me about {item['condition']}."),
+        # each reversal differs, as real ones do (the gates reject a repeated query): a
+        # condition's first reversal is the plain one, later ones add words
         "instructions.reverse": lambda item: (
-            f"How do flood warnings work? Please avoid anything about {item['condition']}."),
+            f"How do flood warnings work? Please avoid anything about {item['condition']}"
+            + " at all" * (next(reversals[item["condition"]]) if item else 0) + "."),
         "instructions.hard_negative": lambda item: (
             "Flood insurance premiums rose in many towns last year, and brokers say that "
             "homeowners now compare policies more carefully than before."),

@@ -77,7 +77,7 @@ def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):
     rows = {row["step"]: row for row in Benchmark(tmp_path / "b").manifest()["steps"][
         "instructions"]["yield"]}
     assert rows["instructions.rewrite"] == {"step": "instructions.rewrite", "attempted": 1,
-                                            "accepted": 1, "rejected": {}}
+                                            "accepted": 1, "rejected": {}, "samples": 1}
     assert rows["instructions.instruction"]["accepted"] == 1
     assert rows["instructions.instruction"]["rejected"] == {
         "rejected: negates the condition 'expert'": 1}

@@ -29,12 +29,23 @@ def _answer(i: int) -> dict:
     return {"needs": [f"how high the flood gauge rose in report {i}",
                       f"the rain behind flood report {i}"],
             "query": f"How high did the flood gauge rise after rain in flood report {i}?",
-            "passage": f"Flood report {i} says the gauge rose to {i}.5 metres after rain.",
-            "claim": f"In flood report {i} the flood gauge rose to {i}.5 metres after rain."}
+            "passage": f"Report {i}: after the storm the water at the gauge stood {i}.5 m high.",
+            "claim": f"Report {i} claims the gauge water stayed under {i + 1} metres all week."}
 
 
-SCRIPT = Script(default=Action.answer(ANSWER), rules=tuple(
-    Rule(f"Flood report {i}:", (Action.answer(_answer(i)),)) for i in range(3)))
+def _claim(i: int) -> dict:
+    """An FC answer for seed passage ``i``: a claim (the query) and new evidence."""
+    return {**_answer(i), "query": f"Report {i} claims the flood gauge stayed below {i + 1} m."}
+
+
+# FC prompts ask for a claim (their system text names a fact-checker); QA prompts do not
+SCRIPT = Script(default=Action.answer(ANSWER), rules=(
+    *(Rule(f"Flood report {i}:", (Action.answer(_answer(i)),)) for i in range(3)),))
+
+
+def _fc_script() -> Script:
+    return Script(default=Action.answer(ANSWER), rules=tuple(
+        Rule(f"Flood report {i}:", (Action.answer(_claim(i)),)) for i in range(3)))
 
 
 def _options(bench: Benchmark, server: ScriptedServer, tmp_path: Path) -> list[str]:
@@ -58,6 +69,8 @@ def test_rerun_for_another_intent_keeps_labeled_queries_and_retires_skips(
         assert len(qa) == 2
         bench.write_qrels([Qrel(qid, q.metadata["positive_doc_id"], 1) for qid, q in qa.items()])
 
+    with ScriptedServer(_fc_script()) as server:
+        common = _options(bench, server, tmp_path)
         stopped = runner.invoke(app, ["build", "intents", *common, "--intents", "FC",
                                       "--budget", "0.0000001", "--price-per-mtok", "1000,1000"])
         assert isinstance(stopped.exception, BudgetStopped), stopped.output

@@ -58,7 +58,7 @@ class Replay:
     def __init__(self, *results: LLMResult) -> None:
         self.results = list(results)
 
-    def run(self, items, template_name, output_model, step=None):
+    def run(self, items, template_name, output_model, step=None, *, sample=0, max_tokens=None):
         return [self.results.pop(0) for _ in items]
 
 

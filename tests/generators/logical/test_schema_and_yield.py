@@ -141,7 +141,8 @@ def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path
     assert read_violations(labels_path(bench.root)) == labels
     assert {d.doc_id for d in bench.corpus()} == {"films", "bridge"}
     rows = bench.manifest()["steps"]["logical"]["yield"]
-    assert rows == [{"step": "logical.query", "attempted": 1, "accepted": 1, "rejected": {}}]
+    assert rows == [{"step": "logical.query", "attempted": 1, "accepted": 1, "rejected": {},
+                     "samples": 1}]
 
 
 def test_a_build_that_accepts_nothing_raises_with_the_reasons(tmp_path):

@@ -40,7 +40,8 @@ def test_unknown_domain_is_a_clear_error(tmp_path, corpus):
 
 
 def test_bad_strategy_is_a_clear_error(tmp_path, corpus):
-    result = _invoke(tmp_path / "bench", "--corpus", corpus, "--strategy", "swap")
+    result = _invoke(tmp_path / "bench", "--corpus", corpus, "--domain", "books",
+                     "--strategy", "swap")
     assert isinstance(result.exception, IrforgeError)
     assert "unknown strategy 'swap'" in str(result.exception)
 
@@ -52,7 +53,8 @@ def test_bad_conditions_file_names_line_and_field(tmp_path, corpus):
     with pytest.raises(FormatError) as info:
         read_given_conditions(path)
     assert info.value.problem.line == 2 and info.value.problem.field == "conditions"
-    result = _invoke(tmp_path / "bench", "--corpus", corpus, "--conditions", path)
+    result = _invoke(tmp_path / "bench", "--corpus", corpus, "--domain", "books",
+                     "--conditions", path)
     assert isinstance(result.exception, FormatError)
 
 
