@@ -29,13 +29,16 @@ HAND_POOL = ("d01-flood-early-warning", "d04-heatwave-advisory")
 
 def first_passage(docs: list[Doc], doc_id: str) -> str:
     """Id of ``doc_id`` in the demo corpus, or of its first passage once the corpus pipeline
-    has chunked it (``<doc_id>_0``); the labeling pool must name ids that exist."""
+    has chunked it (``<file name>_0``, the file name with its extension: ``d01-....pdf_0``);
+    the labeling pool must name ids that exist."""
     ids = {doc.doc_id for doc in docs}
     if doc_id in ids:
         return doc_id
-    prefix = f"{doc_id}_"
-    chunks = {int(suffix): i for i in ids
-              if i.startswith(prefix) and (suffix := i[len(prefix):]).isdigit()}
+    chunks = {}
+    for passage in ids:
+        base, _, suffix = passage.rpartition("_")
+        if suffix.isdigit() and doc_id in (base, Path(base).stem):
+            chunks[int(suffix)] = passage
     if not chunks:
         raise ValueError(f"sample document {doc_id!r} is missing from the demo corpus")
     return chunks[min(chunks)]

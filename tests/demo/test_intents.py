@@ -71,5 +71,8 @@ def test_hand_query_pool_names_passages_after_the_corpus_pipeline_chunked_docume
     assert first_passage(chunked, "d01-flood-early-warning") == "d01-flood-early-warning_0"
     assert first_passage([Doc("d04-heatwave-advisory", "t")], "d04-heatwave-advisory") == (
         "d04-heatwave-advisory")
+    # corpus ids carry the file name with its extension (a.pdf and a.txt never collide)
+    files = [Doc(f"d01-flood-early-warning.pdf_{n}", "text") for n in (3, 1)]
+    assert first_passage(files, "d01-flood-early-warning") == "d01-flood-early-warning.pdf_1"
     with pytest.raises(ValueError, match="missing from the demo corpus"):
         first_passage(chunked, "d04-heatwave-advisory")
