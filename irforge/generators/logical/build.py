@@ -184,7 +184,8 @@ def judge_queries(engine: EngineLike, accepted: list[AcceptedQuery], min_score: 
             kept.append(item)
             continue
         failure = rejection(JUDGE_STEP, logged.query_id, [reason], logged.raw_output,
-                            {"type": item.plan.qtype, "score": value.score})
+                            {"type": item.plan.qtype, "score": value.score,
+                             "doc_ids": list(item.plan.doc_ids)})
         failures.append(failure)
         outcome.yield_.accepted -= 1  # under the bar: counted as a rejection of this step
         outcome.yield_.rejected[reason_key(failure.reason)] += 1

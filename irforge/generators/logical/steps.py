@@ -411,7 +411,8 @@ def judge_step() -> Step[AcceptedQuery, StructureJudgment]:
     return Step(
         name=JUDGE_STEP, template="logical.judge", output_model=StructureJudgment,
         variables=judge_variables, item_id=lambda accepted: accepted.plan.query_id,
-        metadata=lambda accepted: {"type": accepted.plan.qtype})
+        metadata=lambda accepted: {"type": accepted.plan.qtype,
+                                   "doc_ids": list(accepted.plan.doc_ids)})
 
 
 # -- step: hypothetical negative (optional) -------------------------------------------------------
