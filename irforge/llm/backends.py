@@ -4,6 +4,7 @@ OpenAI-compatible path (irforge/llm/direct.py); :func:`make_backend` picks by tr
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import threading
@@ -206,9 +207,22 @@ def load_llama(path: Path, n_ctx: int = 4096, seed: int = 0) -> Any:
     key = str(path)
     with _LOAD_LOCK:
         if key not in _LOADED:
+            if not _LOADED:  # free models before interpreter teardown unloads llama.cpp
+                atexit.register(_free_loaded)
             _LOADED[key] = llama_cpp.Llama(model_path=key, n_ctx=n_ctx, seed=seed,
                                            verbose=False)
         return _LOADED[key]
+
+
+def _free_loaded() -> None:
+    """Close every loaded model while llama.cpp's library is still there (at exit)."""
+    with _LOAD_LOCK:
+        models = list(_LOADED.values())
+        _LOADED.clear()
+    for model in models:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
 
 
 def _deadline_of(llama: Any) -> list[float | None]:

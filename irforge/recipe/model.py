@@ -102,7 +102,6 @@ class Recipe(_Strict):
     model: str | None = None
     api_base: str | None = None
     budget_usd: float | None = Field(None, gt=0)
-    samples: int | None = Field(None, ge=1)
     methods: MethodsSpec = MethodsSpec(intents=IntentsSpec())
     pool: PoolSpec = PoolSpec()
     label: LabelSpec = LabelSpec()
