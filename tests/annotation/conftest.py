@@ -1,7 +1,7 @@
 """A real Label Studio server for the session: 127.0.0.1, a free port, a fresh data folder.
 
-The binary comes from IRFORGE_LABEL_STUDIO_BIN (set by `make test`), else
-/tmp/warm/lsvenv/bin/label-studio. Creating the database takes ~50 s, so a template data
+The binary comes from IRFORGE_LABEL_STUDIO_BIN (set by `make test`), else the
+`.venv-labelstudio/` that `make test` creates in the checkout. Creating the database takes ~50 s, so a template data
 folder is built once per binary (cached in the temp folder) and copied for each session;
 the server then starts in a few seconds. The server is stopped by its pid and its data
 folder removed at the end of the session.
@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-FALLBACK_BINARY = "/tmp/warm/lsvenv/bin/label-studio"
+# the environment `make test` installs the server into, relative to this checkout
+FALLBACK_BINARY = Path(__file__).resolve().parents[2] / ".venv-labelstudio" / "bin" / "label-studio"
 START_TIMEOUT_S = 240
 QUIET_ENV = {"LATEST_VERSION_CHECK": "false", "COLLECT_ANALYTICS": "false", "SENTRY_DSN": "",
              "FRONTEND_SENTRY_DSN": "", "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true"}
