@@ -27,7 +27,8 @@ from pathlib import Path
 import pytest
 
 # the environment `make test` installs the server into, relative to this checkout
-FALLBACK_BINARY = Path(__file__).resolve().parents[2] / ".venv-labelstudio" / "bin" / "label-studio"
+ROOT = Path(__file__).resolve().parents[2]
+FALLBACK_BINARY = ROOT / ".venv-labelstudio" / "bin" / "label-studio"
 START_TIMEOUT_S = 240
 QUIET_ENV = {"LATEST_VERSION_CHECK": "false", "COLLECT_ANALYTICS": "false", "SENTRY_DSN": "",
              "FRONTEND_SENTRY_DSN": "", "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true"}
