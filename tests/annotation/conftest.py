@@ -3,8 +3,8 @@
 The binary comes from IRFORGE_LABEL_STUDIO_BIN (set by `make test`), else the
 `.venv-labelstudio/` that `make test` creates in the checkout. Creating the database takes
 ~50 s, so a template data folder is built once per binary (cached in the temp folder) and
-copied for each session; the server then starts in a few seconds. The server is stopped by its pid and its data
-folder removed at the end of the session.
+copied for each session; the server then starts in a few seconds. The server is stopped by
+its pid and its data folder removed at the end of the session.
 """
 
 from __future__ import annotations
