@@ -31,7 +31,8 @@ from irforge.llm.retry import is_retryable, retry_after_seconds, status_code
 from irforge.llm.settings import silence_litellm
 
 if TYPE_CHECKING:
-    from irforge.llm.engine import Engine, _Job
+    from irforge.llm.engine import Engine
+    from irforge.llm.jobs import Job
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
@@ -213,7 +214,7 @@ def download(client: BatchClient, batch: Any) -> BatchOutcome:
     return outcome
 
 
-def _collect(engine: Engine, keys: dict[str, _Job], stats: StepStats, poll_seconds: float,
+def _collect(engine: Engine, keys: dict[str, Job], stats: StepStats, poll_seconds: float,
              max_wait_seconds: float | None) -> BatchOutcome:
     """Resume open batches that cover ``keys``, submit the rest, wait, store every answer."""
     spec = engine.spec
@@ -290,7 +291,7 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
               max_wait_seconds: float | None, *, sample: int = 0,
               max_tokens: int | None = None) -> list[LLMResult]:
     """One result per item, in order: cache first, then one provider batch for the misses."""
-    from irforge.llm.engine import _run_sync
+    from irforge.llm.sync import run_sync
 
     spec = engine.spec
     if not supports_batch(spec.backend, spec.name, spec.api_base):
@@ -298,14 +299,14 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
                 "(no batch discount)")
         if note not in engine.notes:
             engine.notes.append(note)
-        return _run_sync(engine.arun(items, template_name, output_model, step, sample=sample,
+        return run_sync(engine.arun(items, template_name, output_model, step, sample=sample,
                                      max_tokens=max_tokens))
     plan = engine._plan(template_name, output_model, step, sample, max_tokens)
     engine.prompts[plan.template.name] = plan.template.hash
     stats = engine.steps.setdefault(plan.step, StepStats())
     results: list[LLMResult | None] = [None] * len(items)
     pending = engine._resolve_cached(items, plan, stats, results)
-    by_key: dict[str, list[_Job]] = {}
+    by_key: dict[str, list[Job]] = {}
     reserved_before = engine._reserved
     for job in pending:
         reservation = engine._budget_reservation(job)
@@ -322,7 +323,7 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
                             poll_seconds, max_wait_seconds) if by_key else BatchOutcome())
     finally:
         engine._reserved = reserved_before
-    reask: list[_Job] = []
+    reask: list[Job] = []
     for key, jobs in by_key.items():
         completion = outcome.answers.get(key)
         for position, job in enumerate(jobs):
@@ -341,6 +342,6 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
             else:
                 results[job.index] = done
     if reask:  # answers that failed validation: re-asked online, exactly like run()
-        _run_sync(engine._drive(reask, stats, results, f"{plan.step} re-asks ({spec.name})",
+        run_sync(engine._drive(reask, stats, results, f"{plan.step} re-asks ({spec.name})",
                                 looked_up=False))
     return engine._tally(results, stats)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
-from collections.abc import Coroutine, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,15 @@ from irforge.llm.accounting import (
 )
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
-from irforge.llm.completion import Completion, Message, RequestKeys
+from irforge.llm.completion import Completion, RequestKeys
 from irforge.llm.degeneration import LLAMA_REPEAT_PENALTY
 from irforge.llm.header_limits import HeaderLimits
+from irforge.llm.jobs import Job, Plan
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult, Status
 from irforge.llm.retry import is_retryable, status_code, wait_seconds
+from irforge.llm.sampling import default_samples, sample_params
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
 from irforge.llm.structured import (
     judge,
@@ -50,50 +51,14 @@ from irforge.llm.structured import (
     schema_instruction,
     with_instructions,
 )
+from irforge.llm.sync import run_sync
 from irforge.llm.waits import Waits
-from irforge.prompts import Template, get_template
-from irforge.redact import redact
+from irforge.prompts import get_template
+from irforge.redact import redact, register_secret
 
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
 LOCAL_TIMEOUT = 600.0  # seconds one embedded/GGUF generation may take by default
-# best-of-n: samples after the first are drawn at this temperature (at least)
-SAMPLE_TEMPERATURE = 0.7
-# best-of-n default for in-process GGUF models (API models default to one sample)
-LOCAL_SAMPLES = 3
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What every item of one ``run`` shares: template, output model, schema, key prefix."""
-
-    template: Template
-    output_model: type[BaseModel]
-    schema: dict[str, Any]
-    instruction: str
-    keys: RequestKeys
-    step: str
-    params: dict[str, Any]
-
-
-@dataclass
-class _Job:
-    """One item on its way: the conversation so far and what it has cost."""
-
-    index: int
-    messages: list[Message]
-    plan: _Plan
-    key: str | None = None  # cache key of ``messages`` (reset when they change)
-    tokens: int | None = None  # estimated prompt + completion tokens of ``messages``
-    raw: str | None = None
-    attempts: int = 0
-    retries: int = 0
-    reasks: int = 0
-    answers_fetched: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    logprobs: tuple[Any, ...] | None = None
 
 
 class Engine:
@@ -154,6 +119,7 @@ class Engine:
         self.batch_ids: list[str] = []
         self.notes: list[str] = []
         self._api_key = api_key
+        register_secret(api_key)  # blanked out of every stored text, whatever the backend
         self._price_override: Price | None = (
             (price_per_mtok[0] / 1e6, price_per_mtok[1] / 1e6) if price_per_mtok else None)
         self.cache = (ResponseCache(resolve_cache_path(cache_path, cfg, bench_dir))
@@ -237,7 +203,7 @@ class Engine:
         if self.batch:
             return self.run_batch(items, template_name, output_model, step,
                                   self.batch_poll_seconds, sample=sample, max_tokens=max_tokens)
-        return _run_sync(self.arun(items, template_name, output_model, step, sample=sample,
+        return run_sync(self.arun(items, template_name, output_model, step, sample=sample,
                                    max_tokens=max_tokens))
 
     def run_batch(self, items: Sequence[Mapping[str, Any]], template_name: str,
@@ -264,7 +230,7 @@ class Engine:
         await self._drive(pending, stats, results, f"{step} ({self.spec.name})")
         return self._tally(results, stats)
 
-    async def _drive(self, pending: list[_Job], stats: StepStats,
+    async def _drive(self, pending: list[Job], stats: StepStats,
                      results: list[LLMResult | None], label: str,
                      looked_up: bool = True) -> None:
         """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
@@ -384,12 +350,12 @@ class Engine:
 
     # internals ---------------------------------------------------------------------------
     def _plan(self, template_name: str, output_model: type[BaseModel],
-              step: str | None, sample: int = 0, max_tokens: int | None = None) -> _Plan:
+              step: str | None, sample: int = 0, max_tokens: int | None = None) -> Plan:
         template = get_template(template_name, self.prompts_dir)
         schema = output_schema(output_model)
         params = sample_params(self.params, sample, max_tokens)
         keyed = {**params, "sample": sample} if sample else params
-        return _Plan(template=template, output_model=output_model, schema=schema,
+        return Plan(template=template, output_model=output_model, schema=schema,
                      instruction=schema_instruction(schema),
                      keys=RequestKeys(self.spec.name, keyed, schema),
                      step=step or template.name, params=params)
@@ -401,8 +367,8 @@ class Engine:
             self._context = context_tokens(self.spec, self._config.get("context_tokens"))
         return self._context
 
-    def _prepare(self, index: int, item: Mapping[str, Any], plan: _Plan) -> _Job | LLMResult:
-        job = _Job(index=index, messages=[], plan=plan)
+    def _prepare(self, index: int, item: Mapping[str, Any], plan: Plan) -> Job | LLMResult:
+        job = Job(index=index, messages=[], plan=plan)
         try:
             job.messages = with_instructions(plan.template.render(**dict(item)), plan.schema,
                                              plan.instruction)
@@ -415,15 +381,15 @@ class Engine:
                 f"context of {self.context_tokens} tokens; shorten or split this input"))
         return job
 
-    def _key(self, job: _Job) -> str:
+    def _key(self, job: Job) -> str:
         if job.key is None:
             job.key = job.plan.keys.key(job.messages)
         return job.key
 
-    def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: _Plan,
-                        stats: StepStats, results: list[LLMResult | None]) -> list[_Job]:
+    def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: Plan,
+                        stats: StepStats, results: list[LLMResult | None]) -> list[Job]:
         """Fill ``results`` for every item the cache answers; return the jobs still to run."""
-        jobs: list[_Job] = []
+        jobs: list[Job] = []
         for index, item in enumerate(items):
             job_or_result = self._prepare(index, item, plan)
             if isinstance(job_or_result, LLMResult):
@@ -450,7 +416,7 @@ class Engine:
                 results[job.index] = done
         return pending
 
-    def _from_cache(self, job: _Job, stats: StepStats) -> LLMResult | None:
+    def _from_cache(self, job: Job, stats: StepStats) -> LLMResult | None:
         """Follow the item's conversation through the cache as far as it goes."""
         if self.cache is None:
             return None
@@ -464,7 +430,7 @@ class Engine:
             if done is not None:
                 return done
 
-    async def _solve(self, job: _Job, stats: StepStats, looked_up: bool = True) -> LLMResult:
+    async def _solve(self, job: Job, stats: StepStats, looked_up: bool = True) -> LLMResult:
         # looked_up: the caller already found no cached answer for this conversation
         while True:
             done = None if looked_up else self._from_cache(job, stats)
@@ -530,7 +496,7 @@ class Engine:
             if done is not None:
                 return done
 
-    async def _request(self, job: _Job, stats: StepStats) -> Completion:
+    async def _request(self, job: Job, stats: StepStats) -> Completion:
         assert self._limiter is not None
         if job.tokens is None:
             job.tokens = estimate_tokens(job.messages) + int(job.plan.params["max_tokens"])
@@ -560,14 +526,14 @@ class Engine:
                     waits.sleeping(id(job), exc, attempt, seconds, self.max_wait)
                 await asyncio.sleep(seconds)
 
-    def _budget_reservation(self, job: _Job) -> float | None:
+    def _budget_reservation(self, job: Job) -> float | None:
         """Dollars to set aside for the next request, or None when the budget forbids it."""
         if self.budget_stopped:
             return None
         return budget_reservation(self.total, self._reserved, self.budget_usd, self.price,
                                   job.messages, int(job.plan.params["max_tokens"]))
 
-    def _advance(self, job: _Job, completion: Completion) -> LLMResult | None:
+    def _advance(self, job: Job, completion: Completion) -> LLMResult | None:
         """Judge one answer: a final result, or None after queueing a re-ask."""
         job.prompt_tokens += completion.prompt_tokens
         job.completion_tokens += completion.completion_tokens
@@ -584,7 +550,7 @@ class Engine:
         job.key = job.tokens = None
         return None
 
-    def _finish(self, job: _Job, status: Status, value: Any = None,
+    def _finish(self, job: Job, status: Status, value: Any = None,
                 error: str | None = None) -> LLMResult:
         return LLMResult(status=status, value=value, raw=redact(job.raw), error=redact(error),
                          model=self.spec.name, prompt_id=job.plan.template.name,
@@ -597,35 +563,4 @@ class Engine:
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: every credential is blanked out (irforge.redact)."""
-        text = f"{type(exc).__name__}: {exc}"
-        for secret in (self._api_key, getattr(self._backend, "_api_key", None)):
-            if secret and len(secret) > 4:
-                text = text.replace(secret, "***")
-        return str(redact(text))[:800]
-
-
-def default_samples(backend: str) -> int:
-    """Best-of-n default: small local models get a few tries, paid APIs one."""
-    return LOCAL_SAMPLES if backend == "llama" else 1
-
-
-def sample_params(params: Mapping[str, Any], sample: int,
-                  max_tokens: int | None) -> dict[str, Any]:
-    """Request params of sample ``sample`` (0 = the engine's own) under a step token limit."""
-    out = dict(params)
-    if max_tokens is not None:
-        out["max_tokens"] = max(1, min(int(max_tokens), int(params["max_tokens"])))
-    if sample:
-        out["temperature"] = max(float(params.get("temperature") or 0.0), SAMPLE_TEMPERATURE)
-        out["seed"] = int(params.get("seed") or 0) + sample
-    return out
-
-
-def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run ``coro`` to completion, inside or outside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return str(redact(f"{type(exc).__name__}: {exc}"))[:800]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from irforge.llm.degeneration import MIN_TOKEN_LIMIT, TOKENS_PER_STRING, schema_token_limit
-from irforge.llm.engine import SAMPLE_TEMPERATURE, default_samples, sample_params
+from irforge.llm.sampling import SAMPLE_TEMPERATURE, default_samples, sample_params
 from irforge.steps import Step, run_step
 from irforge.steps.choices import choice_model
 from tests.generators.fake_engine import FakeEngine
