@@ -12,25 +12,29 @@ import os
 import re
 import threading
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 MASK = "***"
 SECRET_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD",
                           "CREDENTIAL", "CREDENTIALS"})
 MIN_SECRET_LENGTH = 8
+# (pattern, replacement, cue): a pattern cannot match unless its cue is in the lowered text,
+# so the regex runs only on texts that could hold such a credential (redact is on hot paths)
 SHAPES = (
     # Authorization: Bearer sk-...  /  'authorization': 'Basic abc'
     (re.compile(r"(?i)((?:proxy-)?authorization['\"]?\s*[:=]\s*['\"]?(?:bearer|basic|token)?\s*)"
-                r"[^\s'\",}\]]+"), r"\1" + MASK),
+                r"[^\s'\",}\]]+"), r"\1" + MASK, "authorization"),
     # api-key: ..., x-api-key=..., "api_key": "..."
-    (re.compile(r"(?i)((?:x-)?api[-_]?key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}\]&]+"), r"\1" + MASK),
+    (re.compile(r"(?i)((?:x-)?api[-_]?key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}\]&]+"),
+     r"\1" + MASK, "api"),
     # sk-..., sk-proj-..., sk-ant-... shaped provider tokens
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "sk-" + MASK),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}"), "sk-" + MASK, "sk-"),
     # scheme://user:password@host
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1" + MASK + "@"),
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1" + MASK + "@", "://"),
     # ?key=... &token=... &access_token=... &sig=...
     (re.compile(r"(?i)([?&](?:api_?key|key|token|access_token|auth|sig|signature|password)=)"
-                r"[^&\s'\"]+"), r"\1" + MASK),
+                r"[^&\s'\"]+"), r"\1" + MASK, "="),
 )
 
 _REGISTERED: set[str] = set()
@@ -44,6 +48,7 @@ def register_secret(value: str | None) -> None:
             _REGISTERED.add(value)
 
 
+@lru_cache(maxsize=1024)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a credential (``*_API_KEY``...)."""
     return any(part in SECRET_WORDS for part in name.upper().split("_"))
@@ -65,8 +70,10 @@ def redact(text: str | None) -> str | None:
     for secret in known_secrets():
         if secret in text:
             text = text.replace(secret, MASK)
-    for pattern, replacement in SHAPES:
-        text = pattern.sub(replacement, text)
+    lowered = text.lower()
+    for pattern, replacement, cue in SHAPES:
+        if cue in lowered:
+            text = pattern.sub(replacement, text)
     return text
 
 
