@@ -36,6 +36,7 @@ GROUPS: dict[str, str] = {
 COMMANDS: list[tuple[str | None, str, str]] = [
     (None, "check", "irforge.cli:check"),
     (None, "version", "irforge.cli:version"),
+    (None, "completion", "irforge.cli:completion"),
     (None, "run", "irforge.recipe.cli:run_command"),
     ("recipe", "init", "irforge.recipe.cli:init_command"),
     (None, "demo", "irforge.demo:demo_command"),
@@ -104,6 +105,24 @@ def version() -> None:
     from irforge import __version__
 
     typer.echo(__version__)
+
+
+COMPLETION_SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+
+
+def completion(
+    shell: Annotated[str, typer.Argument(
+        help=f"Shell to print the script for: {', '.join(COMPLETION_SHELLS)}.")],
+) -> None:
+    """Print the shell completion script for SHELL (add it to your shell's startup file)."""
+    from typer.completion import completion_init, get_completion_script
+
+    if shell not in COMPLETION_SHELLS:
+        raise IrforgeError(f"no completion for shell {shell!r}; choose one of "
+                           f"{', '.join(COMPLETION_SHELLS)} (e.g. `irforge completion bash`)")
+    completion_init()
+    typer.echo(get_completion_script(prog_name="irforge", complete_var="_IRFORGE_COMPLETE",
+                                     shell=shell))
 
 
 def _resolve(target: str):

@@ -51,8 +51,12 @@ def test_bare_irforge_shows_help_without_traceback() -> None:
 
 
 def test_shell_completion_script_and_completions() -> None:
-    script = irforge("--show-completion", "bash")
+    script = irforge("completion", "bash")
     assert script.returncode == 0 and "_IRFORGE_COMPLETE" in script.stdout
+    assert "compdef" in irforge("completion", "zsh").stdout
+    unknown = irforge("completion", "sh")
+    assert unknown.returncode == 2 and "choose one of bash" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
     words = irforge(env={"_IRFORGE_COMPLETE": "complete_bash", "COMP_WORDS": "irforge ex",
                          "COMP_CWORD": "1"})
     assert words.returncode == 0
