@@ -14,8 +14,8 @@ same number of requests go through, in this order:
    once, with and without the cache: the part of the client cost that is irforge's.
 
 The peers send exactly the engine's requests (same messages with the schema instruction,
-temperature, max_tokens, seed and json_schema response format), built before the clock
-starts.
+temperature, max_tokens, seed and json_schema response format, no Authorization header),
+built before the clock starts.
 
 Each client first sends one warm-up round of C requests. Steps 1-2 repeat ``--rounds``
 times (3-4 in the first ``--litellm-rounds``), each engine path right after its peer, since
@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 
 from irforge.llm import Engine
-from irforge.llm.backends import response_format_field
+from irforge.llm.backends import no_key_kwargs, response_format_field
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion
 from irforge.llm.structured import with_instructions
@@ -149,9 +149,9 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
 
     async def one(messages: list[dict[str, str]], fields: dict[str, object]) -> None:
         async with semaphore:
-            await litellm.acompletion(model="openai/bench", api_base=url, api_key="none",
-                                      messages=messages, num_retries=0, max_retries=0,
-                                      drop_params=True, timeout=120.0, **fields)
+            await litellm.acompletion(model="openai/bench", api_base=url, messages=messages,
+                                      num_retries=0, max_retries=0, drop_params=True,
+                                      timeout=120.0, **no_key_kwargs(), **fields)
 
     with Clock() as clock:
         await asyncio.gather(*(one(*fields) for fields in requests))
