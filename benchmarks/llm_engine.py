@@ -24,7 +24,8 @@ request, the direct engine's ratio to raw aiohttp and the litellm engine's ratio
 litellm, whether every request was ok and the cache holds every answer; then the median
 ratios.
 
-    python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02
+    python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02 \
+        --rounds 3 --litellm-rounds 3
 """
 
 from __future__ import annotations
@@ -281,7 +282,7 @@ def main() -> None:
                         help="comma-separated CONCURRENCY:LATENCY_SECONDS pairs")
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds of raw aiohttp + direct engine per scenario")
-    parser.add_argument("--litellm-rounds", type=int, default=1,
+    parser.add_argument("--litellm-rounds", type=int, default=3,
                         help="how many of those rounds also run bare litellm + litellm engine")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
