@@ -14,8 +14,8 @@ same number of requests go through, in this order:
    once, with and without the cache: the part of the client cost that is irforge's.
 
 The peers send exactly the engine's requests (same messages with the schema instruction,
-temperature, max_tokens, seed and json_schema response format), built before the clock
-starts.
+temperature, max_tokens, seed and json_schema response format, no Authorization header),
+built before the clock starts.
 
 Each client first sends one warm-up round of C requests. Steps 1-2 repeat ``--rounds``
 times (3-4 in the first ``--litellm-rounds``), each engine path right after its peer, since
@@ -24,7 +24,8 @@ request, the direct engine's ratio to raw aiohttp and the litellm engine's ratio
 litellm, whether every request was ok and the cache holds every answer; then the median
 ratios.
 
-    python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02
+    python benchmarks/llm_engine.py --requests 2000 --scenarios 64:0.05,256:0.02 \
+        --rounds 3 --litellm-rounds 3
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 
 from irforge.llm import Engine
-from irforge.llm.backends import response_format_field
+from irforge.llm.backends import no_key_kwargs, response_format_field
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion
 from irforge.llm.structured import with_instructions
@@ -149,9 +150,9 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
 
     async def one(messages: list[dict[str, str]], fields: dict[str, object]) -> None:
         async with semaphore:
-            await litellm.acompletion(model="openai/bench", api_base=url, api_key="none",
-                                      messages=messages, num_retries=0, max_retries=0,
-                                      drop_params=True, timeout=120.0, **fields)
+            await litellm.acompletion(model="openai/bench", api_base=url, messages=messages,
+                                      num_retries=0, max_retries=0, drop_params=True,
+                                      timeout=120.0, **no_key_kwargs(), **fields)
 
     with Clock() as clock:
         await asyncio.gather(*(one(*fields) for fields in requests))
@@ -281,7 +282,7 @@ def main() -> None:
                         help="comma-separated CONCURRENCY:LATENCY_SECONDS pairs")
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds of raw aiohttp + direct engine per scenario")
-    parser.add_argument("--litellm-rounds", type=int, default=1,
+    parser.add_argument("--litellm-rounds", type=int, default=3,
                         help="how many of those rounds also run bare litellm + litellm engine")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

@@ -39,6 +39,9 @@ SHAPES = (
 
 _REGISTERED: set[str] = set()
 _LOCK = threading.Lock()
+# (a copy of the environment's raw mapping, registrations seen, the secrets found then):
+# redact runs on every cache write, and scanning the environment each time dominated it
+_KNOWN: tuple[dict[Any, Any], int, tuple[str, ...]] | None = None
 
 
 def register_secret(value: str | None) -> None:
@@ -54,13 +57,28 @@ def is_secret_name(name: str) -> bool:
     return any(part in SECRET_WORDS for part in name.upper().split("_"))
 
 
-def known_secrets() -> list[str]:
-    """Every secret value this process can see, longest first (so prefixes do not win)."""
+def known_secrets() -> tuple[str, ...]:
+    """Every secret value this process can see, longest first (so prefixes do not win).
+
+    Recomputed only when the environment or the registered keys changed: the check compares
+    ``os.environ``'s raw mapping with a copy (a C-level dict comparison, about a microsecond).
+    """
+    global _KNOWN
+    raw = getattr(os.environ, "_data", None)  # what os.environ reads and writes through
+    known = _KNOWN
+    registered = len(_REGISTERED)  # the set only grows
+    if known is not None and known[1] == registered and known[0] == raw:
+        return known[2]
+    snapshot = dict(raw) if isinstance(raw, dict) else None
     found = {value for name, value in os.environ.items()
              if len(value) >= MIN_SECRET_LENGTH and is_secret_name(name)}
     with _LOCK:
         found |= _REGISTERED
-    return sorted(found, key=len, reverse=True)
+        registered = len(_REGISTERED)
+    secrets = tuple(sorted(found, key=len, reverse=True))
+    if snapshot is not None:
+        _KNOWN = (snapshot, registered, secrets)
+    return secrets
 
 
 def redact(text: str | None) -> str | None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from irforge.errors import IrforgeError
 from irforge.llm.settings import ModelSpec, silence_litellm
 
 Price = tuple[float, float]  # dollars per input token, per output token
@@ -155,6 +156,18 @@ def budget_reservation(total: StepStats, reserved: float, budget_usd: float | No
     if total.cost_usd + reserved + estimate > float(budget_usd):
         return None
     return estimate
+
+
+def unpriced_budget_note(spec: ModelSpec, budget_usd: float | None) -> str:
+    """A budget needs a price: refused (IrforgeError) for a remote model; for a local one,
+    the note that it has no effect."""
+    if spec.backend != "llama":
+        raise IrforgeError(
+            f"--budget ${budget_usd} cannot be enforced: no price is known for "
+            f"{spec.name} (every call would count as $0). Give the price with "
+            "--price-per-mtok IN,OUT (dollars per million input/output tokens) or "
+            "price_per_mtok = [IN, OUT] in the llm table of irforge.toml, or drop --budget")
+    return f"--budget ${budget_usd} has no effect: {spec.name} runs locally and costs $0"
 
 
 def summary_line(model: str, total: StepStats, budget_usd: float | None,

@@ -96,9 +96,8 @@ class LiteLLMBackend:
         self._api_key = (api_key or os.environ.get(API_KEY_ENV)
                          or (os.environ.get(provider_key_env(spec.name)) if spec.api_base
                              else None) or None)
-        if self._api_key is None and spec.api_base:
-            self._api_key = "none"  # OpenAI-compatible local servers accept any key
         register_secret(self._api_key)
+        self.provider = spec.name.split("/", 1)[0] if "/" in spec.name else "openai"
         self.response_format = choose_response_format(spec, response_format)
         self.observe = observe
 
@@ -137,11 +136,46 @@ class LiteLLMBackend:
         if field is not None:
             kwargs["response_format"] = field
         deadline = timeout * 2 + 5  # litellm enforces ``timeout``; this guards the rest
-        try:
-            return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
-        except asyncio.TimeoutError:
-            raise RequestTimeoutError(f"no answer from {self.spec.name} within {deadline:g} s "
-                                      f"(twice the timeout of {timeout:g} s, plus 5)") from None
+        while True:
+            keyless = not self._api_key and self.spec.api_base is not None
+            placeholder = keyless and self.provider in KEY_REQUIRED
+            if placeholder:
+                kwargs.update(no_key_kwargs())
+            try:
+                return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
+            except asyncio.TimeoutError:
+                raise RequestTimeoutError(
+                    f"no answer from {self.spec.name} within {deadline:g} s "
+                    f"(twice the timeout of {timeout:g} s, plus 5)") from None
+            except Exception as exc:
+                if not keyless or placeholder or not refused_without_key(exc):
+                    raise
+                KEY_REQUIRED.add(self.provider)  # nothing was sent: ask again, keyless
+
+
+# litellm providers whose handler builds an OpenAI SDK client, which will not start without
+# a key; learned from the first refusal (openai, custom_openai, litellm_proxy, ...)
+KEY_REQUIRED: set[str] = set()
+NO_KEY = "irforge-no-key"  # satisfies the client's check; the header carrying it is dropped
+
+
+def no_key_kwargs() -> dict[str, Any]:
+    """What makes litellm's OpenAI SDK client send no ``Authorization`` header at all, as the
+    direct path does for a server without a key (never a made-up key on the wire)."""
+    from openai import Omit
+
+    return {"api_key": NO_KEY, "extra_headers": {"Authorization": Omit()}}
+
+
+# what the OpenAI SDK says when it will not build a client without a key (new, older SDKs)
+NO_KEY_REFUSALS = ("Missing credentials", "api_key client option must be set")
+
+
+def refused_without_key(exc: BaseException) -> bool:
+    """Whether ``exc`` is the OpenAI SDK refusing to build a client without a key (raised
+    before any request is sent; litellm wraps it with the SDK's text in its message)."""
+    text = str(exc)
+    return any(refusal in text for refusal in NO_KEY_REFUSALS)
 
 
 def _litellm_completion(response: Any) -> Completion:

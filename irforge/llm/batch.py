@@ -312,12 +312,12 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
         reservation = engine._budget_reservation(job)
         if reservation is None:
             stats.budget_stopped = engine.total.budget_stopped = engine.budget_stopped = True
-            results[job.index] = engine._finish(job, "skipped", error=(
+            results[job.index] = job.finish("skipped", error=(
                 f"not attempted: the budget of ${engine.budget_usd} was reached; completed "
                 "answers are cached, re-run with a higher --budget to continue"))
             continue
         engine._reserved += reservation * engine.batch_discount
-        by_key.setdefault(engine._key(job), []).append(job)
+        by_key.setdefault(job.request_key(), []).append(job)
     try:
         outcome = (_collect(engine, {key: jobs[0] for key, jobs in by_key.items()}, stats,
                             poll_seconds, max_wait_seconds) if by_key else BatchOutcome())
@@ -330,7 +330,7 @@ def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name:
             if completion is None:
                 stats.errors += 1
                 engine.total.errors += 1
-                results[job.index] = engine._finish(job, "error", error=outcome.errors.get(
+                results[job.index] = job.finish("error", error=outcome.errors.get(
                     key, "the batch output had no line for this request; re-run to send it"))
                 continue
             if position == 0:  # the provider answered (and billed) each distinct request once

@@ -27,10 +27,10 @@ from irforge.llm.accounting import (
     budget_reservation,
     context_tokens,
     cost_usd,
-    count_prompt_tokens,
     estimate_tokens,
     litellm_price,
     summary_line,
+    unpriced_budget_note,
 )
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
@@ -40,17 +40,11 @@ from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.jobs import Job, Plan
 from irforge.llm.limits import RateLimiter
 from irforge.llm.progress import RunProgress
-from irforge.llm.result import LLMResult, Status
+from irforge.llm.result import LLMResult
 from irforge.llm.retry import is_retryable, status_code, wait_seconds
 from irforge.llm.sampling import default_samples, sample_params
 from irforge.llm.settings import load_config, resolve_cache_path, resolve_model
-from irforge.llm.structured import (
-    judge,
-    output_schema,
-    reask_messages,
-    schema_instruction,
-    with_instructions,
-)
+from irforge.llm.structured import output_schema, schema_instruction, with_instructions
 from irforge.llm.sync import run_sync
 from irforge.llm.waits import Waits
 from irforge.prompts import get_template
@@ -140,7 +134,8 @@ class Engine:
             given = cfg["price_per_mtok"]
             self._price_override = (float(given[0]) / 1e6, float(given[1]) / 1e6)
         if self.budget_usd is not None and self.price is None:
-            self._unpriced_budget()
+            self.notes.append(unpriced_budget_note(self.spec, self.budget_usd))
+            print(f"warning: {self.notes[-1]}", file=sys.stderr, flush=True)
         # the provider's x-ratelimit-* headers, followed across runs of this engine
         follow = rate_headers if rate_headers is not None else cfg.get("rate_headers", True)
         self.header_limits = (HeaderLimits() if follow and self.spec.backend != "llama"
@@ -166,19 +161,6 @@ class Engine:
         if self.spec.backend == "llama":
             return None
         return litellm_price(self.spec.name)
-
-    def _unpriced_budget(self) -> None:
-        """A budget needs a price: refuse it for remote models, note it for local ones."""
-        if self.spec.backend != "llama":
-            raise IrforgeError(
-                f"--budget ${self.budget_usd} cannot be enforced: no price is known for "
-                f"{self.spec.name} (every call would count as $0). Give the price with "
-                "--price-per-mtok IN,OUT (dollars per million input/output tokens) or "
-                "price_per_mtok = [IN, OUT] in the llm table of irforge.toml, or drop --budget")
-        note = (f"--budget ${self.budget_usd} has no effect: {self.spec.name} runs locally "
-                "and costs $0")
-        self.notes.append(note)
-        print(f"warning: {note}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.cache is not None:
@@ -249,18 +231,11 @@ class Engine:
                     try:
                         results[job.index] = await self._solve(job, stats, looked_up)
                     except Exception as exc:  # e.g. the cache disk is full: keep going
-                        results[job.index] = self._finish(job, "error",
-                                                          error=self._describe(exc))
+                        results[job.index] = job.finish("error", error=self._describe(exc))
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 
-            async def tick() -> None:
-                while True:
-                    await asyncio.sleep(0.5)
-                    bar.waiting(waits.describe())
-                    waits.announce_long()
-
-            ticker = asyncio.ensure_future(tick())
+            ticker = asyncio.ensure_future(waits.watch(bar.waiting))
             async with self.backend.session():
                 try:
                     await asyncio.gather(*(worker() for _ in range(min(self.concurrency,
@@ -294,31 +269,9 @@ class Engine:
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
         """What a run would send and cost, sending nothing (``--dry-run``; batch-discounted)."""
-        plan = self._plan(template_name, output_model, None)
-        cached = requests = prompt_tokens = too_long = 0
-        for index, item in enumerate(items):
-            job = self._prepare(index, item, plan)
-            if isinstance(job, LLMResult):
-                too_long += job.status == "skipped"
-                continue
-            if self.cache is not None and self.cache.contains(self._key(job)):
-                cached += 1
-                continue
-            requests += 1
-            prompt_tokens += count_prompt_tokens(self.spec, job.messages)
-        completion = requests * int(self.params["max_tokens"])
-        price = self.price
-        from irforge.llm.batch import supports_batch
+        from irforge.llm.estimate import estimate_run
 
-        scale = (self.batch_discount if self.batch and supports_batch(
-            self.spec.backend, self.spec.name, self.spec.api_base) else 1.0)
-        return Estimate(model=self.spec.name, items=len(items), cached_items=cached,
-                        requests=requests, prompt_tokens=prompt_tokens,
-                        max_completion_tokens=completion,
-                        input_cost_usd=scale * cost_usd(price, prompt_tokens, 0),
-                        max_cost_usd=scale * cost_usd(price, prompt_tokens, completion),
-                        priced=price is not None, too_long=too_long,
-                        context_tokens=self.context_tokens)
+        return estimate_run(self, items, template_name, output_model)
 
     def summary(self) -> str:
         """One line for CLIs: statuses, calls, cache hits, tokens, dollars, budget stop."""
@@ -330,7 +283,7 @@ class Engine:
         job = self._prepare(0, item, self._plan(template_name, output_model, None))
         if isinstance(job, LLMResult):
             raise ValueError(job.error)
-        return self._key(job)
+        return job.request_key()
 
     def manifest_entry(self) -> dict[str, Any]:
         """Model, prompts and hashes, calls, cache hits, tokens, cost; never keys."""
@@ -358,7 +311,8 @@ class Engine:
         return Plan(template=template, output_model=output_model, schema=schema,
                      instruction=schema_instruction(schema),
                      keys=RequestKeys(self.spec.name, keyed, schema),
-                     step=step or template.name, params=params)
+                     step=step or template.name, params=params, model=self.spec.name,
+                     demo_grade=self.demo_grade)
 
     @property
     def context_tokens(self) -> int:
@@ -373,18 +327,13 @@ class Engine:
             job.messages = with_instructions(plan.template.render(**dict(item)), plan.schema,
                                              plan.instruction)
         except Exception as exc:  # a bad item must not stop the others
-            return self._finish(job, "error", error=f"could not render the prompt: {exc}")
+            return job.finish("error", error=f"could not render the prompt: {exc}")
         size = estimate_tokens(job.messages) + int(self.params["max_tokens"])
         if size > self.context_tokens:
-            return self._finish(job, "skipped", error=(
+            return job.finish("skipped", error=(
                 f"not sent: the prompt (~{size} tokens with the answer) is past the model's "
                 f"context of {self.context_tokens} tokens; shorten or split this input"))
         return job
-
-    def _key(self, job: Job) -> str:
-        if job.key is None:
-            job.key = job.plan.keys.key(job.messages)
-        return job.key
 
     def _resolve_cached(self, items: Sequence[Mapping[str, Any]], plan: Plan,
                         stats: StepStats, results: list[LLMResult | None]) -> list[Job]:
@@ -398,7 +347,7 @@ class Engine:
                 jobs.append(job_or_result)
         if self.cache is None:
             return jobs
-        keys = [self._key(job) for job in jobs]
+        keys = [job.request_key() for job in jobs]
         found = self.cache.get_many(keys)
         pending = []
         for job, key in zip(jobs, keys, strict=True):
@@ -421,7 +370,7 @@ class Engine:
         if self.cache is None:
             return None
         while True:
-            completion = self.cache.get(self._key(job))
+            completion = self.cache.get(job.request_key())
             if completion is None:
                 return None
             stats.cache_hits += 1
@@ -438,16 +387,16 @@ class Engine:
             if done is not None:
                 return done
             if self._fatal is not None:
-                return self._finish(job, "error", error=(
+                return job.finish("error", error=(
                     f"not attempted: an earlier request failed with {self._fatal}; fix the "
                     "model name, key or endpoint and re-run (completed answers are cached)"))
-            key = self._key(job)
+            key = job.request_key()
             shared = self._inflight.get(key)
             if shared is not None:  # an identical request is in flight: share its answer
                 try:
                     completion = await asyncio.shield(shared)
                 except Exception as exc:
-                    return self._finish(job, "error", error=self._describe(exc))
+                    return job.finish("error", error=self._describe(exc))
                 stats.cache_hits += 1
                 self.total.cache_hits += 1
                 done = self._advance(job, completion)
@@ -457,7 +406,7 @@ class Engine:
             reservation = self._budget_reservation(job)
             if reservation is None:
                 stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
-                return self._finish(job, "skipped", error=(
+                return job.finish("skipped", error=(
                     f"not attempted: the budget of ${self.budget_usd} was reached "
                     f"(${self.total.cost_usd:.4f} spent); completed answers are cached, "
                     "re-run with a higher --budget to continue"))
@@ -472,7 +421,7 @@ class Engine:
                     self._fatal = self._describe(exc)
                 shared.set_exception(exc)
                 shared.exception()  # retrieved: waiters re-raise it, none is required
-                return self._finish(job, "error", error=self._describe(exc))
+                return job.finish("error", error=self._describe(exc))
             else:
                 shared.set_result(completion)
             finally:
@@ -490,7 +439,7 @@ class Engine:
             job.cost_usd += cost
             job.answers_fetched += 1
             if self.cache is not None:
-                self.cache.put(self._key(job), self.spec.name, completion,
+                self.cache.put(job.request_key(), self.spec.name, completion,
                                prompt_id=job.plan.template.name, step=job.plan.step)
             done = self._advance(job, completion)
             if done is not None:
@@ -534,32 +483,12 @@ class Engine:
                                   job.messages, int(job.plan.params["max_tokens"]))
 
     def _advance(self, job: Job, completion: Completion) -> LLMResult | None:
-        """Judge one answer: a final result, or None after queueing a re-ask."""
-        job.prompt_tokens += completion.prompt_tokens
-        job.completion_tokens += completion.completion_tokens
-        job.raw = completion.text
-        job.logprobs = completion.logprobs
-        verdict = judge(completion, job.plan.output_model, job.reasks, self.max_reasks,
-                        int(job.plan.params["max_tokens"]))
-        if verdict.status is not None:
-            return self._finish(job, verdict.status, value=verdict.value, error=verdict.error)
-        job.reasks += 1
-        for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
-            target.reasks += 1
-        job.messages = reask_messages(job.messages, completion.text, verdict.error or "invalid")
-        job.key = job.tokens = None
-        return None
-
-    def _finish(self, job: Job, status: Status, value: Any = None,
-                error: str | None = None) -> LLMResult:
-        return LLMResult(status=status, value=value, raw=redact(job.raw), error=redact(error),
-                         model=self.spec.name, prompt_id=job.plan.template.name,
-                         prompt_hash=job.plan.template.hash,
-                         cached=job.answers_fetched == 0 and job.raw is not None,
-                         attempts=job.attempts, retries=job.retries, reasks=job.reasks,
-                         prompt_tokens=job.prompt_tokens, completion_tokens=job.completion_tokens,
-                         cost_usd=job.cost_usd, demo_grade=self.demo_grade,
-                         step=job.plan.step, logprobs=job.logprobs)
+        """Judge one answer: a final result, or None after queueing a re-ask (counted)."""
+        done = job.take(completion, self.max_reasks)
+        if done is None:
+            for target in (self.steps.setdefault(job.plan.step, StepStats()), self.total):
+                target.reasks += 1
+        return done
 
     def _describe(self, exc: BaseException) -> str:
         """An error message safe to store: every credential is blanked out (irforge.redact)."""

@@ -8,8 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from irforge.llm.completion import Message, RequestKeys
+from irforge.llm.completion import Completion, Message, RequestKeys
+from irforge.llm.result import LLMResult, Status
+from irforge.llm.structured import judge, reask_messages
 from irforge.prompts import Template
+from irforge.redact import redact
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,8 @@ class Plan:
     keys: RequestKeys
     step: str
     params: dict[str, Any]
+    model: str = ""  # the name results carry
+    demo_grade: bool = False
 
 
 @dataclass
@@ -43,3 +48,38 @@ class Job:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     logprobs: tuple[Any, ...] | None = None
+
+    def request_key(self) -> str:
+        """Cache key of the conversation as it stands (computed once per state)."""
+        if self.key is None:
+            self.key = self.plan.keys.key(self.messages)
+        return self.key
+
+    def take(self, completion: Completion, max_reasks: int) -> LLMResult | None:
+        """Judge one answer: the item's final result, or None after queueing a re-ask."""
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.raw = completion.text
+        self.logprobs = completion.logprobs
+        plan = self.plan
+        verdict = judge(completion, plan.output_model, self.reasks, max_reasks,
+                        int(plan.params["max_tokens"]))
+        if verdict.status is not None:
+            return self.finish(verdict.status, value=verdict.value, error=verdict.error)
+        self.reasks += 1
+        self.messages = reask_messages(self.messages, completion.text,
+                                       verdict.error or "invalid")
+        self.key = self.tokens = None
+        return None
+
+    def finish(self, status: Status, value: Any = None, error: str | None = None) -> LLMResult:
+        """The item's result; texts are stored only with every credential blanked out."""
+        plan = self.plan
+        return LLMResult(status=status, value=value, raw=redact(self.raw), error=redact(error),
+                         model=plan.model, prompt_id=plan.template.name,
+                         prompt_hash=plan.template.hash,
+                         cached=self.answers_fetched == 0 and self.raw is not None,
+                         attempts=self.attempts, retries=self.retries, reasks=self.reasks,
+                         prompt_tokens=self.prompt_tokens,
+                         completion_tokens=self.completion_tokens, cost_usd=self.cost_usd,
+                         demo_grade=plan.demo_grade, step=plan.step, logprobs=self.logprobs)

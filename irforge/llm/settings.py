@@ -141,9 +141,13 @@ def resolve_cache_path(cache_path: Path | str | None = None,
 
 @lru_cache(maxsize=1)
 def silence_litellm() -> None:
-    """Use litellm's bundled price map (no download at import) and keep it quiet."""
+    """Use litellm's bundled price map (no download at import) and keep it quiet; its
+    long-lived objects are then frozen out of garbage collection (irforge/llm/heap.py)."""
+    from irforge.llm.heap import freeze_long_lived
+
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     import litellm
 
     litellm.suppress_debug_info = True
+    freeze_long_lived()

@@ -7,6 +7,7 @@ seconds is also written out once (so a non-terminal run is never silent for minu
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -75,3 +76,10 @@ class Waits:
                 self._announced.add((token, start))
                 self._say(f"waiting for a request open {now - start:.0f} s (no answer yet; "
                           "--timeout bounds it)")
+
+    async def watch(self, show: Callable[[str], None], every: float = 0.5) -> None:
+        """Until cancelled: show :meth:`describe` and announce long requests every ``every`` s."""
+        while True:
+            await asyncio.sleep(every)
+            show(self.describe())
+            self.announce_long()

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from irforge.errors import IrforgeError
-from irforge.llm import Engine
+from irforge.llm import Engine, backends
 from irforge.llm.routing import choose_transport, provider_key
 from irforge.llm.scripted import Action, Script, ScriptedServer
 from irforge.llm.settings import resolve_model
@@ -80,16 +80,24 @@ def run_one(server: ScriptedServer, tmp_path: Path, **options) -> Engine:
 
 
 def test_the_providers_key_reaches_the_server_and_none_is_never_invented(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, transport: str) -> None:
+    # a server without a key gets no Authorization header on either path (litellm's OpenAI
+    # client insists on a key: the engine must not let a made-up one reach the wire)
+    monkeypatch.setattr(backends, "KEY_REQUIRED", set())  # as in a fresh process
     with ScriptedServer(Script(default=ANSWER)) as server:
-        run_one(server, tmp_path, use_cache=False)
+        with Engine("openai/scripted", api_base=server.url, use_cache=False, concurrency=3,
+                    transport=transport, **FAST) as engine:
+            first = engine.run([{"prompt": f"first {i}"} for i in range(3)], "llm.try", Label)
+        assert [result.status for result in first] == ["ok"] * 3
+        run_one(server, tmp_path, use_cache=False, transport=transport)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-env-0123456789")
-        run_one(server, tmp_path, use_cache=False)
+        run_one(server, tmp_path, use_cache=False, transport=transport)
         monkeypatch.setenv("IRFORGE_API_KEY", "sk-irforge-0123456789")
-        run_one(server, tmp_path, use_cache=False)
-        run_one(server, tmp_path, use_cache=False, api_key="sk-argument-0123456789")
+        run_one(server, tmp_path, use_cache=False, transport=transport)
+        run_one(server, tmp_path, use_cache=False, api_key="sk-argument-0123456789",
+                transport=transport)
         sent = [entry.authorization for entry in server.log]
-    assert sent == ["", "Bearer sk-env-0123456789", "Bearer sk-irforge-0123456789",
+    assert sent == ["", "", "", "", "Bearer sk-env-0123456789", "Bearer sk-irforge-0123456789",
                     "Bearer sk-argument-0123456789"]
 
 
