@@ -154,6 +154,8 @@ def test_kept_queries_pass_the_gates_and_an_empty_run_says_why(built):
     manifest = bench.manifest()["steps"]["multicon"]
     table = {row["step"]: row for row in manifest["yield"]}
     assert table["multicon.hard_negative"]["accepted"] >= N * len(sources)
+    assembled = table.pop("multicon.instruction_query", None)  # built by code: no LLM sample
+    assert assembled is None or assembled["samples"] == 0
     assert all(row["samples"] >= row["attempted"] for row in table.values())
 
 
