@@ -18,11 +18,14 @@ from irforge.generators.multicon.domains import get_domain
 # Sample-corpus file names carry their kind; each kind maps to a built-in domain.
 DEMO_DOMAINS: dict[str, str] = {"-novel-": "books", "-film-": "movies", "-case-": "medical"}
 DEMO_N = 3
-DEMO_DOCS_PER_DOMAIN = 1
+DEMO_DOCS_PER_DOMAIN = 2
 DEMO_MAX_TOKENS = 384
 # hard negatives by construction (one key term replaced): the embedded model mostly returns
 # the sentence unchanged when asked to rewrite it freely
 DEMO_STRATEGY = "substitute"
+# condition phrases by construction (key terms picked from a list): the embedded model copies
+# the whole sentence when asked to shorten it
+DEMO_PHRASES = "pick"
 
 
 def demo_stage(out: Path, model: str | None = None) -> str:
@@ -39,7 +42,8 @@ def demo_stage(out: Path, model: str | None = None) -> str:
             if not chosen:
                 continue
             attempted += len(chosen)
-            config = MulticonConfig(domain=get_domain(domain), n=DEMO_N, strategy=DEMO_STRATEGY)
+            config = MulticonConfig(domain=get_domain(domain), n=DEMO_N, strategy=DEMO_STRATEGY,
+                                    phrases=DEMO_PHRASES)
             typer.echo(f"[demo:multicon] {domain}:")
             try:
                 counts = build_multicon(Path(out) / "multicon" / domain, chosen, config, engine,
@@ -52,7 +56,8 @@ def demo_stage(out: Path, model: str | None = None) -> str:
                          f"{counts['docs']} docs, {counts['queries']} queries, "
                          f"{counts['failures']} failure(s)")
         samples = engine.samples
-    summary = (f"multicon n={DEMO_N}, best of {samples}, hard negatives by {DEMO_STRATEGY} -> "
+    summary = (f"multicon n={DEMO_N}, best of {samples}, conditions by {DEMO_PHRASES}, "
+               f"hard negatives by {DEMO_STRATEGY} -> "
                f"{Path(out) / 'multicon'}: "
                f"{kept}/{attempted} source document(s) kept; " + "; ".join(parts))
     if not kept:

@@ -63,6 +63,7 @@ class MulticonSpec(StageModel):
     n: int = Field(3, ge=2)
     limit: int | None = Field(3, ge=1)
     domain: str = "derived"
+    phrases: Literal["write", "pick"] = "write"
 
 
 class InstructionsSpec(StageModel):

@@ -118,7 +118,7 @@ def _method_stages(recipe: Recipe, out: Path) -> Iterator[Stage]:
     if methods.multicon:
         spec = methods.multicon
         argv = ["build", "multicon", str(out / "multicon"), "--corpus", corpus,
-                "--n", str(spec.n)]
+                "--n", str(spec.n), "--phrases", spec.phrases]
         if spec.limit:
             argv += ["--limit", str(spec.limit)]
         if spec.domain != "derived":

@@ -20,6 +20,7 @@ from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
+from irforge.steps.echo import echoed_examples
 
 GENERATED_BY = "intents"
 NEEDS_STEP = "intents.needs"
@@ -204,8 +205,18 @@ def example_model(item: QueryItem) -> type[BaseModel]:
     return GeneratedExample if item.planned.task.intent.generates_passage else GeneratedQuery
 
 
-def _example_reasons(item: QueryItem, value: Any) -> list[str]:
+def _prompt_examples(template: str) -> str:
+    """The worked examples a template shows (in its user text)."""
+    from irforge.prompts import get_template
+
+    return get_template(template).user
+
+
+def _example_reasons(item: QueryItem, value: Any, examples: str = "") -> list[str]:
     seed = item.planned.seed_doc
+    echoed = echoed_examples(value.query, examples, f"{seed.title} {seed.text} {item.need}")
+    if echoed:
+        return echoed
     passage = getattr(value, "passage", None) if item.planned.task.intent.generates_passage \
         else None
     problem = check_example(value.query, passage, seed.text, seed.title)
@@ -223,11 +234,13 @@ def _example(item: QueryItem, value: Any) -> Example:
 
 def query_step(template: str) -> Step[QueryItem, Example]:
     """Step 2: the query (and the passage it should retrieve) for the picked need."""
+    examples = _prompt_examples(template)
     return Step(
         name=QUERY_STEP, template=template, output_model=example_model,
         variables=lambda item: only_declared(template, query_values(item.planned, item.need)),
         item_id=lambda item: item.planned.query_id,
-        validators=(_example_reasons,), accept=_example,
+        validators=(lambda item, value: _example_reasons(item, value, examples),),
+        accept=_example,
         metadata=lambda item: {"task": item.planned.task.name,
                                "source_doc": item.planned.seed_doc.doc_id},
         queries_of=lambda item, value: [value.query],

@@ -15,14 +15,17 @@ from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
 from irforge.generators.multicon.domains import STRATEGIES, Domain
 from irforge.generators.multicon.sentences import MIN_WORDS, Located
 from irforge.generators.multicon.steps import (
+    PHRASE_MODES,
     STEP,
     HardNegativeItem,
+    PhraseItem,
     QueryItem,
     candidate_sentences,
+    condition_phrase_step,
     conditions_step,
     descriptive_query_step,
+    duplicate_phrases,
     hard_negative_step,
-    instruction_query_step,
     render_instruction,
     validate_conditions,
 )
@@ -37,7 +40,8 @@ from irforge.generators.multicon.task_files import (
 )
 from irforge.llm.protocol import EngineLike
 from irforge.records import Doc, Failure, Judgment, Qrel, Query
-from irforge.steps import Rejected, Step, StepYield, run_step
+from irforge.steps import Rejected, Step, StepOutcome, StepYield, reason_key, run_step
+from irforge.steps.assembled import AssembledQuery, gate_assembled
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
 from irforge.steps.gates import QueryGates, corpus_language
@@ -58,8 +62,11 @@ class MulticonConfig:
     adaptive: bool = False
     filler: tuple[str, ...] = DEFAULT_FILLER
     language: str | None = None  # queries' expected language; None: detected from the corpus
+    phrases: str = "write"  # condition phrases: "write" (the model writes) or "pick" (key terms)
 
     def __post_init__(self) -> None:
+        if self.phrases not in PHRASE_MODES:
+            raise ValueError(f"unknown phrases mode {self.phrases!r}; use one of {PHRASE_MODES}")
         if self.n < 1:
             raise ValueError(f"n must be at least 1, got {self.n}")
         if self.strategy is not None and self.strategy not in STRATEGIES:
@@ -79,7 +86,7 @@ class MulticonConfig:
                 "strategy": self.hard_negative_strategy,
                 "pad_to": self.pad_to, "seed": self.seed, "threshold": self.threshold,
                 "fixed_size": list(self.fixed_size), "adaptive": self.adaptive,
-                "language": self.language}
+                "language": self.language, "phrases": self.phrases}
 
 
 @dataclass
@@ -113,10 +120,13 @@ class _Run:
 
     def run(self, step: Step, items: Sequence[Any]) -> dict[str, Any]:
         """Run one step through the shared runner; keeps its failures, provenance and yield."""
-        outcome = run_step(self.engine, step, items, self.gates)
+        return self.keep(step.name, run_step(self.engine, step, items, self.gates))
+
+    def keep(self, name: str, outcome: StepOutcome) -> dict[str, Any]:
+        """Record one step's failures, provenance and yield; returns its accepted values."""
         self.out.failures.extend(outcome.failures)
         self.out.accepted.extend(outcome.judgments)
-        self.out.yields.setdefault(step.name, StepYield(step.name)).add(outcome.yield_)
+        self.out.yields.setdefault(name, StepYield(name)).add(outcome.yield_)
         return outcome.accepted
 
 
@@ -142,6 +152,12 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     negatives = _hard_negatives(run, conditions, instruction)
     adaptive = _adaptive(run, instruction) if config.adaptive else {}
     for source, located in conditions.items():
+        if not instruction.get(source) and not descriptive.get(source):
+            run.out.failures.append(Failure(
+                step=f"{STEP}.documents", item_id=source, metadata={"source_doc": source},
+                reason="no query passed the checks and gates; the source document and its "
+                       "hard negatives are left out"))
+            continue
         wanted = [f"{source}:c{i}" for i in range(1, len(located) + 1)]
         missing = [key.rsplit(":c", 1)[1] for key in wanted if key not in negatives]
         if missing:
@@ -185,22 +201,64 @@ def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
     return run.run(conditions_step(config.domain, config.n), usable)
 
 
+def _phrases(run: _Run, conditions: Mapping[str, list[Located]]) -> dict[str, list[str]]:
+    """Each source's condition phrases 1..m: the longest run from condition 1 whose phrases
+    were all accepted and differ from each other (q_k needs phrases 1..k)."""
+    items = [PhraseItem(f"{source}:p{index}", source, index, condition.span.text)
+             for source, located in conditions.items()
+             for index, condition in enumerate(located, start=1)]
+    got = run.run(condition_phrase_step(run.config.domain, run.config.phrases), items)
+    out: dict[str, list[str]] = {}
+    for source, located in conditions.items():
+        phrases: list[str] = []
+        for index in range(1, len(located) + 1):
+            phrase = got.get(f"{source}:p{index}")
+            if phrase is None:
+                break
+            repeats = duplicate_phrases([*phrases, phrase])
+            if repeats:  # a document-level decision: the phrase itself passed its step
+                run.out.failures.append(Failure(
+                    step=f"{STEP}.documents", item_id=source, raw_output=phrase,
+                    reason=f"{'; '.join(repeats)}; its queries stop at q_{len(phrases)}",
+                    metadata={"source_doc": source, "condition": index}))
+                break
+            phrases.append(phrase)
+        out[source] = phrases
+    return out
+
+
 def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[str, Doc]
              ) -> tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, str]]]:
     domain, n = run.config.domain, run.config.n
+    phrases = _phrases(run, conditions)
+    assembled = [AssembledQuery(query_id(source, k, "instruction"),
+                                render_instruction(domain.instruction_text, own[:k]),
+                                (docs[source].title, docs[source].text),
+                                {"source_doc": source, "k": k})
+                 for source, own in phrases.items() for k in range(1, len(own) + 1)]
+    outcome = gate_assembled(f"{STEP}.instruction_query", assembled, run.gates)
+    for source, own in phrases.items():  # q_k past the last usable phrase: say why it is missing
+        for k in range(len(own) + 1, len(conditions[source]) + 1):
+            failure = Failure(
+                step=f"{STEP}.instruction_query", item_id=query_id(source, k, "instruction"),
+                reason=f"missing: no usable phrase for condition {len(own) + 1} "
+                       f"(see {source}:p{len(own) + 1})", metadata={"source_doc": source, "k": k})
+            outcome.failures.append(failure)
+            outcome.yield_.attempted += 1
+            outcome.yield_.rejected[reason_key(failure.reason)] += 1
+    kept = run.keep(f"{STEP}.instruction_query", outcome)
     instruction: dict[str, dict[int, list[str]]] = {}
+    for query in assembled:
+        if query.key in kept:
+            source, k = query.metadata["source_doc"], query.metadata["k"]
+            instruction.setdefault(source, {})[k] = phrases[source][:k]
     descriptive: dict[str, dict[int, str]] = {}
     for k in range(1, n + 1):
-        sentences = {source: tuple(c.span.text for c in located[:k])
-                     for source, located in conditions.items()}
-        items = [QueryItem(query_id(source, k, "instruction"), source, k, sentences[source],
-                           docs[source].title, docs[source].text)
-                 for source in conditions]
-        for key, phrases in run.run(instruction_query_step(domain, k), items).items():
-            instruction.setdefault(_source(items, key), {})[k] = phrases
-        items = [QueryItem(query_id(source, k, "descriptive"), source, k, sentences[source],
-                           docs[source].title, docs[source].text)
-                 for source in conditions]
+        items = [QueryItem(query_id(source, k, "descriptive"), source, k,
+                           tuple(c.span.text for c in located[:k]), docs[source].title,
+                           docs[source].text, tuple(phrases[source][:k])
+                           if len(phrases[source]) >= k else ())
+                 for source, located in conditions.items()]
         for key, text in run.run(descriptive_query_step(domain), items).items():
             descriptive.setdefault(_source(items, key), {})[k] = text
     return instruction, descriptive
@@ -210,8 +268,9 @@ def _source(items: Sequence[QueryItem], key: str) -> str:
     return next(item.source for item in items if item.key == key)
 
 
-def _condition_query(phrases: Mapping[int, Sequence[str]], index: int, sentence: str) -> str:
-    """The short phrase for condition ``index`` from the largest query that has it."""
+def _condition_phrase(phrases: Mapping[int, Sequence[str]], index: int, sentence: str) -> str:
+    """The phrase that asks for condition ``index`` (from the largest query that has it), or
+    the sentence itself when no accepted query lists that condition."""
     for k in sorted(phrases, reverse=True):
         if k >= index:
             return phrases[k][index - 1]
@@ -221,8 +280,8 @@ def _condition_query(phrases: Mapping[int, Sequence[str]], index: int, sentence:
 def _hard_negatives(run: _Run, conditions: Mapping[str, list[Located]],
                     instruction: Mapping[str, Mapping[int, Sequence[str]]]) -> dict[str, str]:
     items = [HardNegativeItem(f"{source}:c{index}", source,
-                              _condition_query(instruction.get(source, {}), index,
-                                               condition.span.text),
+                              _condition_phrase(instruction.get(source, {}), index,
+                                                condition.span.text),
                               condition.span.text)
              for source, located in conditions.items()
              for index, condition in enumerate(located, start=1)]

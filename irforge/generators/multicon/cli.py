@@ -105,6 +105,10 @@ def build_command(
     strategy: Annotated[str | None, typer.Option(
         help="Hard-negative strategy: modify, keyword, or substitute (modify by construction: "
              "one key term replaced; suits small models) (default: the domain's).")] = None,
+    phrases: Annotated[str, typer.Option(
+        help="How each condition becomes a search phrase: write (the model shortens the "
+             "sentence) or pick (the model picks key terms from a list; suits small models).")]
+    = "write",
     pad_to: Annotated[int | None, typer.Option(
         help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
     = None,
@@ -142,7 +146,7 @@ def build_command(
     try:
         chosen = (_derived_domain(docs, seed) if domain == "derived" and domain not in extra
                   else get_domain(domain, extra))
-        config = MulticonConfig(domain=chosen, n=n, strategy=strategy,
+        config = MulticonConfig(domain=chosen, n=n, strategy=strategy, phrases=phrases,
                                 pad_to=pad_to, seed=seed, threshold=threshold,
                                 adaptive=adaptive, language=language)
     except ValueError as exc:

@@ -4,7 +4,10 @@ that ties them to the prompt template.
 
 Steps: 1 ``conditions`` (N condition sentences chosen by id from the document's numbered
 sentences, so they are verbatim by construction: ``irforge.steps.choices``), 2
-``instruction_query`` / ``descriptive_query`` (queries over the first k conditions), 3
+``condition_phrase`` (each condition sentence as a short search condition: written by the
+model, or key terms picked from an enumerated list; the instruction-style query q_k lists the
+first k phrases, so q_{k+1} extends q_k by one condition) and ``descriptive_query`` (prose over
+the first k conditions), 3
 ``hard_negative`` (each condition sentence rewritten, strategy ``modify`` or ``keyword``), and
 the shared adaptive decomposition (``irforge.steps.decomposition``). List lengths are part of
 the schemas so constrained decoding asks for exactly what is wanted; the checks run again
@@ -35,6 +38,7 @@ from irforge.generators.multicon.sentences import (
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
+from irforge.steps.echo import echoed_examples
 
 STEP = "multicon"
 
@@ -77,15 +81,16 @@ def chosen_conditions(document: str, ids: Sequence[int], n: int) -> list[Located
     return [Located(span, "exact", 100.0) for span in sorted(spans, key=lambda s: s.start)]
 
 
-class InstructionQuery(BaseModel):
-    """Step 2, instruction style: one short condition phrase per condition sentence, in order."""
+class ConditionPhrase(BaseModel):
+    """Step 2, 'write': one condition sentence as a short search condition."""
 
-    conditions: list[Phrase]
+    phrase: Phrase
 
-    @field_validator("conditions")
-    @classmethod
-    def _distinct(cls, value: list[str]) -> list[str]:
-        return distinct(value, "condition")
+
+class ConditionTerms(BaseModel):
+    """Step 2, 'pick': the key terms of one condition sentence a searcher would type."""
+
+    terms: list[str]
 
 
 class DescriptiveQuery(BaseModel):
@@ -114,12 +119,13 @@ class KeywordHardNegative(BaseModel):
     key_terms: list[Phrase]
 
 
-@lru_cache(maxsize=64)
-def instruction_query_model(k: int) -> type[InstructionQuery]:
-    """InstructionQuery whose schema asks for exactly ``k`` condition phrases."""
+@lru_cache(maxsize=1024)
+def terms_model(terms: tuple[str, ...]) -> type[ConditionTerms]:
+    """ConditionTerms whose items are an enum of the sentence's key terms (1..MAX_PICKED)."""
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"InstructionQuery{k}", __base__=InstructionQuery,
-        conditions=(list[Phrase], Field(min_length=k, max_length=k)))
+        "ConditionTerms", __base__=ConditionTerms,
+        terms=(list[Literal[terms]],  # type: ignore[valid-type]
+               Field(min_length=min(MIN_PICKED, len(terms)), max_length=MAX_PICKED)))
 
 
 # -- checks ----------------------------------------------------------------------------------
@@ -132,6 +138,12 @@ _STOPWORDS = frozenset({
     "that", "from", "into", "onto", "over", "under", "after", "before", "has", "had", "have",
     "not", "but", "who", "which"})
 MIN_SHARED_WORDS = 0.2
+#: a written condition phrase has MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words
+MIN_PHRASE_WORDS = 2
+MAX_PHRASE_WORDS = 8
+#: a picked condition names MIN_PICKED..MAX_PICKED key terms of its sentence
+MIN_PICKED = 2
+MAX_PICKED = 4
 _TERM = re.compile(r"[A-Za-z0-9][\w'&.-]*\w|\w")
 
 
@@ -162,19 +174,42 @@ def _overlap(a: Span, b: Span) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def validate_instruction(conditions: Sequence[str], k: int) -> list[str]:
-    """Step 2: an instruction-style query lists exactly k distinct, non-empty conditions."""
-    cleaned = [_LEADING_MARKER.sub("", " ".join(condition.split())) for condition in conditions]
-    if len(cleaned) != k:
-        raise Rejected(f"instruction-style query lists {len(cleaned)} conditions, expected {k}")
+def validate_phrase(phrase: str) -> str:
+    """Step 2, 'write': one short condition of MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words, not
+    a list item or a copied sentence."""
+    text = _LEADING_MARKER.sub("", " ".join(phrase.split())).strip(" .;,")
+    count = word_count(text)
+    if count < MIN_PHRASE_WORDS:
+        raise Rejected(f"condition phrase {text!r} has {count} word(s); it needs at least "
+                       f"{MIN_PHRASE_WORDS}")
+    if count > MAX_PHRASE_WORDS:
+        raise Rejected(f"condition phrase {text!r} has {count} words, over "
+                       f"{MAX_PHRASE_WORDS}: a search condition, not the sentence")
+    return text
+
+
+def picked_phrase(sentence: str, terms: Sequence[str]) -> str:
+    """Step 2, 'pick': the chosen key terms, each once, in the order the sentence has them."""
+    chosen = list(dict.fromkeys(" ".join(term.split()) for term in terms if term.strip()))
+    allowed = key_terms(sentence)
+    foreign = [term for term in chosen if term not in allowed]
+    if foreign:
+        raise Rejected(f"terms {foreign} are not key terms of the sentence")
+    if len(chosen) < min(MIN_PICKED, len(allowed)):
+        raise Rejected(f"pick at least {min(MIN_PICKED, len(allowed))} distinct key terms")
+    lowered = sentence.lower()
+    return " ".join(sorted(chosen, key=lambda term: lowered.find(term.lower())))
+
+
+def duplicate_phrases(phrases: Sequence[str]) -> list[str]:
+    """Reasons when two conditions of one document read the same (q_k would repeat itself)."""
     seen: dict[str, int] = {}
-    for index, condition in enumerate(cleaned, start=1):
-        if not normalize(condition):
-            raise Rejected(f"condition {index} of the instruction-style query is empty")
-        first = seen.setdefault(normalize(condition), index)
+    reasons = []
+    for index, phrase in enumerate(phrases, start=1):
+        first = seen.setdefault(normalize(phrase), index)
         if first != index:
-            raise Rejected(f"condition {index} repeats condition {first}: {condition!r}")
-    return cleaned
+            reasons.append(f"condition {index} repeats condition {first}: {phrase!r}")
+    return reasons
 
 
 def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list[str]:
@@ -184,20 +219,6 @@ def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list
     return [f"condition {index} {phrase!r} shares no content word with sentence {index}"
             for index, (phrase, sentence) in pairs
             if _content_words(sentence) and not _content_words(phrase) & _content_words(sentence)]
-
-
-ECHO_NGRAM = 4  # a run of this many words from the prompt's examples, absent from the source
-
-
-def echoed_examples(text: str, examples: str, source: str) -> list[str]:
-    """Reasons when ``text`` repeats a few-shot example of the prompt: a run of ECHO_NGRAM
-    words found in the examples but not in the source document (invented content)."""
-    tokens, seen, own = (_WORD.findall(t.lower()) for t in (text, examples, source))
-    grams = {tuple(seen[i:i + ECHO_NGRAM]) for i in range(len(seen) - ECHO_NGRAM + 1)}
-    mine = {tuple(own[i:i + ECHO_NGRAM]) for i in range(len(own) - ECHO_NGRAM + 1)}
-    echoed = [" ".join(tokens[i:i + ECHO_NGRAM]) for i in range(len(tokens) - ECHO_NGRAM + 1)
-              if tuple(tokens[i:i + ECHO_NGRAM]) in grams - mine]
-    return [f"repeats the prompt's example ({echoed[0]!r}), not the document"] if echoed else []
 
 
 def uncovered_conditions(query: str, sentences: Sequence[str]) -> list[str]:
@@ -303,8 +324,18 @@ def conditions_step(domain: Domain, n: int) -> Step[Doc, list[Located]]:
 
 
 @dataclass(frozen=True)
+class PhraseItem:
+    """Step 2 input: condition sentence ``index`` of one source document (id ``<doc>:p<i>``)."""
+
+    key: str
+    source: str
+    index: int
+    sentence: str
+
+
+@dataclass(frozen=True)
 class QueryItem:
-    """Step 2 input: the first k condition sentences of one source document."""
+    """Step 2 input: the first k conditions (sentences and phrases) of one source document."""
 
     key: str
     source: str
@@ -312,29 +343,44 @@ class QueryItem:
     sentences: tuple[str, ...]
     title: str = ""
     text: str = ""
+    phrases: tuple[str, ...] = ()
 
 
 def _source(item: QueryItem) -> tuple[str, str]:
     return item.title, item.text
 
 
-def instruction_query_step(domain: Domain, k: int) -> Step[QueryItem, list[str]]:
-    """Step 2, instruction style: one short phrase per condition, in order."""
-    examples = _prompt_examples("multicon.instruction_query", domain)
+PHRASE_MODES = ("write", "pick")
+PHRASE_TEMPLATES = {"write": "multicon.condition_phrase", "pick": "multicon.condition_terms"}
+
+
+def condition_phrase_step(domain: Domain, mode: str = "write") -> Step[PhraseItem, str]:
+    """Step 2: one condition sentence as a short search condition.
+
+    ``write``: the model writes it (checked for length, grounding and echoed examples);
+    ``pick``: the model picks key terms of the sentence from an enum (verbatim by
+    construction, for small models) and code lists them in the sentence's order.
+    """
+    if mode not in PHRASE_MODES:
+        raise ValueError(f"unknown phrase mode {mode!r}; use one of {PHRASE_MODES}")
+    template = PHRASE_TEMPLATES[mode]
+    common: dict[str, Any] = {
+        "name": f"{STEP}.condition_phrase", "template": template,
+        "variables": lambda item: {"entity": domain.entity, "sentence": item.sentence,
+                                   **({"terms": list(key_terms(item.sentence))} if mode == "pick"
+                                      else {"examples": list(domain.instruction_examples)})},
+        "item_id": lambda item: item.key,
+        "metadata": lambda item: {"source_doc": item.source, "condition": item.index}}
+    if mode == "pick":
+        return Step(output_model=lambda item: terms_model(key_terms(item.sentence)),
+                    accept=lambda item, value: picked_phrase(item.sentence, value.terms),
+                    **common)
+    examples = _prompt_examples(template, domain)
     return Step(
-        queries_of=lambda item, phrases: [render_instruction(domain.instruction_text, phrases)],
-        source_of=_source,
-        name=f"{STEP}.instruction_query", template="multicon.instruction_query",
-        output_model=instruction_query_model(k),
-        variables=lambda item: {"entity": domain.entity, "k": item.k,
-                                "sentences": list(item.sentences),
-                                "examples": list(domain.instruction_examples)},
-        item_id=lambda item: item.key,
-        validators=(lambda item, value: ungrounded_phrases(value.conditions, item.sentences),
-                    lambda item, value: echoed_examples(" | ".join(value.conditions), examples,
-                                                        item.text)),
-        accept=lambda item, value: validate_instruction(value.conditions, item.k),
-        metadata=lambda item: {"source_doc": item.source})
+        output_model=ConditionPhrase,
+        validators=(lambda item, value: ungrounded_phrases([value.phrase], [item.sentence]),
+                    lambda item, value: echoed_examples(value.phrase, examples, item.sentence)),
+        accept=lambda item, value: validate_phrase(value.phrase), **common)
 
 
 def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
@@ -345,7 +391,7 @@ def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
         name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
         output_model=DescriptiveQuery,
         variables=lambda item: {"entity": domain.entity, "k": item.k,
-                                "sentences": list(item.sentences),
+                                "sentences": list(item.phrases or item.sentences),
                                 "examples": list(domain.descriptive_examples)},
         item_id=lambda item: item.key,
         validators=(lambda item, value: uncovered_conditions(value.query, item.sentences),
@@ -403,6 +449,14 @@ def key_terms(sentence: str) -> tuple[str, ...]:
     return tuple(terms[:MAX_KEY_TERMS]) or tuple(dict.fromkeys(sentence.split()))
 
 
+def asked_terms(sentence: str, condition: str) -> tuple[str, ...]:
+    """The sentence's key terms that its query condition names (changing one of them makes
+    the sentence stop meeting the condition); all key terms when the condition names none."""
+    terms = key_terms(sentence)
+    asked = tuple(term for term in terms if _contains_term(condition, term))
+    return asked or terms
+
+
 @lru_cache(maxsize=1024)
 def substitution_model(terms: tuple[str, ...]) -> type[Substitution]:
     """Substitution whose ``term`` is an enum of the sentence's key terms."""
@@ -435,16 +489,17 @@ def substituted(sentence: str, term: str, replacement: str, examples: str = "",
 
 
 def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
-    """Step 3, 'substitute': the model picks a key term (enum) and its replacement; code
-    rewrites the sentence, so the hard negative is the original with its key fact changed."""
+    """Step 3, 'substitute': the model picks a key term (an enum of the terms the query's
+    condition names) and its replacement; code rewrites the sentence, so the hard negative is
+    the original with the asked-for fact changed."""
     from irforge.prompts import get_template
 
     examples = get_template(SUBSTITUTE_TEMPLATE).user
     return Step(
         name=f"{STEP}.hard_negative", template=SUBSTITUTE_TEMPLATE,
-        output_model=lambda item: substitution_model(key_terms(item.sentence)),
+        output_model=lambda item: substitution_model(asked_terms(item.sentence, item.query)),
         variables=lambda item: {"query": item.query, "sentence": item.sentence,
-                                "terms": list(key_terms(item.sentence))},
+                                "terms": list(asked_terms(item.sentence, item.query))},
         item_id=lambda item: item.key,
         accept=lambda item, value: validate_hard_negative(
             item.sentence, substituted(item.sentence, value.term, value.replacement, examples,

@@ -125,3 +125,23 @@ def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> N
     assert bench.qrels_dict() == {next(iter(qa_queries)): {"d0": 2}}
     tasks = [row["task"] for _, row in iter_jsonl(bench.root / "intents" / "tasks.jsonl")]
     assert tasks == ["QA_Flood", "FC_Flood"]
+
+
+def test_a_query_that_repeats_the_prompts_example_is_rejected(tmp_path: Path) -> None:
+    """Known-bad output of small models: the worked example's query, returned for a seed
+    passage that happens to share its words (so the grounding check alone would pass it)."""
+    seed = Doc("p0", "Flood gates open each time the river pool rises past the mark on "
+                     "Saturday mornings.", title="Flood gates")
+    answers = {
+        "intents.qa_needs": lambda item: {"needs": ["when the flood gates open"]},
+        "intents.qa_query": lambda item: {
+            "query": "What time does the pool open on Saturday?",
+            "passage": "Flood gates open on Saturday mornings when the river is high."},
+    }
+    bench = Benchmark(tmp_path / "bench")
+    engine = FakeEngine(answers)
+    run = build_intents(bench, engine, [seed], select_intents(load_intents(), ["QA"]),
+                        _taxonomy(tmp_path), per_task=1, seed=0)
+    assert run.counts["queries"] == 0
+    reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
+    assert reasons and all("repeats the prompt's example" in r for r in reasons)

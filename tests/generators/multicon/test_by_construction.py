@@ -72,9 +72,13 @@ def test_condition_phrases_must_share_a_word_with_their_sentence():
 
 
 def test_substitute_strategy_builds_every_hard_negative_document():
-    replacements = {"1987": "2004", "windswept": "crowded", "1988": "1999"}
+    # only terms the query's condition phrase names may change (PHRASES of test_pipeline)
+    replacements = {"1987": "2004", "beekeeper": "glassblower", "Harbour Prize": "Tidewater Medal"}
+
+    offered: list[str] = []
 
     def substitute(item):
+        offered.extend(item["terms"])
         term = next(t for t in item["terms"] if t in replacements)
         return {"term": term, "replacement": replacements[term]}
 
@@ -85,5 +89,6 @@ def test_substitute_strategy_builds_every_hard_negative_document():
     assert [d.doc_id for d in out.docs] == ["salt-pos", "salt-hn2", "salt-hn1", "salt-hn0"]
     zero = next(d for d in out.docs if d.doc_id == "salt-hn0")
     assert "The Salt Orchard is a 2004 novel by Ines Varga." in zero.text
-    assert "won the Harbour Prize for debut fiction in 1999" in zero.text
+    assert "won the Tidewater Medal for debut fiction in 1988" in zero.text
+    assert "windswept" not in offered and "Mara" not in offered
     assert NOVEL_CONDITION_IDS == [1, 2, 5]

@@ -3,12 +3,16 @@ from __future__ import annotations
 import pytest
 
 from irforge.generators.multicon.steps import (
+    asked_terms,
+    duplicate_phrases,
+    key_terms,
+    picked_phrase,
     render_instruction,
     salient_terms,
     validate_conditions,
     validate_descriptive,
     validate_hard_negative,
-    validate_instruction,
+    validate_phrase,
 )
 from irforge.steps.failures import Rejected
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
@@ -48,15 +52,35 @@ def test_case_changed_copy_still_matches_fuzzily_but_duplicate_is_caught():
         validate_conditions(sentences, NOVEL, 3, threshold=80)
 
 
-def test_instruction_query_lists_exactly_k_conditions():
-    assert validate_instruction(["A 1987 novel", " About  a beekeeper "], 2) == [
-        "A 1987 novel", "About a beekeeper"]
-    with pytest.raises(Rejected, match="lists 3 conditions, expected 2"):
-        validate_instruction(["a", "b", "c"], 2)
-    with pytest.raises(Rejected, match="repeats condition 1"):
-        validate_instruction(["A 1987 novel", "a 1987 novel."], 2)
-    with pytest.raises(Rejected, match="empty"):
-        validate_instruction(["A 1987 novel", "  "], 2)
+def test_written_condition_phrase_is_short_and_not_the_sentence():
+    assert validate_phrase(" 1. A 1987  novel by Ines Varga. ") == "A 1987 novel by Ines Varga"
+    with pytest.raises(Rejected, match="needs at least 2"):
+        validate_phrase("Novel")
+    with pytest.raises(Rejected, match="not the sentence"):  # a copied sentence is no phrase
+        validate_phrase(NOVEL_CONDITIONS[1])
+
+
+def test_picked_condition_lists_key_terms_in_sentence_order():
+    sentence = "It was first published in 2009 by Greyfell Press."
+    assert key_terms(sentence)[:2] == ("Greyfell Press", "2009")
+    assert picked_phrase(sentence, ["Greyfell Press", "published", "2009"]) == (
+        "published 2009 Greyfell Press")
+    with pytest.raises(Rejected, match="not key terms"):
+        picked_phrase(sentence, ["Oslo", "2009"])
+    with pytest.raises(Rejected, match="at least 2 distinct"):
+        picked_phrase(sentence, ["2009", "2009"])
+
+
+def test_repeated_conditions_are_rejected():
+    assert duplicate_phrases(["A 1987 novel", "about a beekeeper"]) == []
+    assert duplicate_phrases(["A 1987 novel", "a 1987 novel."]) == [
+        "condition 2 repeats condition 1: 'a 1987 novel.'"]
+
+
+def test_substitution_changes_a_term_the_condition_asks_for():
+    sentence = "It was first published in 2009 by Greyfell Press."
+    assert asked_terms(sentence, "published 2009") == ("2009", "published")
+    assert asked_terms(sentence, "an unrelated phrase") == key_terms(sentence)
 
 
 def test_render_instruction_numbers_the_conditions():
@@ -117,8 +141,3 @@ def test_hard_negative_must_rewrite_the_sentence_not_replace_it():
     text, _ = validate_hard_negative(original, "It follows a glassblower named Mara in a port.",
                                      "modify")
     assert text.startswith("It follows a glassblower")
-
-
-def test_instruction_phrases_lose_their_own_list_numbers():
-    assert validate_instruction(["1. A 1987 novel", "2) About bees", "- Set on an island"], 3) == [
-        "A 1987 novel", "About bees", "Set on an island"]

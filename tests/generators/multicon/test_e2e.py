@@ -21,11 +21,12 @@ from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
+    duplicate_phrases,
     substituted,
     validate_conditions,
     validate_descriptive,
     validate_hard_negative,
-    validate_instruction,
+    validate_phrase,
 )
 from irforge.jsonl import iter_jsonl
 from irforge.llm import Engine
@@ -66,7 +67,7 @@ def test_run_completes_and_records_the_embedded_model(built):
     manifest = Benchmark(built).manifest()["steps"]["multicon"]
     assert manifest["demo_grade"] is True
     assert manifest["params"]["n"] == N
-    assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.instruction_query",
+    assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.condition_phrase",
                                         "multicon.descriptive_query",
                                         "multicon.hard_negative_substitute"}
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "multicon/task1.jsonl",
@@ -99,7 +100,9 @@ def test_every_produced_item_passes_its_validator(built):
         meta = query.metadata
         assert meta["source_doc"] in sources
         if meta["style"] == "instruction":
-            validate_instruction(meta["condition_phrases"], meta["k"])
+            phrases = meta["condition_phrases"]
+            assert len(phrases) == meta["k"] and not duplicate_phrases(phrases)
+            assert [validate_phrase(phrase) for phrase in phrases] == phrases
             assert query.text.count(". ") >= meta["k"]
         else:
             assert validate_descriptive(query.text, meta["k"]) == query.text
@@ -116,8 +119,8 @@ def test_every_accepted_llm_output_passes_its_validator_again(built):
         raw = row["raw_output"]
         value = json.loads(raw[raw.index("{"):raw.rindex("}") + 1])
         item, task = row["query_id"], row["task"]
-        if task == "multicon.instruction_query":
-            validate_instruction(value["conditions"], int(item.split("-q")[1].split("-")[0]))
+        if task == "multicon.condition_phrase":
+            validate_phrase(value["phrase"])
         elif task == "multicon.descriptive_query":
             validate_descriptive(value["query"], int(item.split("-q")[1].split("-")[0]))
         elif task == "multicon.hard_negative" and item in originals:
@@ -151,6 +154,8 @@ def test_kept_queries_pass_the_gates_and_an_empty_run_says_why(built):
     manifest = bench.manifest()["steps"]["multicon"]
     table = {row["step"]: row for row in manifest["yield"]}
     assert table["multicon.hard_negative"]["accepted"] >= N * len(sources)
+    assembled = table.pop("multicon.instruction_query", None)  # built by code: no LLM sample
+    assert assembled is None or assembled["samples"] == 0
     assert all(row["samples"] >= row["attempted"] for row in table.values())
 
 

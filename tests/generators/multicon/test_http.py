@@ -43,9 +43,10 @@ def _script() -> Script:
         Rule("The Quiet Ferry is a 2003", (Action.refusal("I will not."),)),
         Rule("mentions all 2 conditions", (Action.truncated('{"query": "a 1987 nov'),)),
     ]
+    for sentence, phrase in zip(NOVEL_CONDITIONS, PHRASES, strict=True):
+        prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
+        rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
     for k in (1, 2, 3):
-        rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": PHRASES[:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
             {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):

@@ -66,8 +66,9 @@ def answers(break_negative: str | None = None):
         "multicon.conditions": lambda item: (
             {"ids": ids_of(item, NOVEL_CONDITIONS)} if NOVEL_CONDITIONS[0] in item["sentences"][0]
             else {"ids": [1, 1, 2]}),
-        "multicon.instruction_query": lambda item: {
-            "conditions": [PHRASES[i] for i in range(item["k"])]},
+        "multicon.condition_phrase": lambda item: {
+            "phrase": PHRASES[NOVEL_CONDITIONS.index(item["sentence"])]},
+        "multicon.condition_terms": lambda item: {"terms": list(item["terms"][:2])},
         "multicon.descriptive_query": lambda item: (
             {"query": "1987 beekeeper"} if item["k"] == 2
             else {"query": NOVEL_DESCRIPTIVE[item["k"]]}),
@@ -120,6 +121,40 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     assert manifest["steps"]["multicon"]["counts"]["queries"] == 5
 
 
+def test_instruction_queries_list_picked_terms_and_pass_the_gates(docs):
+    from irforge.steps.gates import QueryGates
+
+    engine = CannedEngine(answers())
+    taken = "Find a book that meets these conditions: 1. Salt Orchard Ines Varga."
+    out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3,
+                                                    phrases="pick"),
+                   gates=QueryGates(existing={"old-q": taken}))
+    texts = {q.query_id: q.text for q in out.queries if q.metadata["style"] == "instruction"}
+    # q1 would repeat a query the benchmark holds: the gate rejects it, q2 and q3 stay
+    assert "salt-q1-inst" not in texts
+    assert texts["salt-q2-inst"].startswith(taken[:-1] + ". 2. ")
+    assert texts["salt-q3-inst"].startswith(texts["salt-q2-inst"][:-1])
+    failure = next(f for f in out.failures if f.item_id == "salt-q1-inst")
+    assert failure.step == "multicon.instruction_query"
+    assert "gate duplicate" in failure.reason and failure.raw_output == taken
+    assert out.yields["multicon.instruction_query"].rejected
+
+
+def test_a_source_without_any_query_is_left_out(docs):
+    from irforge.steps.gates import QueryGates
+
+    engine = CannedEngine(answers())
+    engine.answers["multicon.descriptive_query"] = lambda item: {"query": "too short"}
+    gates = QueryGates(existing={f"old{k}": "Find a book that meets these conditions: "
+                                 + " ".join(f"{i}. {PHRASES[i - 1]}." for i in range(1, k + 1))
+                                 for k in (1, 2, 3)})
+    out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3),
+                   gates=gates)
+    assert out.docs == [] and out.queries == []
+    assert any(f.step == "multicon.documents" and "no query passed" in f.reason
+               for f in out.failures)
+
+
 def test_a_source_without_every_hard_negative_is_left_out(docs):
     engine = CannedEngine(answers(break_negative=NOVEL_CONDITIONS[1]))
     out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3))
@@ -170,3 +205,19 @@ def test_given_conditions_skip_step_one_and_are_validated(docs):
     [failure] = [f for f in out.failures if f.step == "multicon.conditions"]
     assert failure.item_id == "bad" and "does not occur" in failure.reason
     assert failure.metadata["given"] is True
+
+
+def test_a_rejected_phrase_ends_the_hierarchy_and_each_missing_query_says_why(docs):
+    engine = CannedEngine(answers())
+    engine.answers["multicon.condition_phrase"] = lambda item: {
+        "phrase": NOVEL_CONDITIONS[1] if item["sentence"] == NOVEL_CONDITIONS[1]
+        else PHRASES[NOVEL_CONDITIONS.index(item["sentence"])]}  # a copied sentence: rejected
+    out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3))
+    instruction = sorted(q.query_id for q in out.queries if q.metadata["style"] == "instruction")
+    assert instruction == ["salt-q1-inst"]
+    reasons = {f.item_id: f.reason for f in out.failures}
+    assert "not the sentence" in reasons["salt:p2"]
+    for k in (2, 3):
+        assert reasons[f"salt-q{k}-inst"].startswith("missing: no usable phrase for condition 2")
+    table = out.yields["multicon.instruction_query"]
+    assert (table.attempted, table.accepted) == (3, 1)

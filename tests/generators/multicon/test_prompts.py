@@ -10,7 +10,8 @@ from irforge.prompts import get_template, list_templates
 from irforge.steps.choices import numbered
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
 
-TEMPLATES = ["multicon.conditions", "multicon.instruction_query", "multicon.descriptive_query",
+TEMPLATES = ["multicon.conditions", "multicon.condition_phrase", "multicon.condition_terms",
+             "multicon.descriptive_query",
              "multicon.hard_negative_modify", "multicon.hard_negative_keyword",
              "decomposition.adaptive"]
 
@@ -27,6 +28,15 @@ def test_templates_are_registered_and_cite_the_paper():
         assert "section" in template.paper
         assert template.path.read_text(encoding="utf-8").startswith("#")
         assert _text(template.render_example())
+
+
+def test_picked_condition_prompt_lists_the_sentences_key_terms():
+    from irforge.generators.multicon.steps import key_terms
+
+    sentence = NOVEL_CONDITIONS[0]
+    text = _text(get_template("multicon.condition_terms").render(
+        entity="book", sentence=sentence, terms=list(key_terms(sentence))))
+    assert sentence in text and ", ".join(key_terms(sentence)) in text
 
 
 @pytest.mark.parametrize("domain", sorted(BUILTIN_DOMAINS))
@@ -48,17 +58,20 @@ def test_query_prompt_for_each_domain_and_style(domain, style):
     spec = BUILTIN_DOMAINS[domain]
     examples = list(getattr(spec, f"{style}_examples"))
     assert examples, f"{domain} ships no {style} example"
-    text = _text(get_template(f"multicon.{style}_query").render(
+    if style == "instruction":  # one condition phrase at a time; q_k lists k of them
+        text = _text(get_template("multicon.condition_phrase").render(
+            entity=spec.entity, sentence=NOVEL_CONDITIONS[1], examples=examples))
+        assert f"a {spec.entity}" in text and f"Sentence: {NOVEL_CONDITIONS[1]}" in text
+        assert NOVEL_CONDITIONS[0] not in text and '"phrase"' in text
+        assert examples[0] in text
+        return
+    text = _text(get_template("multicon.descriptive_query").render(
         entity=spec.entity, k=2, sentences=NOVEL_CONDITIONS[:2], examples=examples))
-    assert f"a {spec.entity}" in text
-    assert ("Exactly 2 conditions" if style == "instruction" else "2 sentences") in text
+    assert f"a {spec.entity}" in text and "2 sentences" in text
     assert f"1. {NOVEL_CONDITIONS[0]}" in text and f"2. {NOVEL_CONDITIONS[1]}" in text
     assert NOVEL_CONDITIONS[2] not in text
     assert examples[0] in text
-    if style == "instruction":
-        assert "Exactly 2 conditions" in text and '"conditions"' in text
-    else:
-        assert "no numbers, bullets or lists" in text and '"query"' in text
+    assert "no numbers, bullets or lists" in text and '"query"' in text
 
 
 def test_query_prompt_without_examples_has_no_example_heading():
