@@ -119,14 +119,29 @@ def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
     return results
 
 
+def _folders(out: Path) -> list[Path]:
+    """The demo folder and its sub-folders two levels down (where the stages write)."""
+    return [out, *sorted(p for p in out.glob("*") if p.is_dir()),
+            *sorted(p for p in out.glob("*/*") if p.is_dir())]
+
+
 def demo_yield(out: Path) -> YieldTable:
     """The yield table of every benchmark folder the demo wrote (generators' steps)."""
     table = YieldTable()
-    folders = [out, *sorted(p for p in out.glob("*") if p.is_dir()),
-               *sorted(p for p in out.glob("*/*") if p.is_dir())]
-    for folder in folders:
+    for folder in _folders(out):
         table.extend(folder_yield(folder).steps.values())
     return table
+
+
+def generated_count_line(out: Path) -> str:
+    """How many generated queries the demo kept, per benchmark folder (all passed the gates;
+    hand-written seed and pool queries are not counted)."""
+    from irforge.demo.eval import generated_queries
+
+    counts = {folder: generated_queries(folder) for folder in _folders(out)}
+    parts = [f"{folder.relative_to(out) if folder != out else 'intents (root)'} {count}"
+             for folder, count in counts.items() if count or folder == out]
+    return f"Generated queries kept: {sum(counts.values())} ({', '.join(parts)})"
 
 
 def final_report(out: Path, results: list[tuple[str, str]],
@@ -137,6 +152,7 @@ def final_report(out: Path, results: list[tuple[str, str]],
     if table is not None and table.steps:
         lines += ["", "Yield of the generators (every rejection is in failures.jsonl):",
                   table.render()]
+    lines.append(generated_count_line(Path(out)))
     reports = sorted(Path(out).glob("**/eval/report.md"))
     lines.append("Eval reports: " + (", ".join(str(r) for r in reports) if reports else "none"))
     return "\n".join(lines)

@@ -50,6 +50,16 @@ def group_table(results, metric: str = "ndcg@10"):
 SEED = "seed"
 
 
+def generated_queries(folder: Path) -> int:
+    """How many of a folder's queries a generator wrote (hand-written ones are flagged)."""
+    from irforge.bench import Benchmark
+
+    bench = Benchmark(folder)
+    if Path(folder).name == SEED or not bench.queries_path.is_file():
+        return 0
+    return sum(1 for query in bench.queries() if not query.metadata.get("hand_written"))
+
+
 def benchmark_folders(out: Path) -> list[Path]:
     """Every benchmark folder in the demo folder (itself and up to two levels down) with qrels."""
     out = Path(out)
@@ -70,8 +80,8 @@ def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -
     if not ready:
         return (f"skipped: no qrels in {out / 'qrels' / 'test.tsv'} or its sub-folders yet "
                 "(query-generation stages write them); then run: irforge eval BENCH_DIR")
-    generated = [folder for folder in ready if folder.name != SEED]
-    seed = [folder for folder in ready if folder.name == SEED]
+    generated = [folder for folder in ready if generated_queries(folder)]
+    seed = [folder for folder in ready if not generated_queries(folder)]
     parts = []
     if generated:
         Console().rule("Generated queries (LLM-built benchmarks)")
@@ -80,8 +90,8 @@ def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -
     else:
         parts.append("generated: no generated benchmark has qrels to score")
     for folder in seed:
-        Console().rule("Hand-written seed queries (not generated; a reference table)")
-        parts.append("seed: " + evaluate_folder(folder, retrievers))
+        Console().rule(f"Hand-written queries in {folder} (not generated; a reference table)")
+        parts.append("hand-written: " + evaluate_folder(folder, retrievers))
     return " | ".join(parts)
 
 

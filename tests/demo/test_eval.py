@@ -73,3 +73,21 @@ def test_demo_fails_when_no_generator_kept_anything_and_prints_the_yield(tmp_pat
     assert "logical.query" in final_report(tmp_path, [], table)
     with pytest.raises(EmptyResultError, match="llm truncated"):
         require_yield(table, "generated items")
+
+
+def test_hand_written_queries_are_scored_apart_and_not_counted_as_generated(tmp_path):
+    from irforge.demo import generated_count_line
+
+    made, hand = tmp_path / "method-bench", tmp_path  # the root holds only a hand-written query
+    for folder, query in ((made, Query("g0", "river Severn flood")),
+                          (hand, Query("h0", "Severn river towns warned", {"hand_written": True}))):
+        bench = Benchmark(folder)
+        bench.write_corpus(DOCS)
+        bench.write_queries([query])
+        bench.write_qrels([Qrel(query.query_id, "d0", 1)])
+    summary = run_eval_stage(tmp_path, retrievers=("bm25",))
+    generated, _, reference = summary.partition(" | ")
+    assert generated.startswith(f"generated: {made}:") and str(tmp_path) + ":" not in generated
+    assert reference.startswith(f"hand-written: {tmp_path}:")
+    assert generated_count_line(tmp_path) == (
+        "Generated queries kept: 1 (intents (root) 0, method-bench 1)")
