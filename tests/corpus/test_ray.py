@@ -47,7 +47,7 @@ def ray_env() -> Iterator[None]:
     saved = {key: os.environ.get(key) for key in cluster_env}
     os.environ.update(cluster_env)
     try:
-        pytest.importorskip("ray", reason="the ray extra is part of 'all': pip install irforge[ray]")
+        pytest.importorskip("ray", reason="the 'ray' extra is missing: pip install irforge[ray]")
         yield
     finally:
         for key, value in saved.items():
@@ -66,13 +66,15 @@ def ray_address(ray_env: None) -> Iterator[str]:
     temp = Path(tempfile.mkdtemp(prefix="irr", dir="/tmp"))  # short: Ray's unix sockets
     node = {"node_ip_address": "127.0.0.1", "num_cpus": 1, "num_gpus": 0,
             "object_store_memory": 150 * 1024 * 1024}
-    nodes = Cluster(initialize_head=True, head_node_args={
-        **node, "include_dashboard": False, "temp_dir": str(temp)})
     try:
-        nodes.add_node(**node)
-        yield nodes.address
+        nodes = Cluster(initialize_head=True, head_node_args={
+            **node, "include_dashboard": False, "temp_dir": str(temp)})
+        try:
+            nodes.add_node(**node)
+            yield nodes.address
+        finally:
+            nodes.shutdown()
     finally:
-        nodes.shutdown()
         shutil.rmtree(temp, ignore_errors=True)
 
 
