@@ -21,6 +21,7 @@ throughput, the Ray/single ratio and whether the outputs are identical.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import resource
@@ -208,7 +209,7 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
     import numpy as np
 
     from irforge.corpus.chunk import ChunkSettings
-    from irforge.corpus.chunk_stage import chunk_documents
+    from irforge.corpus.chunk_stage import chunk_documents, passages
     from irforge.corpus.dedup import dedup_documents, kept_documents
     from irforge.corpus.extract import extract
     from irforge.corpus.passage_dedup import PassageDedupSettings, dedup_passages
@@ -234,7 +235,6 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
         for mode in ("single", "ray"):
             works[mode] = CorpusWork.of(folder / mode)
             _write_extracted(works[mode], docs)
-        passages = sum(len(p) for _, p in docs)
         stages = [
             ("extract (PDFs)", args.pdf_docs, "files",
              lambda work, ex: extract(CorpusWork.of(work.root.parent / "pdf"), pdf_dir,
@@ -247,7 +247,8 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
              ["corpus_work/chunk/chunks.jsonl"]),
         ]
         if not args.skip_embedding:
-            stages.append(("dedup passages (MiniLM + usearch)", passages, "passages",
+            stages.append(("dedup passages (MiniLM + usearch)",
+                           lambda: sum(1 for _ in passages(works["single"])), "passages",
                            lambda work, ex: dedup_passages(work, embed_settings, executor=ex),
                            ["corpus_work/dedup_passages/report.jsonl"]))
         print(f"{'stage':<34} {'items':>9}  {'single':>16}  {'ray':>16}  {'ray/single':>10}"
@@ -256,17 +257,19 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
             count = count() if callable(count) else count
             if not count:
                 continue
-            seconds = {}
+            seconds, load = {}, {}
             for mode, executor in (("single", LocalExecutor(1)), ("ray", ray)):
                 start = time.perf_counter()
                 function(works[mode], executor)
                 seconds[mode] = time.perf_counter() - start
+                load[mode] = os.getloadavg()[0]
             same = _same_files(folder / "single", folder / "ray", outputs)
             short = unit.split()[-1][:5]
             print(f"{label:<34} {count:>9,}  {count / seconds['single']:>10,.0f} {short}/s"
                   f"  {count / seconds['ray']:>10,.0f} {short}/s"
                   f"  {seconds['single'] / seconds['ray']:>9.2f}x  {same}  "
-                  f"({seconds['single']:.1f} s vs {seconds['ray']:.1f} s)", flush=True)
+                  f"({seconds['single']:.1f} s vs {seconds['ray']:.1f} s; load average "
+                  f"{load['single']:.1f} / {load['ray']:.1f})", flush=True)
         for mode in ("single", "ray"):  # the driver writes corpus.jsonl in both modes
             write_corpus(works[mode], works[mode].bench)
         print(f"corpus.jsonl identical: "

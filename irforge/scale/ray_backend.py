@@ -14,6 +14,7 @@ import logging
 import os
 import pickle
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from irforge.errors import IrforgeError, require
 from irforge.scale.executor import BatchFunction, BatchJob, batched
+from irforge.scale.loopback import LOOPBACK, is_loopback_address, single_machine
 
 GPUS_ENV = "IRFORGE_RAY_NUM_GPUS"
 LOCAL = "local"
@@ -102,6 +104,18 @@ def _check_reachable(address: str, timeout: float = 10.0) -> None:
             "node), or use --ray local") from exc
 
 
+def _check_loopback(ray: Any) -> None:
+    """Stop, rather than run, when the local cluster's node is not on 127.0.0.1 (its services
+    would then listen on every interface)."""
+    found = ray.util.get_node_ip_address()
+    if found != LOOPBACK:
+        ray.shutdown()
+        raise IrforgeError(
+            f"the local Ray cluster came up on {found}, not {LOOPBACK}, so its services would "
+            "listen on every network interface; this irforge supports ray 2.60 (pip install "
+            "'irforge[ray]'), or start a cluster yourself and give its HOST:PORT to --ray")
+
+
 class RayExecutor:
     """Batch jobs on a Ray cluster through Ray Data actor pools."""
 
@@ -125,17 +139,18 @@ class RayExecutor:
     @classmethod
     def connect(cls, address: str, **options: Any) -> RayExecutor:
         """Join the cluster at ``address`` (``HOST:PORT`` or ``ray://``), or start one on this
-        machine for ``local`` (node address 127.0.0.1; Ray's own token authentication on)."""
+        machine for ``local``: every service on 127.0.0.1 only, Ray's token authentication on."""
         ray = require("ray", "ray")
         require("ray.data", "ray")
         if address != LOCAL:
             _check_reachable(address)
+        local = address == LOCAL
+        start = {"_node_ip_address": LOOPBACK, "include_dashboard": False} if local else {}
         try:
-            if address == LOCAL:
-                ray.init(address="local", _node_ip_address="127.0.0.1", include_dashboard=False,
-                         log_to_driver=False, configure_logging=False)
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            with single_machine() if local or is_loopback_address(address) else nullcontext():
+                ray.init(address=address, log_to_driver=False, configure_logging=False, **start)
+            if local:
+                _check_loopback(ray)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise IrforgeError(
                 f"cannot reach the Ray cluster at {address!r} ({exc}); start it with "

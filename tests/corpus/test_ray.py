@@ -8,13 +8,11 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +24,7 @@ from irforge.bench import Benchmark
 from irforge.cli import build_app
 from irforge.errors import IrforgeError, MissingExtraError
 from irforge.sample import sample_corpus_dir, sample_queries, write_seed_benchmark
-from irforge.scale.executor import cluster
+from irforge.scale.executor import BatchJob, cluster, ready
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUTS = ("corpus.jsonl", "corpus_work/extract/documents.jsonl",
@@ -34,67 +32,77 @@ OUTPUTS = ("corpus.jsonl", "corpus_work/extract/documents.jsonl",
            "corpus_work/dedup_passages/report.jsonl")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    """``ray start --block ...`` in its own process group; returns once the node is up."""
-    handle = log.open("w")
-    process = subprocess.Popen([str(Path(sys.executable).parent / "ray"), "start", "--block",
-                                *args], env=env, stdout=handle, stderr=subprocess.STDOUT,
-                               start_new_session=True)
-    deadline = time.monotonic() + 120
-    while "Ray runtime started" not in log.read_text(errors="replace"):
-        if process.poll() is not None or time.monotonic() > deadline:
-            _stop(process)
-            pytest.fail(f"ray start failed:\n{log.read_text(errors='replace')[-3000:]}")
-        time.sleep(0.5)
-    return process
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """End a node: SIGKILL to its process group (``ray start``, the node's GCS, raylet, object
-    store and workers, all started by this test)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return
-    process.wait(30)
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
 
 @pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """A head node and one worker node on 127.0.0.1, 1 CPU each, token authentication on."""
-    port = _free_port()
-    temp = Path(tempfile.mkdtemp(prefix="irr", dir="/tmp"))  # short: Ray's unix sockets
+def ray_env() -> Iterator[None]:
+    """The environment of this module's Ray processes (they inherit it): token authentication
+    on, no GPUs, this checkout's irforge; set before Ray first reads the token."""
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     cluster_env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
-                   "RAY_USAGE_STATS_ENABLED": "0", "IRFORGE_RAY_NUM_GPUS": "0"}
-    env = {**os.environ, **cluster_env, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--num-gpus", "0",
-              "--object-store-memory", str(150 * 1024 * 1024), "--disable-usage-stats"]
+                   "RAY_USAGE_STATS_ENABLED": "0", "IRFORGE_RAY_NUM_GPUS": "0",
+                   "PYTHONPATH": os.pathsep.join(paths), "HF_HUB_OFFLINE": "1",
+                   "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     saved = {key: os.environ.get(key) for key in cluster_env}
-    os.environ.update(cluster_env)  # before Ray is imported: it reads the token once
-    pytest.importorskip("ray", reason="the ray extra is part of 'all'; pip install irforge[ray]")
-    nodes: list[subprocess.Popen] = []
+    os.environ.update(cluster_env)
     try:
-        nodes.append(_start(["--head", "--port", str(port), "--include-dashboard", "false",
-                             "--temp-dir", str(temp), *common], env, temp / "head.log"))
-        nodes.append(_start(["--address", f"127.0.0.1:{port}", *common], env,
-                            temp / "worker.log"))
-        yield f"127.0.0.1:{port}"
+        pytest.importorskip("ray", reason="the 'ray' extra is missing: pip install irforge[ray]")
+        yield
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-        for node in reversed(nodes):
-            _stop(node)
+
+
+@pytest.fixture(scope="module")
+def ray_address(ray_env: None) -> Iterator[str]:
+    """A head node and one worker node on 127.0.0.1 (1 CPU each), started by Ray's own test
+    cluster (``ray.cluster_utils.Cluster``) and stopped by pid when the module ends."""
+    from ray.cluster_utils import Cluster
+
+    temp = Path(tempfile.mkdtemp(prefix="irr", dir="/tmp"))  # short: Ray's unix sockets
+    node = {"node_ip_address": "127.0.0.1", "num_cpus": 1, "num_gpus": 0,
+            "object_store_memory": 150 * 1024 * 1024}
+    try:
+        nodes = Cluster(initialize_head=True, head_node_args={
+            **node, "include_dashboard": False, "temp_dir": str(temp)})
+        try:
+            nodes.add_node(**node)
+            yield nodes.address
+        finally:
+            nodes.shutdown()
+    finally:
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _listening() -> dict[tuple[int, str], set[str]]:
+    """(pid, name) of this process and each process it started -> the local addresses of its
+    listening TCP and its UDP sockets."""
+    import psutil
+
+    found: dict[tuple[int, str], set[str]] = {}
+    me = psutil.Process()
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            sockets = process.net_connections(kind="inet")
+            name = process.name()
+        except psutil.Error:  # ended meanwhile
+            continue
+        found[(process.pid, name)] = {
+            entry.laddr.ip for entry in sockets
+            if entry.status == psutil.CONN_LISTEN or entry.type == socket.SOCK_DGRAM}
+    return found
+
+
+def _assert_loopback_only(listening: dict[tuple[int, str], set[str]]) -> None:
+    names = {name for (_, name), addresses in listening.items() if addresses}
+    assert {"gcs_server", "raylet"} <= names and any(n.startswith("ray::") for n in names)
+    exposed = {key: addresses - LOOPBACK for key, addresses in listening.items()
+               if addresses - LOOPBACK}
+    assert not exposed, f"Ray processes listening beyond 127.0.0.1: {exposed}"
 
 
 def _input_folder(folder: Path) -> Path:
@@ -134,11 +142,26 @@ def built(ray_address: str, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 
 
 @pytest.mark.slow
-def test_the_cluster_has_a_head_and_a_worker_node(ray_address: str) -> None:
+def test_the_cluster_has_a_head_and_a_worker_node_on_loopback_only(ray_address: str) -> None:
     with cluster(ray_address) as executor:
         alive = [node for node in executor.ray.nodes() if node["Alive"]]
         assert len(alive) == 2
+        assert {node["NodeManagerAddress"] for node in alive} == {"127.0.0.1"}
         assert executor.cpus == 2 and executor.gpus == 0 and executor.gpus_per_worker == 0
+        _assert_loopback_only(_listening())
+
+
+@pytest.mark.slow
+def test_a_local_cluster_started_by_irforge_listens_on_loopback_only(ray_env: None) -> None:
+    """``--ray local``: the GCS, raylet, agents, workers, actors and this driver listen on
+    127.0.0.1 only, checked while a job's actors are running."""
+    with cluster("local") as executor:
+        assert executor.ray.util.get_node_ip_address() == "127.0.0.1"
+        results = executor.map(BatchJob(partial(ready, list), batch_size=1), range(6))
+        assert next(results) == 0
+        listening = _listening()
+        assert list(results) == [1, 2, 3, 4, 5]
+    _assert_loopback_only(listening)
 
 
 @pytest.mark.slow
