@@ -17,19 +17,29 @@ def _rule(match: str, answer: dict) -> Rule:
     return Rule(match, (Action.answer(answer),))
 
 
-SCRIPT = Script(default=Action.answer({}), rules=(
-    _rule("needs, each one", {"needs": ["the emergency plan and water level",
-                                        "the emergency plan for residents"]}),
-    # four distinct examples, one per planned query (identical ones would be rejected)
-    Rule("Need: ", tuple(Action.answer({"query": f"Which emergency plan covers water level {n}?",
-                                        "passage": f"Level {n} has its own emergency plan."})
-                         for n in range(4))),
+def _script(seeds: list) -> Script:
+    """The demo's intents: the need is seed sentence 1 (picked by id); each seed's fact gets
+    its own question, built from the fact's words so that it is grounded and not a copy."""
+    from irforge.generators.intents.steps import need_sentences
+
+    facts = []
+    for seed in seeds:
+        fact = need_sentences(seed)[0]
+        words = [w.strip(".,;:()") for w in fact.split() if len(w) > 4][:3]
+        facts.append(_rule(f"Fact: {fact}", {
+            "query": f"What do we know about {' and '.join(words)}?",
+            "passage": f"Here is what is known about {words[0]}."}))
+    return Script(default=Action.answer({}), rules=(
+        _rule("Which one sentence states the fact", {"ids": [1]}), *facts, *LABELS))
+
+
+LABELS = (
     _rule('Answer as {"has_answer"', {"has_answer": "Yes"}),
     _rule('Answer as {"criterion_score"', {"criterion_score": 3}),
     _rule('Answer as {"relevance_score"', {"relevance_score": 3}),
     _rule('Answer as {"final_score"', {"final_score": 3}),
     _rule('Answer as {"final_relevance_score"', {"final_relevance_score": 2}),
-))
+)
 
 
 def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
@@ -40,7 +50,8 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
     monkeypatch.setenv("IRFORGE_CACHE", str(tmp_path / "cache.sqlite"))
     ctx = DemoContext(out=tmp_path / "demo", model="openai/scripted")
     stage_corpus(ctx)
-    with ScriptedServer(SCRIPT) as server:
+    seeds = [doc for doc in ctx.bench.corpus() if doc.doc_id[:3] in {f"d0{i}" for i in range(1, 9)}]
+    with ScriptedServer(_script(seeds)) as server:
         monkeypatch.setenv("IRFORGE_API_BASE", server.url)
         summary = stage(ctx)
     bench = ctx.bench

@@ -20,6 +20,7 @@ from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
+from irforge.steps.choices import choice_model, numbered
 from irforge.steps.echo import echoed_examples
 
 GENERATED_BY = "intents"
@@ -130,14 +131,41 @@ def only_declared(template_name: str, values: Mapping[str, Any]) -> dict[str, An
 
 # -- step 1: information needs ---------------------------------------------------------------
 
+MIN_NEED_WORDS = 3
+
+
 def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
     task: Task = item.task
     return {"passage": seed_text(item.seed_doc), "category": task.category.name,
             "category_description": task.category.description or task.category.name,
-            "n_needs": n_needs, "intent_description": task.intent.description}
+            "n_needs": n_needs, "intent_description": task.intent.description,
+            "sentences": numbered(need_sentences(item.seed_doc))}
 
 
-MIN_NEED_WORDS = 3
+#: the needs template that makes step 1 a choice: the need is a seed sentence picked by id
+PICK_NEED_TEMPLATE = "intents.pick_need"
+
+
+def need_sentences(doc: Doc) -> list[str]:
+    """The seed passage's sentences (as the prompts show it) that may become a need: those of
+    MIN_NEED_WORDS+ words, or every sentence when none is that long."""
+    from irforge.generators.multicon.sentences import split_sentences
+
+    spans = [span.text for span in split_sentences(seed_text(doc).removesuffix(" ..."))]
+    return [s for s in spans if len(s.split()) >= MIN_NEED_WORDS] or spans or [seed_text(doc)]
+
+
+def pick_need_step(template: str = PICK_NEED_TEMPLATE) -> Step[PlannedQuery, str]:
+    """Step 1 by construction (for small models): the model picks one sentence of the seed
+    passage by id (a JSON-schema enum); that sentence is the need, grounded and verbatim."""
+    return Step(
+        name=NEEDS_STEP, template=template,
+        output_model=lambda item: choice_model(len(need_sentences(item.seed_doc)), 1),
+        variables=lambda item: only_declared(template, needs_values(item, 1)),
+        item_id=lambda item: item.query_id,
+        accept=lambda item, value: need_sentences(item.seed_doc)[value.ids[0] - 1],
+        metadata=lambda item: {"task": item.task.name, "source_doc": item.seed_doc.doc_id},
+        log_accepted=False)
 
 
 def stems(text: str) -> set[str]:
@@ -165,7 +193,10 @@ def _pick(item: PlannedQuery, value: Needs) -> str:
 
 
 def needs_step(template: str, n_needs: int) -> Step[PlannedQuery, str]:
-    """Step 1: information needs from the seed passage; accepted as the one need picked."""
+    """Step 1: information needs from the seed passage; accepted as the one need picked.
+    With :data:`PICK_NEED_TEMPLATE` the need is a seed sentence chosen by id instead."""
+    if template == PICK_NEED_TEMPLATE:
+        return pick_need_step(template)
     return Step(
         name=NEEDS_STEP, template=template, output_model=Needs,
         variables=lambda item: only_declared(template, needs_values(item, n_needs)),
@@ -224,7 +255,22 @@ def _example_reasons(item: QueryItem, value: Any, examples: str = "") -> list[st
         problem = "the query is not grounded in its seed passage (too few of its words occur there)"
     if problem is None and not stems(value.query) & stems(item.need):
         problem = "the query shares no content word with its information need"
+    if problem is None and item.planned.task.intent.query_name == "question" \
+            and not is_question(value.query):
+        problem = "the intent asks for a question; this query is a statement"
     return [problem] if problem else []
+
+
+_QUESTION_WORDS = frozenset({
+    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "is", "are", "was",
+    "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "may"})
+
+
+def is_question(text: str) -> bool:
+    """A question ends with '?' or opens with an interrogative or auxiliary word."""
+    words = text.strip().split()
+    return bool(words) and (text.rstrip().endswith("?")
+                            or words[0].lower().strip("\"'(") in _QUESTION_WORDS)
 
 
 def _example(item: QueryItem, value: Any) -> Example:

@@ -145,3 +145,31 @@ def test_a_query_that_repeats_the_prompts_example_is_rejected(tmp_path: Path) ->
     assert run.counts["queries"] == 0
     reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
     assert reasons and all("repeats the prompt's example" in r for r in reasons)
+
+
+def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_path: Path) -> None:
+    """The small-model set-up of the demo: step 1 picks a sentence by id (an enum), step 2
+    writes from that fact alone; a QA statement is rejected, a question is kept."""
+    from irforge.generators.intents.steps import PICK_NEED_TEMPLATE, is_question
+
+    seed = Doc("p0", "Flood gates close at dusk. The river gauge at Marrow Bridge reads "
+                     "three metres in spring.", title="Flood gates")
+    qa = select_intents(load_intents(), ["QA"])[0].model_copy(update={
+        "needs_template": PICK_NEED_TEMPLATE, "query_template": "intents.sentence_query"})
+    asked: list[Any] = []
+
+    def query(item: Any) -> Any:
+        asked.append(item["task"])
+        return {"query": "The gauge at Marrow Bridge shows the spring river level.",
+                "passage": "In spring the Marrow Bridge gauge stands at three metres."}
+
+    answers = {PICK_NEED_TEMPLATE: lambda item: {"ids": [2]}, "intents.sentence_query": query}
+    bench = Benchmark(tmp_path / "bench")
+    run = build_intents(bench, FakeEngine(answers), [seed], [qa], _taxonomy(tmp_path),
+                        per_task=1, seed=0)
+    assert asked and set(asked) == {"The river gauge at Marrow Bridge reads three metres in "
+                                    "spring."}
+    assert run.counts["queries"] == 0
+    assert any("asks for a question" in f.reason for f in bench.failures())
+    assert is_question("What does the Marrow Bridge gauge read in spring?")
+    assert is_question("how high is the river in spring") and not is_question("River levels.")
