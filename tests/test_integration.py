@@ -38,10 +38,11 @@ N = 3
 def _multicon_script() -> Script:
     """Well-formed answers for every MultiConIR step, so the source passes every validator."""
     rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
+    phrases = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+    for sentence, phrase in zip(NOVEL_CONDITIONS, phrases, strict=True):
+        prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
+        rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
     for k in range(1, N + 1):
-        rules.append(Rule(f"Exactly {k} conditions", (Action.answer(
-            {"conditions": ["1987 novel by Varga", "beekeeper on an island",
-                            "a Harbour Prize winner"][:k]}),)))
         rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
             {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):

@@ -83,7 +83,7 @@ def test_seed_stage_writes_a_benchmark_the_eval_stage_scores(tmp_path):
     eval_summary = run_eval_stage(tmp_path, retrievers=("bm25",))
     # the seed set is scored apart from generated queries, and labelled as such
     assert eval_summary.startswith("generated: no generated benchmark has qrels")
-    assert f"seed: {tmp_path / 'seed'}: bm25-lucene nDCG@10=" in eval_summary
+    assert f"hand-written: {tmp_path / 'seed'}: bm25-lucene nDCG@10=" in eval_summary
     assert "on 24 queries" in eval_summary
     report = (tmp_path / "seed" / "eval" / "report.md").read_text(encoding="utf-8")
     assert "ndcg@10 per type" in report and "2in" in report
