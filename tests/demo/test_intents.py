@@ -70,6 +70,11 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
     # mean of 3, 3, 2 is 2.67 -> graded 3: nothing flagged
     assert len(positives) == 4 and not any(row["flagged"] for row in positives)
     assert "demo.intents" in json.loads(bench.manifest_path.read_text())["steps"]
+    from irforge.demo import demo_yield  # the closing yield table lists the intents steps
+
+    table = demo_yield(bench.root)
+    assert table.steps["intents.query"].accepted == 4
+    assert not any(step.startswith("relevance.") for step in table.steps)
     report = check_benchmark(bench.root)
     assert report.ok, [str(problem) for problem in report.problems]
 
