@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -149,10 +150,16 @@ PICK_NEED_TEMPLATE = "intents.pick_need"
 def need_sentences(doc: Doc) -> list[str]:
     """The seed passage's sentences (as the prompts show it) that may become a need: those of
     MIN_NEED_WORDS+ words, or every sentence when none is that long."""
+    return list(_need_sentences(seed_text(doc)))
+
+
+@lru_cache(maxsize=1024)
+def _need_sentences(shown: str) -> tuple[str, ...]:
+    """Split once per seed: the schema, the prompt and the accepted value all need them."""
     from irforge.generators.multicon.sentences import split_sentences
 
-    spans = [span.text for span in split_sentences(seed_text(doc).removesuffix(" ..."))]
-    return [s for s in spans if len(s.split()) >= MIN_NEED_WORDS] or spans or [seed_text(doc)]
+    spans = [span.text for span in split_sentences(shown.removesuffix(" ..."))]
+    return tuple([s for s in spans if len(s.split()) >= MIN_NEED_WORDS] or spans or [shown])
 
 
 def pick_need_step(template: str = PICK_NEED_TEMPLATE) -> Step[PlannedQuery, str]:

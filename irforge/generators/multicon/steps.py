@@ -35,6 +35,13 @@ from irforge.generators.multicon.sentences import (
     split_sentences,
     word_count,
 )
+from irforge.generators.multicon.terms import (
+    asked_terms,
+    contains_term,
+    content_words,
+    key_terms,
+    salient_terms,
+)
 from irforge.records import Doc
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
@@ -132,11 +139,6 @@ def terms_model(terms: tuple[str, ...]) -> type[ConditionTerms]:
 
 _LIST_MARKER = re.compile(r"(?:^|\s)(?:\d+[.)]|[-*•])\s")
 _LEADING_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
-_WORD = re.compile(r"[a-z0-9]+")
-_STOPWORDS = frozenset({
-    "the", "and", "for", "with", "was", "were", "are", "his", "her", "its", "their", "this",
-    "that", "from", "into", "onto", "over", "under", "after", "before", "has", "had", "have",
-    "not", "but", "who", "which"})
 MIN_SHARED_WORDS = 0.2
 #: a written condition phrase has MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words
 MIN_PHRASE_WORDS = 2
@@ -144,7 +146,6 @@ MAX_PHRASE_WORDS = 8
 #: a picked condition names MIN_PICKED..MAX_PICKED key terms of its sentence
 MIN_PICKED = 2
 MAX_PICKED = 4
-_TERM = re.compile(r"[A-Za-z0-9][\w'&.-]*\w|\w")
 
 
 def validate_conditions(sentences: Sequence[str], document: str, n: int,
@@ -218,16 +219,16 @@ def ungrounded_phrases(phrases: Sequence[str], sentences: Sequence[str]) -> list
     pairs = enumerate(zip(phrases, sentences, strict=False), start=1)
     return [f"condition {index} {phrase!r} shares no content word with sentence {index}"
             for index, (phrase, sentence) in pairs
-            if _content_words(sentence) and not _content_words(phrase) & _content_words(sentence)]
+            if content_words(sentence) and not content_words(phrase) & content_words(sentence)]
 
 
 def uncovered_conditions(query: str, sentences: Sequence[str]) -> list[str]:
     """Step 2: reasons for condition sentences the descriptive query shares no content word
     with (it must mention every condition)."""
-    words = _content_words(query)
+    words = content_words(query)
     return [f"the query does not mention condition {index} (no word of {sentence!r})"
             for index, sentence in enumerate(sentences, start=1)
-            if _content_words(sentence) and not words & _content_words(sentence)]
+            if content_words(sentence) and not words & content_words(sentence)]
 
 
 def _prompt_examples(template: str, domain: Domain) -> str:
@@ -254,23 +255,6 @@ def validate_descriptive(query: str, k: int) -> str:
     return text
 
 
-def salient_terms(sentence: str) -> list[str]:
-    """Terms a keyword hard negative must keep: capitalised words after the first, numbers."""
-    terms = _TERM.findall(sentence)
-    out = [term for position, term in enumerate(terms)
-           if any(ch.isdigit() for ch in term) or (position > 0 and term[0].isupper()
-                                                   and term not in ("I", "A"))]
-    return list(dict.fromkeys(out))
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS}
-
-
-def _contains_term(text: str, term: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, flags=re.IGNORECASE) is not None
-
-
 def validate_hard_negative(original: str, sentence: str, strategy: str,
                            key_terms: Sequence[str] = ()) -> tuple[str, list[str]]:
     """Step 3: the hard negative differs from the original; 'keyword' keeps the key terms.
@@ -284,20 +268,20 @@ def validate_hard_negative(original: str, sentence: str, strategy: str,
         raise Rejected("hard negative is the original sentence unchanged")
     if normalize(original) in normalize(text):
         raise Rejected("hard negative still contains the whole original sentence")
-    words = _content_words(original)
-    if words and len(words & _content_words(text)) / len(words) < MIN_SHARED_WORDS:
+    words = content_words(original)
+    if words and len(words & content_words(text)) / len(words) < MIN_SHARED_WORDS:
         raise Rejected(f"hard negative shares under {MIN_SHARED_WORDS:.0%} of the original's "
                        "words; it must rewrite that sentence, not replace it")
     if strategy != "keyword":
         return text, []
     declared = [" ".join(term.split()) for term in key_terms if term.strip()]
-    foreign = [term for term in declared if not _contains_term(original, term)]
+    foreign = [term for term in declared if not contains_term(original, term)]
     if foreign:
         raise Rejected(f"key terms {foreign} do not occur in the original sentence")
     required = list(dict.fromkeys([*declared, *salient_terms(original)]))
     if not required:
         raise Rejected("keyword strategy needs at least one key term from the original sentence")
-    lost = [term for term in required if not _contains_term(text, term)]
+    lost = [term for term in required if not contains_term(text, term)]
     if lost:
         raise Rejected(f"keyword strategy must keep the key terms; missing {lost}")
     return text, required
@@ -420,8 +404,6 @@ class HardNegativeItem:
 
 SUBSTITUTE_TEMPLATE = "multicon.hard_negative_substitute"
 MAX_REPLACEMENT_WORDS = 6
-MAX_KEY_TERMS = 24
-_CAPITALISED_RUN = re.compile(r"(?<!\w)(?:[A-Z][\w'&.-]*\w(?:\s+(?:of|the|de|van|von)?\s*)?)+")
 
 
 class Substitution(BaseModel):
@@ -429,32 +411,6 @@ class Substitution(BaseModel):
 
     term: str
     replacement: str
-
-
-@lru_cache(maxsize=1024)
-def key_terms(sentence: str) -> tuple[str, ...]:
-    """Terms a substitution may replace: names (capitalised runs, the sentence's first word
-    left out), numbers, then other content words; the schema enumerates them."""
-    names = []
-    for match in _CAPITALISED_RUN.finditer(sentence):
-        name = match.group().strip()
-        if match.start() == 0:
-            name = name.split(" ", 1)[1] if " " in name else ""
-        if name:
-            names.append(name)
-    numbers = [t for t in _TERM.findall(sentence) if any(ch.isdigit() for ch in t)]
-    taken = {w for term in [*names, *numbers] for w in _WORD.findall(term.lower())}
-    words = sorted(_content_words(sentence) - taken, key=lambda w: sentence.lower().find(w))
-    terms = [t for t in dict.fromkeys([*names, *numbers, *words]) if _contains_term(sentence, t)]
-    return tuple(terms[:MAX_KEY_TERMS]) or tuple(dict.fromkeys(sentence.split()))
-
-
-def asked_terms(sentence: str, condition: str) -> tuple[str, ...]:
-    """The sentence's key terms that its query condition names (changing one of them makes
-    the sentence stop meeting the condition); all key terms when the condition names none."""
-    terms = key_terms(sentence)
-    asked = tuple(term for term in terms if _contains_term(condition, term))
-    return asked or terms
 
 
 @lru_cache(maxsize=1024)
@@ -478,11 +434,11 @@ def substituted(sentence: str, term: str, replacement: str, examples: str = "",
         raise Rejected(f"the number {term!r} must be replaced by a number, not {new!r}")
     if term[:1].isupper() and not any(ch.isdigit() for ch in term) and not new[:1].isupper():
         raise Rejected(f"the name {term!r} must be replaced by a name, not {new!r}")
-    if examples and _contains_term(examples, new) and not _contains_term(source, new):
+    if examples and contains_term(examples, new) and not contains_term(source, new):
         raise Rejected(f"the replacement {new!r} repeats the prompt's example")
     if word_count(new) > MAX_REPLACEMENT_WORDS:
         raise Rejected(f"the replacement {new!r} is longer than {MAX_REPLACEMENT_WORDS} words")
-    if not _contains_term(sentence, term):
+    if not contains_term(sentence, term):
         raise Rejected(f"the term {term!r} does not occur in the sentence")
     return re.sub(rf"(?<!\w){re.escape(term)}(?!\w)", lambda _: new, sentence, count=1,
                   flags=re.IGNORECASE)
