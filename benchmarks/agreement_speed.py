@@ -16,8 +16,8 @@ def main() -> None:
     from scipy import stats
     from sklearn.metrics import cohen_kappa_score
 
-    from irforge.agreement.correlation import kendall_tau_b, spearman_rho
-    from irforge.agreement.statistics import cohen_kappa, krippendorff_alpha
+    from irforge.validators.correlation import kendall_tau_b, spearman_rho
+    from irforge.validators.statistics import cohen_kappa, krippendorff_alpha
 
     rng = np.random.default_rng(0)
     a = rng.integers(0, 4, 5000)

@@ -33,7 +33,7 @@ PARAGRAPHS_PER_DOC = 8
 
 
 def _vocabulary() -> list[str]:
-    from irforge.sample import sample_corpus_dir
+    from irforge.data.sample import sample_corpus_dir
 
     words: set[str] = set()
     for path in sample_corpus_dir().glob("*.txt"):
@@ -219,7 +219,7 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
 
     pdf_dir = folder / "pdfs"
     if args.pdf_docs:
-        from irforge.corpus.demo import render_pdf
+        from irforge.demo.corpus import render_pdf
 
         pdf_dir.mkdir()
         for doc_id, paragraphs in docs[:args.pdf_docs]:

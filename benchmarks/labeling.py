@@ -1,6 +1,6 @@
 """Ensemble labeling throughput against the scripted OpenAI-compatible server (not part of CI).
 
-Builds a benchmark folder with N (query, passage) pairs, starts ``irforge.llm.scripted`` as a
+Builds a benchmark folder with N (query, passage) pairs, starts ``irforge.testing.scripted`` as a
 separate process with a fixed latency and per-phase scripted answers, then:
 1. peer: bare ``litellm.acompletion`` with a semaphore on a sample of the same prompts;
 2. ``label_benchmark`` with all three strategies, fresh cache -> achieved request rate / ideal
@@ -27,11 +27,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from irforge.bench import Benchmark  # noqa: E402
+from irforge.core.bench import Benchmark  # noqa: E402
+from irforge.core.records import Doc, Query  # noqa: E402
 from irforge.generators.intents import load_intents  # noqa: E402
 from irforge.generators.relevance import LabelSettings, label_benchmark  # noqa: E402
 from irforge.llm import Engine  # noqa: E402
-from irforge.records import Doc, Query  # noqa: E402
 
 DOCS_PER_QUERY = 10
 
@@ -55,7 +55,7 @@ def script(latency: float) -> dict:
 def start_server(folder: Path, latency: float) -> tuple[subprocess.Popen, str]:
     path = folder / "script.json"
     path.write_text(json.dumps(script(latency)), encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "irforge.llm.scripted", "--script",
+    process = subprocess.Popen([sys.executable, "-m", "irforge.testing.scripted", "--script",
                                 str(path)], stdout=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
     line = process.stdout.readline().split()

@@ -81,7 +81,7 @@ class Figure:
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "irforge.llm.scripted", "--latency", str(latency),
+        [sys.executable, "-m", "irforge.testing.scripted", "--latency", str(latency),
          "--answer", '{"label": 1}'],
         stdout=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})

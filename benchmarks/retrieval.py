@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from irforge.beir import read_corpus, read_qrels, read_queries
+from irforge.core.beir import read_corpus, read_qrels, read_queries
+from irforge.core.records import qrels_to_dict
 from irforge.eval import evaluate
-from irforge.records import qrels_to_dict
 
 # ../shared beside the checkout (the project never needs it at run time; this benchmark does)
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from irforge.cli import main
+from irforge.cli.app import main
 
 main()

@@ -64,7 +64,7 @@ def test_shell_completion_script_and_completions() -> None:
 
 
 def test_check_json_and_quiet(tmp_path: Path) -> None:
-    from irforge.sample import write_seed_benchmark
+    from irforge.data.sample import write_seed_benchmark
 
     write_seed_benchmark(tmp_path / "bench")
     result = irforge("--quiet", "check", str(tmp_path / "bench"), "--json")
@@ -79,9 +79,9 @@ def test_check_json_and_quiet(tmp_path: Path) -> None:
 
 
 def test_verbose_turns_on_logging(tmp_path: Path) -> None:
-    from irforge.cli_output import VERBOSITY_ENV
+    from irforge.cli.output import VERBOSITY_ENV
 
-    code = ("import logging, os, sys; from irforge.cli import main; sys.argv = ['irforge', "
+    code = ("import logging, os, sys; from irforge.cli.app import main; sys.argv = ['irforge', "
             "'-vv', 'version'];\ntry:\n main()\nexcept SystemExit: pass\n"
             f"print(os.environ[{VERBOSITY_ENV!r}], logging.getLogger('irforge').level)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -92,7 +92,7 @@ def test_verbose_turns_on_logging(tmp_path: Path) -> None:
 def test_corpus_build_prints_one_json_object(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from irforge.cli import build_app
+    from irforge.cli.app import build_app
 
     source = tmp_path / "txt"
     source.mkdir()

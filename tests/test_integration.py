@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
-from irforge.cli import build_app
+from irforge.check.folder import check_benchmark
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.eval.runner import evaluate_benchmark
 from irforge.generators.logical.build import LogicalConfig, build_logical
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITION_IDS,

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_output import JsonOption, emit
-from irforge.errors import IrforgeError
+from irforge.cli.output import JsonOption, emit
+from irforge.core.errors import IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
 Job = Annotated[str, typer.Option(help="Labeling job: relevance, sts, logical_structure, "
@@ -76,7 +76,7 @@ def push(
     """Sample items and import them as tasks with the LLM labels as predictions (idempotent)."""
     from irforge.annotation.labeling import get_job
     from irforge.annotation.push import push as run_push
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     labeling = get_job(job, config_file, label_control)
     connection = _connect(url, settings)
@@ -106,7 +106,7 @@ def pull(
     from irforge.annotation.labeling import get_job
     from irforge.annotation.projects import project_for
     from irforge.annotation.pull import pull as run_pull
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     bench = Benchmark(bench_dir)
     labeling = get_job(job, config_file, label_control)
@@ -134,7 +134,7 @@ def status(
 
     from irforge.annotation.projects import project_for
     from irforge.annotation.status import project_progress
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     project_id = project_for(Benchmark(bench_dir), job, project)
     rows = project_progress(_connect(url, settings), project_id)
@@ -162,7 +162,7 @@ def export_tasks(
 ) -> None:
     """Write Label Studio tasks (with LLM predictions) and the config to files: no server."""
     from irforge.annotation.files import export_tasks as run_export
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     with _user_errors():
         result = run_export(Benchmark(bench_dir), _job(job, config_file, label_control), out,
@@ -188,7 +188,7 @@ def import_tasks(
 ) -> None:
     """Read annotated tasks from a Label Studio export file, as `annotate pull` does."""
     from irforge.annotation.files import import_tasks as run_import
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     with _user_errors():
         result = run_import(Benchmark(bench_dir), _job(job, config_file, label_control),
@@ -215,7 +215,7 @@ def merge_command(
 ) -> None:
     """Write adjudicated qrels (LLM + human labels) with a provenance row per pair."""
     from irforge.annotation.merge import merge_qrels
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     with _user_errors():
         result = merge_qrels(Benchmark(bench_dir), base, out, policy, task, tie_break)

@@ -22,7 +22,7 @@ from irforge.annotation.errors import (
     ProjectNotFound,
     ServerUnreachable,
 )
-from irforge.errors import FormatError, Problem, require
+from irforge.core.errors import FormatError, Problem, require
 
 DEFAULT_CONFIG = Path("~/.config/irforge/label_studio.yaml")
 T = TypeVar("T")

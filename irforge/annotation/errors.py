@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 
 class AnnotationError(IrforgeError):

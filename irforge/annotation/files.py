@@ -20,9 +20,9 @@ from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.pull import PullResult, ingest
 from irforge.annotation.push import task_for
 from irforge.annotation.sampling import select
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError, IrforgeError
-from irforge.jsonl import atomic_open
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError, IrforgeError
+from irforge.core.jsonl import atomic_open
 
 FILE_PROJECT = 0  # project id recorded for labels that came from a file
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from irforge.annotation.errors import AnnotationError
 from irforge.annotation.labeling import LabelingJob
-from irforge.bench import Benchmark
-from irforge.records import Doc, Judgment, Query
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Judgment, Query
 
 MISSING = "(not available)"
 

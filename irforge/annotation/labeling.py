@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.annotation.errors import AnnotationError
-from irforge.errors import FormatError, Problem
+from irforge.core.errors import FormatError, Problem
 
 _VARIABLE = re.compile(r"^\$(\w+)$")
 

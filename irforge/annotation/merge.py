@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from irforge.annotation.pull import Adjudicated, adjudicate
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError, IrforgeError
-from irforge.jsonl import write_jsonl
-from irforge.records import Qrel
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError, IrforgeError
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Qrel
 
 Pair = tuple[str, str]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio, explained
 from irforge.annotation.errors import ProjectNotFound
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import write_json
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import write_json
 
 PAGE_SIZE = 500
 

@@ -16,15 +16,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from irforge.agreement.adjudication import majority_label
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import ExportError
 from irforge.annotation.labeling import LabelingJob, choices_of, validate_result
 from irforge.annotation.projects import iter_tasks
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import atomic_open, write_json, write_jsonl
-from irforge.records import Failure, Judgment, Qrel
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import atomic_open, write_json, write_jsonl
+from irforge.core.records import Failure, Judgment, Qrel
+from irforge.validators.adjudication import majority_label
 
 SNAPSHOT_OPTIONS = {"predictions": {"only_id": False}}
 

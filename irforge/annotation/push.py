@@ -13,7 +13,7 @@ from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
 from irforge.annotation.projects import iter_tasks, read_registry, remember_project
 from irforge.annotation.sampling import select
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
 
 ENSEMBLE_VERSION = "ensemble"
 TITLE_LIMIT = 50

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
 
@@ -49,14 +49,14 @@ def agreement(
     = None,
 ) -> None:
     """LLM vs human Cohen's kappa per stratum, per prompt and for the ensemble; table + plot."""
-    from irforge.agreement.llm_agreement import (
+    from irforge.core.bench import Benchmark
+    from irforge.core.jsonl import write_json
+    from irforge.validators.llm_agreement import (
         agreement_table,
         human_reliability,
         pair_judgments,
     )
-    from irforge.agreement.plots import plot_agreement
-    from irforge.bench import Benchmark
-    from irforge.jsonl import write_json
+    from irforge.validators.plots import plot_agreement
 
     bench = Benchmark(bench_dir)
     keys = [key.strip() for key in strata.split(",") if key.strip()]
@@ -113,15 +113,15 @@ def rankings(
     out: Annotated[Path | None, typer.Option(help="Write the comparison as JSON here.")] = None,
 ) -> None:
     """Kendall's tau between system rankings under two qrels sets or two query sets."""
-    from irforge import beir
-    from irforge.agreement.rankings import (
+    from irforge.core import beir
+    from irforge.core.jsonl import write_json
+    from irforge.core.records import qrels_to_dict
+    from irforge.validators.rankings import (
         compare_rankings,
         load_results,
         read_trec_run,
         score_runs,
     )
-    from irforge.jsonl import write_json
-    from irforge.records import qrels_to_dict
 
     if results_a and results_b:
         scores_a, scores_b = load_results(results_a, metric), load_results(results_b, metric)
@@ -161,8 +161,8 @@ def duplicates(
 ) -> None:
     """Near-duplicate queries (Jaccard similarity of content terms)."""
     from irforge.audits.data import near_duplicate_queries
-    from irforge.bench import Benchmark
-    from irforge.jsonl import write_jsonl
+    from irforge.core.bench import Benchmark
+    from irforge.core.jsonl import write_jsonl
 
     queries = list(Benchmark(bench_dir).queries())
     pairs = near_duplicate_queries(queries, threshold)
@@ -184,8 +184,8 @@ def overlap(
 ) -> None:
     """Lexical overlap between each query and its source passages (high overlap favors BM25)."""
     from irforge.audits.data import query_sources, source_overlap
-    from irforge.bench import Benchmark
-    from irforge.jsonl import write_json
+    from irforge.core.bench import Benchmark
+    from irforge.core.jsonl import write_json
 
     bench = Benchmark(bench_dir)
     queries = list(bench.queries())
@@ -208,9 +208,9 @@ def pool(
     k: Annotated[int, typer.Option(help="Depth for the unjudged rate.")] = 10,
 ) -> None:
     """Unjudged rate at k per run and the depth to which each run is fully judged."""
-    from irforge.agreement.rankings import read_trec_run
     from irforge.audits.data import pool_audit
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
+    from irforge.validators.rankings import read_trec_run
 
     bench = Benchmark(bench_dir)
     report = pool_audit([read_trec_run(path) for path in runs], bench.qrels_dict(split), k)

@@ -18,7 +18,7 @@ from itertools import combinations
 
 import numpy as np
 
-from irforge.records import Doc, Query, Run
+from irforge.core.records import Doc, Query, Run
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _STOPWORD_TEXT = (

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from irforge.cli_output import JsonOption, emit
+from irforge.cli.output import JsonOption, emit
 from irforge.scale.executor import cluster
 
 Out = Annotated[Path, typer.Argument(help="Benchmark folder (corpus.jsonl and corpus_work/ "
@@ -209,7 +209,7 @@ def pool_command(bench: Annotated[Path, typer.Argument(
                  ray: Ray = None,
                  as_json: JsonOption = False) -> None:
     """Pool the top-k of several retrievers (exact and ANN) per query for labeling."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
     from irforge.corpus.pool import DEFAULT_RETRIEVERS, pool_candidates, write_pool
 
     folder = Benchmark(bench)

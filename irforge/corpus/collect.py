@@ -17,10 +17,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from irforge.core.redact import redact
 from irforge.corpus.download import DownloadSettings, Outcome, download, make_client, normalize_url
 from irforge.corpus.search import SearchError, SearchProvider
 from irforge.corpus.state import CorpusWork
-from irforge.redact import redact
 
 # Outcomes worth another try with ``retry_failed``: the server or network may do better later.
 TRANSIENT = {"timeout", "network_error"}

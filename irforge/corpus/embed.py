@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from irforge.core.errors import IrforgeError, require
 from irforge.corpus.tokenizers import minilm_path
-from irforge.errors import IrforgeError, require
 
 
 @functools.lru_cache(maxsize=2)

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from irforge.core.errors import require
 from irforge.corpus.collect import url_of_files
 from irforge.corpus.layout import (
     Block,
@@ -31,7 +32,6 @@ from irforge.corpus.layout import (
     repeated_margin_keys,
 )
 from irforge.corpus.state import CorpusWork
-from irforge.errors import require
 from irforge.scale.executor import BatchJob, Executor, executor_for
 
 SUFFIXES = (".pdf", ".txt")
@@ -289,7 +289,7 @@ def extract(work: CorpusWork, input_dir: Path | None = None,
     settings = settings or ExtractSettings()
     folder = Path(input_dir) if input_dir else work.files_dir
     if not folder.is_dir():
-        from irforge.errors import IrforgeError
+        from irforge.core.errors import IrforgeError
 
         raise IrforgeError(f"{folder}: no such folder of PDFs; run 'irforge corpus collect' "
                            "first or pass --input DIR")

@@ -110,7 +110,7 @@ class MinHasher:
 def band_ranges(threshold: float, num_perm: int, weights: tuple[float, float]
                 ) -> list[tuple[int, int]]:
     """The (start, end) signature slices datasketch's ``MinHashLSH`` picks as its bands."""
-    from irforge.errors import require
+    from irforge.core.errors import require
 
     datasketch = require("datasketch", "corpus")
     lsh = datasketch.MinHashLSH(threshold=threshold, num_perm=num_perm, weights=tuple(weights))

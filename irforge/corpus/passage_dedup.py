@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from irforge.core.errors import require
+from irforge.core.jsonl import write_json, write_jsonl
 from irforge.corpus.chunk_stage import passages
 from irforge.corpus.state import CorpusWork
-from irforge.errors import require
-from irforge.jsonl import write_json, write_jsonl
 from irforge.scale.executor import (
     BatchJob,
     Executor,

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.core.errors import IrforgeError
 from irforge.corpus.chunk import ChunkSettings
 from irforge.corpus.dedup import DedupSettings
 from irforge.corpus.download import DownloadSettings
 from irforge.corpus.extract import ExtractSettings
 from irforge.corpus.passage_dedup import PassageDedupSettings
 from irforge.corpus.state import CorpusWork
-from irforge.errors import IrforgeError
 
 
 @dataclass(frozen=True)

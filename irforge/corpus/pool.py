@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.jsonl import write_jsonl
-from irforge.records import Doc, Query, Run
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Doc, Query, Run
 
 DEFAULT_RETRIEVERS = ("bm25", "dense", "dense-hnsw")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from irforge.errors import FormatError, IrforgeError, Problem, require
+from irforge.core.errors import FormatError, IrforgeError, Problem, require
 
 
 class SearchProvider(Protocol):

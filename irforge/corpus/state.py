@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import IrforgeError
-from irforge.jsonl import dumps, write_json
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
+from irforge.core.jsonl import dumps, write_json
 
 WORK_FOLDER = "corpus_work"
 STAGES = ("collect", "extract", "dedup", "chunk", "dedup_passages", "write")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.errors import IrforgeError, require
+from irforge.core.errors import IrforgeError, require
 
 _WORD_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 

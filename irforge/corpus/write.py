@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_json
+from irforge.core.records import Doc
 from irforge.corpus.chunk_stage import passages
 from irforge.corpus.passage_dedup import removed_passages
 from irforge.corpus.state import CorpusWork
-from irforge.jsonl import write_json
-from irforge.records import Doc
 
 PROVENANCE = ("doc_id", "file", "source_url", "page", "page_end", "char_start", "char_end",
               "page_char_start", "tokens")

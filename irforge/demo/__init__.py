@@ -14,8 +14,8 @@ from typing import Annotated
 
 import typer
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
 from irforge.steps.yields import YieldTable, folder_yield, require_yield
 
 
@@ -30,7 +30,7 @@ class DemoContext:
 
 
 def stage_corpus(ctx: DemoContext) -> str:
-    from irforge.sample import sample_docs
+    from irforge.data.sample import sample_docs
 
     count = ctx.bench.write_corpus(sample_docs())
     ctx.bench.record_step("demo.corpus", {"source": "irforge sample corpus", "docs": count})
@@ -65,7 +65,7 @@ def stage_seed(ctx: DemoContext) -> str:
     """Write the hand-written seed benchmark (whole documents, document-level qrels) to
     ``seed/``, so the eval stage always has judged queries even when the demo LLM's
     generated items fail validation."""
-    from irforge.sample import write_seed_benchmark
+    from irforge.data.sample import write_seed_benchmark
 
     folder = ctx.out / "seed"
     counts = write_seed_benchmark(folder)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from irforge.jsonl import write_json
+from irforge.core.jsonl import write_json
 
 
 def stage_audit(ctx: Any) -> str:
     """Near-duplicate queries and query-source overlap; LLM-vs-human kappa when people labeled."""
-    from irforge.agreement.llm_agreement import agreement_table, pair_judgments
     from irforge.audits.data import (
         near_duplicate_queries,
         query_sources,
         source_overlap,
     )
+    from irforge.validators.llm_agreement import agreement_table, pair_judgments
 
     bench = ctx.bench
     if not bench.queries_path.exists():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from irforge.errors import require
+from irforge.core.errors import require
 
 RENDERED = 3  # how many sample documents become PDFs
 
@@ -62,7 +62,7 @@ def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
 def stage_corpus_pipeline(ctx) -> str:
     """Demo stage: run ``irforge corpus build`` on the sample corpus into the demo folder."""
     from irforge.corpus.pipeline import CorpusConfig, build
-    from irforge.sample import sample_corpus_dir
+    from irforge.data.sample import sample_corpus_dir
 
     sources = ctx.out / "corpus_sources"
     counts = prepare_sources(sample_corpus_dir(), sources)

@@ -8,7 +8,7 @@ DEMO_METRICS = ("ndcg@10", "recall@100", "mrr", "judged@10")
 
 
 def _has_qrels(folder: Path) -> bool:
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     bench = Benchmark(folder)
     return (bench.qrels_path("test").is_file() and bench.corpus_path.is_file()
@@ -52,7 +52,7 @@ SEED = "seed"
 
 def generated_queries(folder: Path) -> int:
     """How many of a folder's queries a generator wrote (hand-written ones are flagged)."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     bench = Benchmark(folder)
     if Path(folder).name == SEED or not bench.queries_path.is_file():

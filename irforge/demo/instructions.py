@@ -19,8 +19,8 @@ DEMO_QUERIES = (("novels", "fictional novels and their authors", "-novel-"),
 
 def demo_pairs(docs: list[Any], per_query: int = 2) -> list[Any]:
     """Keyword pairs: each demo core query with its first ``per_query`` sample documents."""
+    from irforge.core.records import Doc
     from irforge.generators.instructions.pairs import Pair
-    from irforge.records import Doc
 
     pairs = []
     for query_id, query, marker in DEMO_QUERIES:
@@ -35,11 +35,11 @@ def demo_stage(out: Path, model: str | None) -> str:
     fails (exit 3) when no unit was kept."""
     import typer
 
-    from irforge.cli_options import grade_note
+    from irforge.cli.options import grade_note
+    from irforge.data.sample import sample_docs
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.llm import Engine
-    from irforge.sample import sample_docs
 
     pairs = demo_pairs(sample_docs())
     if not pairs:

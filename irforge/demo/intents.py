@@ -14,9 +14,9 @@ from typing import Any
 
 import typer
 
-from irforge.bench import Benchmark
-from irforge.jsonl import write_jsonl
-from irforge.records import Doc, Query
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Doc, Query
 
 DEMO_INTENTS = ("QA", "FC")
 DEMO_CATEGORIES = ("MH", "Geo")
@@ -56,7 +56,7 @@ def demo_intent(intent: Any) -> Any:
 
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
     """Generate, label and summarise; returns the one-line summary the demo prints."""
-    from irforge.cli_options import grade_note
+    from irforge.cli.options import grade_note
     from irforge.generators.intents import (
         ChosenTaxonomy,
         build_intents,

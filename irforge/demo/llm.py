@@ -21,10 +21,10 @@ class DocKeywords(BaseModel):
 
 def stage_llm(ctx: DemoContext) -> str:
     """Summarise the first corpus document with the configured (default: embedded) model."""
-    from irforge.cli_options import grade_note
-    from irforge.jsonl import write_json
+    from irforge.cli.options import grade_note
+    from irforge.core.jsonl import write_json
+    from irforge.data.sample import sample_docs
     from irforge.llm import Engine
-    from irforge.sample import sample_docs
 
     bench = ctx.bench
     docs = list(bench.corpus()) if bench.corpus_path.exists() else sample_docs()

@@ -16,10 +16,10 @@ def demo_stage(out: Path, model: str | None) -> str:
     prints the yield table and fails (exit 3) when no query was accepted."""
     import typer
 
-    from irforge.cli_options import grade_note
+    from irforge.cli.options import grade_note
+    from irforge.data.sample import sample_docs
     from irforge.generators.logical.build import LogicalConfig, build_logical
     from irforge.llm import Engine
-    from irforge.sample import sample_docs
 
     config = LogicalConfig(types=DEMO_TYPES, per_type=DEMO_PER_TYPE, max_passages=1,
                            passage_sentences=DEMO_SENTENCES)

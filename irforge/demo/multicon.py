@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from irforge.errors import EmptyResultError
+from irforge.core.errors import EmptyResultError
 from irforge.generators.multicon.build import MulticonConfig
 from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.domains import get_domain
@@ -30,8 +30,8 @@ DEMO_PHRASES = "pick"
 
 def demo_stage(out: Path, model: str | None = None) -> str:
     """Build one small MultiConIR benchmark per domain under ``out/multicon/<domain>``."""
+    from irforge.data.sample import sample_docs
     from irforge.llm import Engine
-    from irforge.sample import sample_docs
 
     docs = sample_docs()
     parts, kept, attempted = [], 0, 0

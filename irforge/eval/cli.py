@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_options import ApiBaseOption, ModelOption
-from irforge.cli_output import JsonOption, emit
+from irforge.cli.options import ApiBaseOption, ModelOption
+from irforge.cli.output import JsonOption, emit
 
 DEFAULT_METRICS = ["ndcg@10", "recall@100", "map", "mrr"]
 
@@ -81,7 +81,7 @@ def eval_command(
 
     engine = None
     if any(d.startswith("adaptive") for d in decomposer or []):
-        from irforge.cli_options import engine_from_options
+        from irforge.cli.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
     with cluster(ray):

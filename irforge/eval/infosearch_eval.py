@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.beir import read_queries
-from irforge.bench import Benchmark
+from irforge.core.beir import read_queries
+from irforge.core.bench import Benchmark
+from irforge.core.records import Query, Run
 from irforge.eval.metrics import EvaluationInputError, evaluate_per_query
 from irforge.eval.metrics import infosearch as paper
 from irforge.eval.metrics.groups import group_means
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
-from irforge.records import Query, Run
 
 MODES = ("og", "changed", "reversed")
 MODE_QUERY_FILES = {"changed": "instructions/queries_changed.jsonl",

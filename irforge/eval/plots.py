@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from irforge.errors import require
+from irforge.core.errors import require
 from irforge.eval.runner import EvalResults
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
 
 
 def _llm_entries(value: Any) -> Iterator[Mapping[str, Any]]:

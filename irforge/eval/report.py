@@ -7,12 +7,12 @@ import json
 import re
 from pathlib import Path
 
+from irforge.core.jsonl import atomic_open
 from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
 from irforge.eval.metrics.registry import parse_metric
 from irforge.eval.provenance import describe
 from irforge.eval.runner import EvalResults
 from irforge.eval.trec_io import write_trec_run
-from irforge.jsonl import atomic_open
 
 
 def safe_name(name: str) -> str:

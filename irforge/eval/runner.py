@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Failure, Query, Run
 from irforge.eval.checks import (
     cutoff_warnings,
     known_qrels,
@@ -48,7 +49,6 @@ from irforge.eval.provenance import qrels_provenance
 from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
-from irforge.records import Doc, Failure, Query, Run
 
 
 @dataclass

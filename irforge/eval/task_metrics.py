@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from irforge.core.jsonl import iter_jsonl
 from irforge.eval.metrics import comlq, multicon
 from irforge.eval.metrics.ranking import RunDict
 from irforge.eval.metrics.ranks import mean
-from irforge.jsonl import iter_jsonl
 
 Scorer = Callable[[list[str]], RunDict]
 

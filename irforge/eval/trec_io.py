@@ -7,9 +7,9 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import atomic_open, iter_lines
-from irforge.records import Run
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import atomic_open, iter_lines
+from irforge.core.records import Run
 
 
 def write_trec_run(path: Path, run: Run, tag: str | None = None) -> int:

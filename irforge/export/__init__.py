@@ -11,7 +11,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.export.source import ExportResult, ExportSource
 
 FORMATS: dict[str, str] = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irforge.core.jsonl import atomic_open
 from irforge.export.card import card_text
 from irforge.export.hf_folder import front_matter, write_configs
 from irforge.export.source import ExportResult, ExportSource
-from irforge.jsonl import atomic_open
 
 
 def write_card(source: ExportSource, out: Path, configs: list, license_id: str,
@@ -37,7 +37,7 @@ def export(source: ExportSource, out: Path, file_format: str = "parquet",
 
 def push_folder(folder: Path, repo_id: str, private: bool = False) -> str:
     """Create the dataset repo if needed and upload the folder (needs ``HF_TOKEN``)."""
-    from irforge.errors import IrforgeError, require
+    from irforge.core.errors import IrforgeError, require
 
     hub = require("huggingface_hub", "export")
     api = hub.HfApi()

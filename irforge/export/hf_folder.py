@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.jsonl import write_jsonl
 from irforge.export.source import ExportSource, instruction_of
-from irforge.jsonl import write_jsonl
 
 FILE_FORMATS = ("parquet", "jsonl")
 

@@ -14,10 +14,10 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from irforge.errors import IrforgeError, require
+from irforge.core.errors import IrforgeError, require
+from irforge.core.jsonl import write_json, write_jsonl
 from irforge.export import trec
 from irforge.export.source import ExportResult, ExportSource, instruction_of
-from irforge.jsonl import write_json, write_jsonl
 
 SPEC_FILE = "irds.json"
 RELEVANCE_DEFS = {0: "not relevant", 1: "relevant", 2: "highly relevant", 3: "perfectly relevant"}

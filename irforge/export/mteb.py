@@ -10,10 +10,10 @@ import re
 from datetime import date
 from pathlib import Path
 
+from irforge.core.jsonl import atomic_open
 from irforge.export.hf import write_card
 from irforge.export.hf_folder import write_configs
 from irforge.export.source import ExportResult, ExportSource, instruction_of
-from irforge.jsonl import atomic_open
 
 TASK_TEMPLATE = '''"""MTEB task of the irforge benchmark {name!r} (irforge export --format mteb).
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from irforge.core.jsonl import write_jsonl
 from irforge.export import trec
 from irforge.export.source import ExportResult, ExportSource, passage_contents
-from irforge.jsonl import write_jsonl
 
 
 def export(source: ExportSource, out: Path) -> ExportResult:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError, FormatError, IrforgeError
-from irforge.records import Doc, Qrel, Query
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError, FormatError, IrforgeError
+from irforge.core.records import Doc, Qrel, Query
 
 # query metadata keys holding an instruction, most specific first (docs/export.md)
 INSTRUCTION_KEYS = ("instruction", "condition_description")

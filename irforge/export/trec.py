@@ -7,9 +7,9 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from irforge.core.jsonl import atomic_open
+from irforge.core.records import Qrel, Query
 from irforge.export.source import ExportResult, ExportSource
-from irforge.jsonl import atomic_open
-from irforge.records import Qrel, Query
 
 
 def write_trec_qrels(path: Path, qrels: Iterable[Qrel]) -> int:
@@ -31,7 +31,7 @@ def write_topics(path: Path, queries: Iterable[Query]) -> None:
 
 def _check_ids(source: ExportSource) -> None:
     """TREC files split on whitespace: ids with spaces would shift the columns."""
-    from irforge.errors import IrforgeError
+    from irforge.core.errors import IrforgeError
 
     bad = [d.doc_id for d in source.docs if len(d.doc_id.split()) != 1]
     bad += [q.query_id for q in source.queries if len(q.query_id.split()) != 1]

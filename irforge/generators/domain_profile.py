@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from irforge.core.records import Doc
 from irforge.generators.multicon.domains import Domain
-from irforge.records import Doc
 
 MAX_DOCS = 2000  # clusters are fitted on a seeded sample of at most this many passages
 MAX_CLUSTERS = 8

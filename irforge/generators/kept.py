@@ -7,7 +7,7 @@ from irforge.steps.yields import YieldTable, require_yield
 
 
 def require_kept(table: YieldTable, kept: int, what: str, where: str = "") -> None:
-    """Raise :class:`~irforge.errors.EmptyResultError` when a build kept no ``what``.
+    """Raise :class:`~irforge.core.errors.EmptyResultError` when a build kept no ``what``.
 
     Items accepted by an early step but lost later still leave the build empty, so the check
     counts the final output and the message names the rejections of every step.

@@ -25,7 +25,7 @@ class RunSummary:
         return {**self.counts, "estimate": self.estimate, "yield": self.yields.to_manifest()}
 
     def require(self, step: str, what: str, where: str = "") -> None:
-        """Raise :class:`~irforge.errors.EmptyResultError` (exit 3) unless ``step`` accepted
+        """Raise :class:`~irforge.core.errors.EmptyResultError` (exit 3) unless ``step`` accepted
         something, naming the commonest reasons over every step and what to do."""
         final = self.yields.steps.get(step)
         if final is not None and final.accepted:

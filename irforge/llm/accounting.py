@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.llm.settings import ModelSpec, silence_litellm
 
 Price = tuple[float, float]  # dollars per input token, per output token

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.llm.accounting import StepStats, cost_usd
 from irforge.llm.backends import schema_name
 from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params

@@ -22,8 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from irforge.core.redact import redact
 from irforge.llm.completion import Completion, logprobs_from_json, logprobs_json
-from irforge.redact import redact
 
 WRITER_IDLE_SECONDS = 1.0
 GATHER_SECONDS = 0.002

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from pydantic import BaseModel, Field
 
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,

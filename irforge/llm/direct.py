@@ -17,11 +17,11 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from irforge.core.redact import register_secret
 from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.routing import endpoint_base, provider_key, provider_model
 from irforge.llm.settings import API_KEY_ENV, ModelSpec
-from irforge.redact import register_secret
 
 # parameters a server may refuse, and what to send instead (None: leave it out)
 ADAPTABLE: dict[str, str | None] = {"max_tokens": "max_completion_tokens",

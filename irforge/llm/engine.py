@@ -19,7 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.redact import redact, register_secret
 from irforge.llm.accounting import (
     Estimate,
     Price,
@@ -48,7 +49,6 @@ from irforge.llm.structured import output_schema, schema_instruction, with_instr
 from irforge.llm.sync import run_sync
 from irforge.llm.waits import Waits
 from irforge.prompts import get_template
-from irforge.redact import redact, register_secret
 
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
@@ -491,5 +491,5 @@ class Engine:
         return done
 
     def _describe(self, exc: BaseException) -> str:
-        """An error message safe to store: every credential is blanked out (irforge.redact)."""
+        """An error message safe to store: every credential is blanked out (irforge.core.redact)."""
         return str(redact(f"{type(exc).__name__}: {exc}"))[:800]

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from irforge.core.redact import redact
 from irforge.llm.completion import Completion, Message, RequestKeys
 from irforge.llm.result import LLMResult, Status
 from irforge.llm.structured import judge, reask_messages
 from irforge.prompts import Template
-from irforge.redact import redact
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from irforge.cli_output import quiet
+from irforge.cli.output import quiet
 
 DESCRIPTION_WIDTH = 24
 BAR_WIDTH = 10

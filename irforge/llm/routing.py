@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 TRANSPORT_ENV = "IRFORGE_TRANSPORT"
 TRANSPORTS = ("auto", "direct", "litellm")

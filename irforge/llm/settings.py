@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 EMBEDDED = "embedded"
 MODEL_ENV = "IRFORGE_MODEL"

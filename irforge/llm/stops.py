@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irforge.errors import AllCallsFailed, BudgetStopped, IrforgeError
+from irforge.core.errors import AllCallsFailed, BudgetStopped, IrforgeError
 
 
 def stop_error(engine: Any) -> IrforgeError | None:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_options import PromptsDirOption
+from irforge.cli.options import PromptsDirOption
 
 
 def prompts_list(prompts_dir: PromptsDirOption = None) -> None:
@@ -26,7 +26,7 @@ def prompts_show(
     prompts_dir: PromptsDirOption = None,
 ) -> None:
     """Render one template with its example inputs (or --var values) and print the messages."""
-    from irforge.errors import IrforgeError
+    from irforge.core.errors import IrforgeError
     from irforge.prompts import get_template
 
     template = get_template(name, prompts_dir)

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.core.errors import FormatError, IrforgeError, Problem
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 OVERRIDE_ENV = "IRFORGE_PROMPTS_DIR"

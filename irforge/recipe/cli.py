@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 
 def run_command(

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from irforge.errors import FormatError, Problem
+from irforge.core.errors import FormatError, Problem
 
 DEFAULT_RECIPE = Path(__file__).with_name("default.yaml")
 METHODS = ("intents", "logical", "multicon", "instructions")

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError, IrforgeError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError, IrforgeError
 from irforge.recipe.model import Recipe, StageModel, write_recipe
 
 CACHE = Path(".irforge") / "cache.sqlite"
@@ -157,7 +157,7 @@ Invoke = Callable[[list[str]], int]
 
 def invoke_verb(argv: list[str]) -> int:
     """Run one irforge verb in this process; its exit code (errors raise IrforgeError)."""
-    from irforge.cli import build_app
+    from irforge.cli.app import build_app
 
     code = build_app()(args=argv, standalone_mode=False)
     return code if isinstance(code, int) else 0

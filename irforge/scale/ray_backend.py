@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from irforge.errors import IrforgeError, require
+from irforge.core.errors import IrforgeError, require
 from irforge.scale.executor import BatchFunction, BatchJob, batched
 from irforge.scale.loopback import LOOPBACK, is_loopback_address, single_machine
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from irforge.records import Failure, Judgment
+from irforge.core.records import Failure, Judgment
 
 if TYPE_CHECKING:  # irforge.llm's package import loads the engine: keep it out of module load
     from irforge.llm.protocol import ResultLike

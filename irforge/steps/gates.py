@@ -164,7 +164,7 @@ def copy_reason(query: str, title: str, text: str) -> str | None:
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
     """py3langid's identifier with normalised probabilities (its model ships in the wheel)."""
-    from irforge.errors import require
+    from irforge.core.errors import require
 
     langid = require("py3langid.langid", "generators")
     return langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
@@ -298,7 +298,7 @@ class QueryGates:
         ``keep(query_id)`` says which existing queries count (default: all); a build that
         rewrites its own queries leaves those out, so a re-run does not reject itself.
         """
-        from irforge.bench import Benchmark
+        from irforge.core.bench import Benchmark
 
         bench = Benchmark(Path(root))
         existing: dict[str, str] = {}

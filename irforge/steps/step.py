@@ -3,7 +3,7 @@
 A step names its prompt template, its output model, how an item becomes template variables,
 the validators of its output (pure functions returning reasons) and how an accepted output
 becomes a value or records. :func:`run_step` sends every item through the engine, turns every
-non-ok result and every rejection into a :class:`~irforge.records.Failure` in the one failure
+non-ok result and every rejection into a :class:`~irforge.core.records.Failure` in the one failure
 format, and returns the accepted values plus a :class:`StepYield` (attempted / accepted /
 rejected by reason). Nothing is dropped silently: every item is accepted or has a Failure.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from irforge.records import Failure, Judgment
+from irforge.core.records import Failure, Judgment
 from irforge.steps.failures import Rejected, failure_from_result, rejection
 from irforge.steps.gates import QueryGates
 

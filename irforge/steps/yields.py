@@ -2,7 +2,7 @@
 
 Every build verb ends with it on the console, in the manifest (``yield`` of its step entry) and
 in the report; :func:`require_yield` turns a run that accepted nothing into an
-:class:`~irforge.errors.EmptyResultError` naming the commonest reasons and what to do.
+:class:`~irforge.core.errors.EmptyResultError` naming the commonest reasons and what to do.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import EmptyResultError
+from irforge.core.errors import EmptyResultError
 from irforge.steps.step import StepYield
 
 # what to do about the commonest rejection kinds (matched on the reason's start)
@@ -121,7 +121,7 @@ def require_yield(table: YieldTable, what: str, where: str = "") -> None:
 
 def folder_yield(folder: Path) -> YieldTable:
     """Every step yield a benchmark folder's manifest records (step entries with ``yield``)."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     table = YieldTable()
     if not (Path(folder) / "manifest.json").is_file():

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_output import JsonOption, emit
+from irforge.cli.output import JsonOption, emit
 
 
 def view_command(

@@ -6,9 +6,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError
-from irforge.records import Judgment, Query
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.core.records import Judgment, Query
 
 SNIPPET = 400
 # (metadata key that marks a method's queries, method name), first match wins

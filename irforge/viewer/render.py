@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from irforge.bench import Benchmark
-from irforge.jsonl import atomic_open
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import atomic_open
 from irforge.viewer.data import viewer_data
 
 

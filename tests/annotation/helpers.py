@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from irforge.bench import Benchmark
-from irforge.records import Doc, Judgment, Query
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Judgment, Query
 
 PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")
 INTENTS = ("QA", "FC")

@@ -12,9 +12,9 @@ import pytest
 from irforge.annotation.files import export_tasks, import_tasks
 from irforge.annotation.labeling import choice_result, get_job, parse_config
 from irforge.annotation.merge import merge_qrels
-from irforge.beir import read_qrels
-from irforge.bench import Benchmark
-from irforge.records import Qrel
+from irforge.core.beir import read_qrels
+from irforge.core.bench import Benchmark
+from irforge.core.records import Qrel
 from tests.annotation.helpers import relevance_bench
 
 ROOT = Path(__file__).resolve().parents[2]

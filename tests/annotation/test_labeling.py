@@ -13,7 +13,7 @@ from irforge.annotation.labeling import get_job, list_jobs, parse_config, valida
 from irforge.annotation.push import predictions_for
 from irforge.annotation.sampling import select
 from irforge.annotation.status import progress
-from irforge.errors import FormatError
+from irforge.core.errors import FormatError
 
 from .helpers import choice, relevance_bench
 
@@ -143,7 +143,7 @@ def test_settings_from_env_then_file(tmp_path: Path, monkeypatch) -> None:
 def test_cli_reports_server_down_without_traceback(tmp_path: Path, monkeypatch, capsys) -> None:
     import sys
 
-    from irforge.cli import main
+    from irforge.cli.app import main
 
     relevance_bench(tmp_path, queries=2)
     before = (tmp_path / "judgments.jsonl").read_bytes()

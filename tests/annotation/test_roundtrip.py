@@ -16,10 +16,10 @@ from irforge.annotation.projects import iter_tasks, read_registry
 from irforge.annotation.pull import pull
 from irforge.annotation.push import push
 from irforge.annotation.status import project_progress
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.errors import FormatError
-from irforge.records import Judgment, Query
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.records import Judgment, Query
 
 from .helpers import PROMPTS, choice, relevance_bench
 

@@ -9,20 +9,20 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from irforge.agreement.adjudication import majority_label
-from irforge.agreement.llm_agreement import ENSEMBLE, agreement_table, pair_judgments
-from irforge.agreement.rankings import compare_rankings, load_results, score_runs
-from irforge.agreement.statistics import cohen_kappa
 from irforge.audits.data import (
     near_duplicate_queries,
     pool_audit,
     query_sources,
     source_overlap,
 )
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.errors import FormatError
-from irforge.records import Doc, Judgment, Qrel, Query, Run
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.records import Doc, Judgment, Qrel, Query, Run
+from irforge.validators.adjudication import majority_label
+from irforge.validators.llm_agreement import ENSEMBLE, agreement_table, pair_judgments
+from irforge.validators.rankings import compare_rankings, load_results, score_runs
+from irforge.validators.statistics import cohen_kappa
 
 PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")
 
@@ -151,7 +151,7 @@ def test_rankings_from_runs_under_two_qrels(tmp_path: Path) -> None:
     good = _write_run(tmp_path / "good.trec", {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}})
     flipped = _write_run(tmp_path / "flipped.trec", {"q1": {"d2": 2.0, "d1": 1.0},
                                                      "q2": {"d3": 1.0}})
-    from irforge.agreement.rankings import read_trec_run
+    from irforge.validators.rankings import read_trec_run
 
     runs = [read_trec_run(good), read_trec_run(flipped)]
     under_llm = score_runs(runs, llm_qrels, "ndcg@10")
@@ -174,7 +174,7 @@ def test_rankings_from_runs_under_two_qrels(tmp_path: Path) -> None:
 
 
 def test_malformed_run_file_names_the_line(tmp_path: Path) -> None:
-    from irforge.agreement.rankings import read_trec_run
+    from irforge.validators.rankings import read_trec_run
 
     path = tmp_path / "bad.trec"
     path.write_text("q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 2 high tag\n")
@@ -210,7 +210,7 @@ def test_near_duplicates_overlap_and_pool() -> None:
 def test_human_reliability_matches_krippendorff(tmp_path: Path) -> None:
     import krippendorff
 
-    from irforge.agreement.llm_agreement import human_reliability
+    from irforge.validators.llm_agreement import human_reliability
 
     labels = {"ann1": [0, 1, 2, 2, None], "ann2": [0, 1, 1, 2, 3], "ann3": [0, None, 2, 2, 3]}
     judgments = [Judgment(f"q{i}", "d", value, "human", annotator=name)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from irforge.core.errors import FormatError
 from irforge.corpus.collect import collect
 from irforge.corpus.download import DownloadSettings, normalize_url
 from irforge.corpus.search import GoogleSearch, read_url_list
 from irforge.corpus.state import CorpusWork
-from irforge.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = DownloadSettings(read_timeout_s=0.5, connect_timeout_s=0.5, retries=1, backoff_s=0.01,

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge.cli import build_app
+from irforge.cli.app import build_app
+from irforge.core.errors import FormatError
 from irforge.corpus.collect import collect
 from irforge.corpus.download import DownloadSettings, refusal
 from irforge.corpus.search import read_queries, read_url_list
 from irforge.corpus.state import CorpusWork
-from irforge.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = DownloadSettings(read_timeout_s=2, connect_timeout_s=0.5, retries=2, backoff_s=0.01)

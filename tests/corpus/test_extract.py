@@ -107,7 +107,7 @@ def test_pages_join_mid_sentence_with_a_space_else_a_paragraph_break() -> None:
 def test_missing_input_folder_says_what_to_do(tmp_path: Path) -> None:
     import pytest
 
-    from irforge.errors import IrforgeError
+    from irforge.core.errors import IrforgeError
 
     with pytest.raises(IrforgeError, match="irforge corpus collect"):
         extract(CorpusWork(tmp_path / "w"), tmp_path / "nowhere")

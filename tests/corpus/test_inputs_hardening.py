@@ -7,8 +7,8 @@ from pathlib import Path
 import pdfs
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.cli import build_app
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
 from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized
 from irforge.corpus.extract import ExtractSettings, extract_pdf, extract_txt
 from irforge.corpus.tokenizers import get_tokenizer

@@ -7,8 +7,8 @@ from pathlib import Path
 import pdfs
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.cli import build_app
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
 from irforge.corpus.chunk import normalized
 from irforge.corpus.state import CorpusWork, StaleStageError
 from irforge.corpus.tokenizers import get_tokenizer

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from irforge.core.records import Doc, Query, Run
 from irforge.corpus.pool import pool_candidates, write_pool
-from irforge.records import Doc, Query, Run
 
 DOCS = [Doc(f"p{i}", text) for i, text in enumerate([
     "Flood barriers along the river protect the town centre.",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Run
 from irforge.corpus.pool import pool_candidates
 from irforge.eval.retrievers import get_retriever
-from irforge.records import Run
 
 from .test_pool import DOCS, QUERIES
 

@@ -20,10 +20,10 @@ import pdfs
 import pytest
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.errors import IrforgeError, MissingExtraError
-from irforge.sample import sample_corpus_dir, sample_queries, write_seed_benchmark
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError, MissingExtraError
+from irforge.data.sample import sample_corpus_dir, sample_queries, write_seed_benchmark
 from irforge.scale.executor import BatchJob, cluster, ready
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
 from irforge.demo import STAGES, DemoContext
 from irforge.demo.corpus import stage_corpus_pipeline
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Qrel, Query
 from irforge.demo import STAGES, DemoContext
 from irforge.demo.eval import run_eval_stage, stage_eval
-from irforge.records import Doc, Qrel, Query
 
 DOCS = [Doc(f"d{i}", text, title) for i, (title, text) in enumerate([
     ("Flood warnings on the Severn", "Heavy rain raised the river Severn; towns were warned."),
@@ -60,8 +60,8 @@ def test_eval_stage_finds_benchmarks_in_sub_folders(tmp_path):
 def test_demo_fails_when_no_generator_kept_anything_and_prints_the_yield(tmp_path):
     import pytest
 
+    from irforge.core.errors import EmptyResultError
     from irforge.demo import demo_yield, final_report
-    from irforge.errors import EmptyResultError
     from irforge.steps import StepYield
     from irforge.steps.yields import YieldTable, require_yield
 

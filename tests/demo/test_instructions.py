@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
+from irforge.data.sample import sample_docs
 from irforge.demo import STAGES
 from irforge.demo.instructions import DEMO_QUERIES, demo_pairs
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.steps import check_instruction, check_reversal
-from irforge.sample import sample_docs
 
 
 def test_demo_stage_is_registered_and_every_core_query_has_two_documents():

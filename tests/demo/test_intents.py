@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.jsonl import iter_jsonl
 from irforge.demo import STAGES, DemoContext, stage_corpus, stage_function
-from irforge.jsonl import iter_jsonl
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 
 def _rule(match: str, answer: dict) -> Rule:
@@ -80,8 +80,8 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
 
 
 def test_hand_query_pool_names_passages_after_the_corpus_pipeline_chunked_documents():
+    from irforge.core.records import Doc
     from irforge.demo.intents import first_passage
-    from irforge.records import Doc
 
     chunked = [Doc(f"d01-flood-early-warning_{n}", "text") for n in (10, 2, 0)]
     assert first_passage(chunked, "d01-flood-early-warning") == "d01-flood-early-warning_0"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.demo import DemoContext
 from irforge.demo.llm import stage_llm
-from irforge.records import Doc
 
 
 def test_demo_stage_summarises_one_document_as_demo_grade(tmp_path: Path,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
 from irforge.demo import STAGES
 
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
+from irforge.data.sample import sample_docs
 from irforge.demo import STAGES
 from irforge.demo.multicon import DEMO_DOMAINS, DEMO_N
 from irforge.generators.multicon.sentences import split_sentences
-from irforge.sample import sample_docs
 
 
 def test_demo_stage_is_registered():

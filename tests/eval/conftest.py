@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from irforge.beir import read_corpus, read_qrels, read_queries
-from irforge.records import qrels_to_dict
+from irforge.core.beir import read_corpus, read_qrels, read_queries
+from irforge.core.records import qrels_to_dict
 
 
 @pytest.fixture(scope="session")

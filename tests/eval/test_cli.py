@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Qrel
 from irforge.eval.trec_io import read_trec_run
-from irforge.records import Qrel
 
 ROOT = Path(__file__).resolve().parents[2]
 

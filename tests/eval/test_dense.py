@@ -92,7 +92,7 @@ def test_dense_cache_returns_identical_vectors_without_encoding(tmp_path, monkey
 
 
 def test_prefixes_are_put_before_queries_and_passages(monkeypatch):
-    from irforge.records import Doc, Query
+    from irforge.core.records import Doc, Query
 
     seen: list[str] = []
     retriever = get_retriever("dense", query_prefix="query: ", passage_prefix="passage: ")

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.records import Doc, Qrel, Query, Run
 from irforge.eval.metrics import EvaluationInputError
 from irforge.eval.runner import evaluate_benchmark
 from irforge.eval.trec_io import read_trec_run, write_trec_run
-from irforge.records import Doc, Qrel, Query, Run
 from tests.eval.test_cli import irforge
 
 DOCS = [Doc(f"d{i}", text) for i, text in enumerate(

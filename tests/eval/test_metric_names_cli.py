@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
 from irforge.eval.metrics import comlq, infosearch
 from irforge.eval.metrics.ranks import mean
 from irforge.eval.retrievers import get_retriever
 from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
-from irforge.jsonl import write_jsonl
 from tests.eval.test_cli import irforge
 from tests.eval.test_infosearch_cli import DISTRACTORS, GROUPS, _units
 

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from irforge.core.records import Run
 from irforge.eval import evaluate
 from irforge.eval.metrics import EvaluationInputError, UnknownMetricError, parse_metric
-from irforge.records import Run
 
 QRELS = {"q1": {"a": 2, "b": 0, "c": 1, "z": 1}, "q2": {"x": 1}}
 RUN = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.1}, "q2": {"y": 1.0, "x": 0.5}}

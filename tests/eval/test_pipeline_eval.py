@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Qrel, Query
 from irforge.eval.pipelines import AdaptiveDecomposer
 from irforge.eval.rerankers.listwise import ListwiseReranker
 from irforge.eval.runner import evaluate_benchmark
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc, Qrel, Query
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.eval.test_cli import irforge
 
 DOCS = [

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.pipelines import (
     AdaptiveDecomposer,
     decomposed_retrieve,
@@ -20,8 +21,7 @@ from irforge.eval.pipelines.fusion import RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.cross import CrossEncoderReranker
 from irforge.eval.retrievers import get_retriever
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc, Query, Run
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 CONDITIONS = ["set in Norway", "written after 2010", "a female detective", "a winter setting",
               "a murder in a fishing village"]

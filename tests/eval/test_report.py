@@ -3,12 +3,12 @@ plots that apply, titled with n per point, as PNG and SVG."""
 
 from __future__ import annotations
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Qrel, Query
+from irforge.data.sample import write_seed_benchmark
 from irforge.eval.provenance import qrels_provenance
 from irforge.eval.report import write_outputs
 from irforge.eval.runner import evaluate_benchmark
-from irforge.records import Doc, Qrel, Query
-from irforge.sample import write_seed_benchmark
 
 TOPICS = ["river flood warnings", "sourdough bread starter", "glacier retreat in the alps",
           "chess opening theory"]

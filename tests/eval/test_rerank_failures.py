@@ -9,13 +9,13 @@ import socket
 import pytest
 from rich.console import Console
 
+from irforge.data.sample import sample_queries, write_seed_benchmark
 from irforge.eval.metrics.ranks import ranked_ids
 from irforge.eval.report import rich_table, write_outputs
 from irforge.eval.rerankers.listwise import ListwiseReranker
 from irforge.eval.runner import evaluate_benchmark
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.sample import sample_queries, write_seed_benchmark
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 METRICS = ["ndcg@10", "recall@100", "map", "mrr"]
 

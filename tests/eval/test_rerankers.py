@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.listwise import ListwiseReranker, apply_ranking, window_starts
 from irforge.eval.rerankers.pointwise import (
     LlamaYesNo,
@@ -16,9 +17,8 @@ from irforge.eval.rerankers.pointwise import (
 )
 from irforge.eval.retrievers import get_reranker
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
 from irforge.llm.settings import embedded_gguf
-from irforge.records import Doc, Query, Run
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 DOCS = {d.doc_id: d for d in [
     Doc("paris", "Paris is the capital and largest city of France."),

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Doc, Qrel, Query
 from irforge.eval.plots import write_plots
 from irforge.eval.runner import evaluate_benchmark
-from irforge.jsonl import write_jsonl
-from irforge.records import Doc, Qrel, Query
 
 CONDITIONS = ["volcano eruption", "glacier melting", "penguin colony"]
 NEGATIVES = ["desert storm", "river flooding", "camel caravan"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.records import Query, Run
-from irforge.sample import write_seed_benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Query, Run
+from irforge.data.sample import write_seed_benchmark
 
 INSTRUCTION = "Only documents written for emergency officials are relevant."
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
 from irforge.eval.metrics import evaluate_per_query, mean_scores
 from irforge.export import export_benchmark
 from tests.export.conftest import INSTRUCTION, bm25_run

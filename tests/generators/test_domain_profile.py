@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from irforge.core.records import Doc
 from irforge.generators.domain_profile import cluster_count, derive_domain, term_clusters
-from irforge.records import Doc
 
 BAKING = [Doc(f"b{i}", text) for i, text in enumerate([
     "Knead the dough until the gluten stretches; gluten traps gas in the dough.",

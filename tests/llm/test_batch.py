@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from irforge.llm import Engine
 from irforge.llm.batch import BatchPending
 from irforge.llm.cache import ResponseCache
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 
 class Label(BaseModel):

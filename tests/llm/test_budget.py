@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from irforge.llm import Engine
 from irforge.llm.accounting import cost_usd, litellm_price
-from irforge.llm.scripted import Action, Script, ScriptedServer
+from irforge.testing.scripted import Action, Script, ScriptedServer
 
 
 class Label(BaseModel):

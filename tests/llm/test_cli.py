@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge.cli import build_app
+from irforge.cli.app import build_app
 from irforge.llm.backends import grammar_schema
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 runner = CliRunner()
 
@@ -77,7 +77,7 @@ def test_grammar_schema_drops_bounds_that_overflow_llama_cpp() -> None:
 
 
 def test_llm_try_transport_flag_picks_the_path(server: ScriptedServer, tmp_path: Path) -> None:
-    from irforge.errors import IrforgeError
+    from irforge.core.errors import IrforgeError
 
     common = ["--model", "openai/scripted", "--api-base", server.url, "--no-cache", "--json"]
     for transport in ("litellm", "direct"):

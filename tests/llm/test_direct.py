@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.llm import Engine, backends
 from irforge.llm.routing import choose_transport, provider_key
-from irforge.llm.scripted import Action, Script, ScriptedServer
 from irforge.llm.settings import resolve_model
+from irforge.testing.scripted import Action, Script, ScriptedServer
 
 
 class Label(BaseModel):

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from irforge.llm import Engine
 from irforge.llm.cache import ResponseCache
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 
 class Label(BaseModel):

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from irforge.bench import Benchmark
-from irforge.errors import IrforgeError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Failure
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Failure
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 KEY = "sk-proj-ZZtestSECRETkey0123456789"
 FAST = {"backoff_initial": 0.01, "backoff_max": 0.05, "timeout": 2.0, "progress": False}

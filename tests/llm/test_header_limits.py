@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from irforge.llm import Engine
 from irforge.llm.header_limits import HeaderLimits, parse_duration
 from irforge.llm.limits import RateLimiter
-from irforge.llm.scripted import Action, Script, ScriptedServer
-from irforge.llm.scripted_limits import format_duration
+from irforge.testing.scripted import Action, Script, ScriptedServer
+from irforge.testing.scripted_limits import format_duration
 
 
 class Label(BaseModel):

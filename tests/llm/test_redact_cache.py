@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.redact import MASK, known_secrets, redact, register_secret
+from irforge.core.redact import MASK, known_secrets, redact, register_secret
 
 
 def test_a_secret_set_changed_or_removed_after_a_first_redaction_is_followed(

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Script, ScriptedServer
+from irforge.testing.scripted import Action, Script, ScriptedServer
 from tests.llm.resume_worker import Label, items
 
 ROOT = Path(__file__).resolve().parents[2]

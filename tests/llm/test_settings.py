@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.llm.settings import (
     load_config,
     resolve_cache_path,
@@ -73,7 +73,7 @@ def test_credentials_are_stripped_from_urls_in_manifests() -> None:
 
 def test_engine_cache_defaults_to_the_benchmark_folder(monkeypatch: pytest.MonkeyPatch,
                                                        tmp_path: Path) -> None:
-    from irforge.cli_options import engine_from_options
+    from irforge.cli.options import engine_from_options
 
     monkeypatch.chdir(tmp_path)
     with engine_from_options(model="openai/any", bench_dir=tmp_path / "bench",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.errors import FormatError
+from irforge.core.errors import FormatError
 from irforge.prompts import (
     TemplateVariableError,
     UnknownTemplateError,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from irforge.errors import FormatError, IrforgeError
+from irforge.core.errors import FormatError, IrforgeError
 from irforge.recipe.model import DEFAULT_RECIPE, load_recipe, write_recipe
 from irforge.recipe.run import plan, run_recipe
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from irforge.llm.scripted import ScriptedServer
+from irforge.testing.scripted import ScriptedServer
 from tests.generators.intents.test_scenario import BREAD, _script
 
 ROOT = Path(__file__).resolve().parents[2]

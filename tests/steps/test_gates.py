@@ -108,8 +108,8 @@ def test_duplicates_within_a_run_and_across_the_benchmark_are_rejected():
 
 
 def test_benchmark_gates_read_the_folder_and_leave_out_the_builds_own_queries(tmp_path):
-    from irforge.bench import Benchmark
-    from irforge.records import Query
+    from irforge.core.bench import Benchmark
+    from irforge.core.records import Query
 
     Benchmark(tmp_path).write_queries([Query("mine-1", KNOWN_GOOD[0]),
                                        Query("other-1", KNOWN_GOOD[1])])

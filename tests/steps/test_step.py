@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from irforge.errors import EmptyResultError
+from irforge.core.errors import EmptyResultError
 from irforge.steps import Rejected, Step, StepYield, run_step
 from irforge.steps.yields import YieldTable, require_yield
 from tests.generators.fake_engine import FakeEngine

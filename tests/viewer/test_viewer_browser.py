@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.records import Doc, Failure, Judgment, Qrel, Query
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

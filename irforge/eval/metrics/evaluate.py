@@ -7,10 +7,10 @@ from typing import Literal
 
 import numpy as np
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Run
 from irforge.eval.metrics.ranking import QrelsDict, RunDict, iter_blocks
 from irforge.eval.metrics.registry import Measure, parse_metrics
-from irforge.records import Run
 
 MissingQueries = Literal["zero", "skip"]
 
@@ -68,7 +68,7 @@ def evaluate(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[str | Measu
     """Means per metric, or with ``per_query=True`` the ``{query_id: {metric: value}}`` table.
 
     Inputs are pytrec_eval-style dicts (``{qid: {docid: grade}}``, ``{qid: {docid: score}}``)
-    or a :class:`~irforge.records.Run`; metric names are parsed once (``"ndcg@10"``, ``"p@5"``,
+    or a :class:`~irforge.core.records.Run`; metric names are parsed once (``"ndcg@10"``, ``"p@5"``,
     ``"recall@100"``, ``"map"``, ``"mrr"``, ``"judged@10"``).
     """
     table = evaluate_per_query(qrels, run, metrics, relevance_level, missing)

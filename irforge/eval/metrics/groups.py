@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from irforge.records import Query
+from irforge.core.records import Query
 
 
 def query_groups(queries: list[Query], field: str = "type", strip_suffix: bool = True

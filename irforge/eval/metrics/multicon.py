@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.eval.metrics.ranking import RunDict
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.eval.metrics import comlq, diagnostics, infosearch, multicon
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
 from irforge.eval.metrics.registry import Measure, MetricSpec, register

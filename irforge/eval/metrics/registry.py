@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 from irforge.eval.metrics.ranking import RankedLabels
 
 MeasureFunction = Callable[[RankedLabels, "int | None"], np.ndarray]

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from irforge.errors import IrforgeError
-from irforge.records import Failure, Query
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Failure, Query
 
 ADAPTIVE_STEP = "eval.decompose"
 

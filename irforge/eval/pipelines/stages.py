@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.metrics.diagnostics import (
     easy_negative_rate,
     first_positive_rank,
@@ -23,7 +24,6 @@ from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.pipelines.fusion import FUSIONS, RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.base import with_tail
 from irforge.eval.retrievers.base import Reranker, Retriever
-from irforge.records import Doc, Query, Run
 
 
 def _fuse(name: str, fusion: str, per_query: Mapping[str, list[Mapping[str, float]]],

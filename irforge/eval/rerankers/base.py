@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.metrics.ranks import ranked_ids
 from irforge.eval.retrievers.base import doc_text
-from irforge.records import Doc, Query, Run
 
 DEFAULT_INSTRUCTION = "Given a search request, decide whether the document satisfies it."
 

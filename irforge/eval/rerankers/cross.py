@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from irforge.errors import require
+from irforge.core.errors import require
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.base import pairs_for, run_from_pairs
-from irforge.records import Doc, Query, Run
 
 
 class CrossEncoderReranker:

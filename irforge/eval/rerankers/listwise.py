@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.base import candidates, with_tail
 from irforge.eval.retrievers.base import doc_text
-from irforge.records import Doc, Query, Run
 
 TEMPLATE = "eval.listwise_rerank"
 

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from irforge.errors import require
+from irforge.core.errors import require
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.base import DEFAULT_INSTRUCTION, pairs_for, run_from_pairs
 from irforge.prompts import get_template
-from irforge.records import Doc, Query, Run
 
 Messages = list[dict[str, str]]
 TEMPLATE = "eval.pointwise_rerank"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from irforge.errors import IrforgeError
-from irforge.records import Doc, Query, Run
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc, Query, Run
 
 
 class UnknownRetrieverError(IrforgeError, ValueError):

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from irforge.errors import require
+from irforge.core.errors import require
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.retrievers.base import doc_text
-from irforge.records import Doc, Query, Run
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 

@@ -15,11 +15,11 @@ from typing import Literal
 
 import numpy as np
 
-from irforge.errors import IrforgeError, require
+from irforge.core.errors import IrforgeError, require
+from irforge.core.records import Doc, Query, Run
 from irforge.eval.retrievers.base import doc_text
 from irforge.eval.retrievers.cache import EmbeddingCache
 from irforge.eval.retrievers.search import HnswIndex, exact_search, exact_search_on
-from irforge.records import Doc, Query, Run
 from irforge.scale.executor import BatchJob, distributed_executor, ready
 
 SearchMode = Literal["exact", "hnsw"]

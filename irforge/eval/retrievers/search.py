@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irforge.errors import require
+from irforge.core.errors import require
 
 
 def exact_search(queries: np.ndarray, docs: np.ndarray, k: int, doc_chunk: int = 65_536,

@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.instructions.units import Group, Unit
-from irforge.jsonl import write_jsonl
-from irforge.records import Doc, Qrel, Query
 
 MODES = ("og", "changed", "reversed")
 METHOD_FOLDER = "instructions"

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Failure, Judgment
 from irforge.generators.instructions import steps
 from irforge.generators.instructions.assemble import assemble, write_assembled
 from irforge.generators.instructions.dimensions import Dimension
@@ -26,7 +27,6 @@ from irforge.generators.instructions.pairs import PENDING, Pair, group_pairs
 from irforge.generators.instructions.units import Group, Member, Unit
 from irforge.generators.kept import require_kept
 from irforge.llm.protocol import EngineLike
-from irforge.records import Doc, Failure, Judgment
 from irforge.steps import Step, StepYield, reason_key, run_step
 from irforge.steps.yields import YieldTable
 
@@ -69,7 +69,7 @@ class BuildReport:
         return f"{made}; failures: {failed or 'none'}"
 
     def require_yield(self) -> None:
-        """Raise :class:`~irforge.errors.EmptyResultError` when this run kept no unit."""
+        """Raise :class:`~irforge.core.errors.EmptyResultError` when this run kept no unit."""
         require_kept(self.yields, self.counts.get("units", 0), "instruction units",
                      f" in {self.root}")
 

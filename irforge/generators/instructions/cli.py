@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.bench import Benchmark
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -23,8 +22,9 @@ from irforge.cli_options import (
     engine_from_options,
     raise_for_stop,
 )
-from irforge.cli_output import JsonOption, emit
-from irforge.errors import IrforgeError
+from irforge.cli.output import JsonOption, emit
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
 
 
 class InstructionsInputError(IrforgeError, ValueError):
@@ -121,7 +121,7 @@ def review_command(
         help="Flag positives whose judged relevance (scaled to 0..1) is below this.")] = 0.5,
 ) -> None:
     """Flag anomalous positives (paper A.7) into instructions/review.jsonl for annotation."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
     from irforge.generators.instructions.manual_review import read_trec_run, write_review_list
 
     runs = [read_trec_run(path) for path in run]

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from irforge.errors import FormatError, Problem
+from irforge.core.errors import FormatError, Problem
 
 DEFAULT_FILE = "dimensions.yaml"
 _BOUND_KEYS = {"min_words", "max_words", "min_sentences", "max_sentences", "min_paragraphs",

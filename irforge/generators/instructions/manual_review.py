@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.jsonl import write_jsonl
-from irforge.records import Judgment, Run
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Judgment, Run
 
 REVIEW_FILE = "instructions/review.jsonl"
 

@@ -11,11 +11,11 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc
 from irforge.generators.instructions.assemble import METHOD_FOLDER, MODES, Assembled
 from irforge.generators.instructions.units import Group, Member
-from irforge.jsonl import iter_jsonl
-from irforge.records import Doc
 
 GROUPS_FILE = "groups.jsonl"
 

@@ -17,12 +17,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, Problem
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc, Failure
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.units import Group, Member
-from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Failure
 
 PENDING = ""  # condition of a member whose keyword is still to be extracted
 CONDITIONS_KEY = "conditions"  # doc metadata: {"audience": "expert", ...} in --corpus mode

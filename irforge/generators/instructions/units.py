@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from irforge.records import Doc
+from irforge.core.records import Doc
 
 ORIGINS = ("given", "rewritten")
 

@@ -12,8 +12,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import IrforgeError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
+from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.records import Doc, Failure, Judgment, Query
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.intents.plan import (
     PlannedQuery,
@@ -40,9 +42,7 @@ from irforge.generators.intents.steps import (
 )
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
-from irforge.jsonl import iter_jsonl, write_jsonl
 from irforge.llm.protocol import EngineLike
-from irforge.records import Doc, Failure, Judgment, Query
 from irforge.steps import StepYield, run_step
 
 STEP = "intents"

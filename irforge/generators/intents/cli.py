@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -24,8 +24,8 @@ from irforge.cli_options import (
     grade_note,
     raise_for_stop,
 )
-from irforge.cli_output import JsonOption, emit
-from irforge.errors import IrforgeError
+from irforge.cli.output import JsonOption, emit
+from irforge.core.errors import IrforgeError
 
 MaxTokensOption = Annotated[int, typer.Option(help="Completion token limit per call.")]
 
@@ -57,8 +57,8 @@ def build_intents_command(
     as_json: JsonOption = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
-    from irforge import beir
-    from irforge.bench import Benchmark
+    from irforge.core import beir
+    from irforge.core.bench import Benchmark
     from irforge.generators.intents import build_intents, load_intents, select_intents
     from irforge.generators.intents.build import source_docs
     from irforge.generators.intents.steps import QUERY_STEP

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.core.errors import FormatError, IrforgeError, Problem
 
 HERE = Path(__file__).parent
 BUILTIN_INTENTS = HERE / "builtin_intents.yaml"

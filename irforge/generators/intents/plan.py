@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from irforge.core.records import Doc
 from irforge.generators.intents.config import ATTRIBUTE_NAMES, Category, IntentSpec, Taxonomy
-from irforge.records import Doc
 
 CATEGORY_FIELD = "category"
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from irforge.core.records import Doc
 from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
-from irforge.records import Doc
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered
 from irforge.steps.echo import echoed_examples

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.core.records import Doc
 from irforge.generators.domain_profile import term_clusters
 from irforge.generators.intents.config import NAMED_TAXONOMIES, Category, Taxonomy, load_taxonomy
-from irforge.records import Doc
 
 DERIVED = "derived"
 

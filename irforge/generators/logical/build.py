@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.kept import require_kept
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import (
@@ -45,7 +46,6 @@ from irforge.generators.logical.steps import (
 )
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 from irforge.llm.protocol import EngineLike
-from irforge.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.steps import reason_key, run_step
 from irforge.steps.failures import rejection
 from irforge.steps.yields import YieldTable
@@ -89,7 +89,7 @@ class LogicalSummary:
                 f"negatives, {self.labels} negation labels{kept}")
 
     def require_yield(self, where: str = "") -> None:
-        """Raise :class:`~irforge.errors.EmptyResultError` when this run accepted no query."""
+        """Raise :class:`~irforge.core.errors.EmptyResultError` when this run accepted no query."""
         require_kept(self.yields, self.accepted, "logical queries", where)
 
 

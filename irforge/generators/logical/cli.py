@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.bench import Benchmark
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -22,7 +21,8 @@ from irforge.cli_options import (
     TimeoutOption,
     raise_for_stop,
 )
-from irforge.cli_output import JsonOption, emit
+from irforge.cli.output import JsonOption, emit
+from irforge.core.bench import Benchmark
 
 
 def build_logical_command(
@@ -65,8 +65,8 @@ def build_logical_command(
     Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
     keeps the queries of the other types already in the folder.
     """
-    from irforge.beir import read_corpus
-    from irforge.cli_options import engine_from_options, grade_note
+    from irforge.cli.options import engine_from_options, grade_note
+    from irforge.core.beir import read_corpus
     from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput
     from irforge.generators.logical.types import parse_types

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import iter_jsonl, write_jsonl
-from irforge.records import Qrel
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.records import Qrel
 
 LABELS_FOLDER = "logical"
 LABELS_FILE = "negation_labels.jsonl"

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.logical.labels import NegationLabel, labels_path
-from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Qrel, Query
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
+from irforge.core.records import Doc
 from irforge.generators.logical.types import QueryType
-from irforge.records import Doc
 
 
 class SelectionError(IrforgeError, ValueError):

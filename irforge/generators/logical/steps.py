@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from irforge.core.records import Doc, Query
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.structure import (
@@ -36,7 +37,6 @@ from irforge.generators.logical.structure import (
     is_variable,
 )
 from irforge.generators.logical.types import QueryType, get_type
-from irforge.records import Doc, Query
 from irforge.steps import Rejected, Step
 
 if TYPE_CHECKING:

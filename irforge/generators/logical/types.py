@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 Mark = Literal["+", "-", "|"]
 MARK_WORDS: Mapping[str, str] = MappingProxyType(

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
 from irforge.generators.multicon.domains import STRATEGIES, Domain
 from irforge.generators.multicon.sentences import MIN_WORDS, Located
@@ -39,7 +40,6 @@ from irforge.generators.multicon.task_files import (
     source_row,
 )
 from irforge.llm.protocol import EngineLike
-from irforge.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.steps import Rejected, Step, StepOutcome, StepYield, reason_key, run_step
 from irforge.steps.assembled import AssembledQuery, gate_assembled
 from irforge.steps.decomposition import DecompositionItem, adaptive_step

@@ -9,8 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from irforge.bench import Benchmark
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -26,14 +25,15 @@ from irforge.cli_options import (
     TpmOption,
     raise_for_stop,
 )
-from irforge.cli_output import JsonOption, emit
-from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.cli.output import JsonOption, emit
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, IrforgeError, Problem
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc
 from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.domains import get_domain, load_domains
 from irforge.generators.multicon.writer import write_output
-from irforge.jsonl import iter_jsonl
 from irforge.llm.protocol import EngineLike
-from irforge.records import Doc
 from irforge.steps import StepYield
 from irforge.steps.yields import YieldTable, require_yield
 
@@ -61,7 +61,7 @@ def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
     """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
 
     The yield table goes to ``echo`` (when given) and into the manifest; a build that keeps
-    no source document raises :class:`~irforge.errors.EmptyResultError` after writing the
+    no source document raises :class:`~irforge.core.errors.EmptyResultError` after writing the
     failures, naming the commonest reasons.
     """
     if not docs:
@@ -138,8 +138,8 @@ def build_command(
     as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
-    from irforge import beir
-    from irforge.cli_options import engine_from_options, grade_note
+    from irforge.cli.options import engine_from_options, grade_note
+    from irforge.core import beir
 
     extra = load_domains(domains) if domains is not None else {}
     docs = list(islice(beir.read_corpus(corpus), limit))

@@ -20,7 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.core.errors import FormatError, IrforgeError, Problem
 
 # substitute: 'modify' by construction (the LLM names a key term and its replacement)
 Strategy = Literal["modify", "keyword", "substitute"]

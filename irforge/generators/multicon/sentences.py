@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from irforge.errors import require
+from irforge.core.errors import require
 
 # A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before whitespace.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+")

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from irforge.core.records import Doc
 from irforge.generators.multicon.domains import Domain
 from irforge.generators.multicon.sentences import (
     MIN_WORDS,
@@ -42,7 +43,6 @@ from irforge.generators.multicon.terms import (
     key_terms,
     salient_terms,
 )
-from irforge.records import Doc
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
 from irforge.steps.echo import echoed_examples

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.multicon.assembly import Edit, build_variants
 from irforge.generators.multicon.sentences import Located
-from irforge.records import Doc, Qrel, Query
 
 STYLES: dict[str, str] = {"instruction": "inst", "descriptive": "desc"}
 

@@ -17,9 +17,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.generators.multicon.build import STEP, MulticonOutput
-from irforge.jsonl import iter_jsonl, write_jsonl
 
 TASK_DIR = "multicon"
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from irforge.errors import IrforgeError
+from irforge.core.errors import IrforgeError
 
 
 def ensemble_mean(labels: Sequence[float]) -> float | None:

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, IrforgeError, Problem
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, IrforgeError, Problem
+from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.records import Failure, Judgment, Qrel
 from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
 from irforge.generators.relevance import steps as relsteps
 from irforge.generators.relevance import strategies as strat
@@ -31,8 +33,6 @@ from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.probabilities import RecordingEngine
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
-from irforge.jsonl import iter_jsonl, write_jsonl
-from irforge.records import Failure, Judgment, Qrel
 from irforge.steps import StepYield, reason_key
 
 ENSEMBLE_STEP = f"{STEP}.ensemble"

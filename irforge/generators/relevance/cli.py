@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli_options import (
+from irforge.cli.options import (
     ApiBaseOption,
     BudgetOption,
     CacheOption,
@@ -24,7 +24,7 @@ from irforge.cli_options import (
     grade_note,
     raise_for_stop,
 )
-from irforge.cli_output import JsonOption, emit
+from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
 
 
@@ -66,7 +66,7 @@ def label_command(
     as_json: JsonOption = False,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.build import ENSEMBLE_STEP

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from irforge.errors import Problem
-from irforge.jsonl import iter_lines, report
+from irforge.core.errors import Problem
+from irforge.core.jsonl import iter_lines, report
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from irforge.core.records import Failure
 from irforge.generators.relevance.probabilities import RecordingEngine, label_probabilities
 from irforge.generators.relevance.steps import (
     SCORE_FIELDS,
@@ -23,7 +24,6 @@ from irforge.generators.relevance.steps import (
     presence_step,
     zero_shot_step,
 )
-from irforge.records import Failure
 from irforge.steps import Step, run_step
 
 

@@ -14,11 +14,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.records import Doc
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.steps import user_names
-from irforge.records import Doc
 
 
 @dataclass
@@ -156,9 +156,9 @@ def test_source_rewrite_prompt_names_the_users(tmp_path):
 
 
 def test_corpus_mode_keeps_distractors_but_not_dropped_positives(tmp_path):
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
+    from irforge.core.records import Qrel, Query
     from irforge.generators.instructions.pairs import pairs_from_beir
-    from irforge.records import Qrel, Query
 
     source = Benchmark(tmp_path / "in")
     source.write_corpus([Doc("e1", EXPERT), Doc("e2", EXPERT + " Gauges are checked hourly."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.errors import FormatError
+from irforge.core.errors import FormatError
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.steps import (
     check_document,

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 EXPERT = ("Flood forecasting couples precipitation estimates with rainfall-runoff models to set "
           "river stage thresholds.")

@@ -12,8 +12,9 @@ from collections import Counter
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.steps import (
@@ -23,7 +24,6 @@ from irforge.generators.instructions.steps import (
     check_reversal,
     check_rewrite,
 )
-from irforge.records import Doc
 
 pytest.importorskip("llama_cpp")
 

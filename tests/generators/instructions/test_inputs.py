@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.records import Doc, Judgment, Qrel, Query, Run
 from irforge.generators.instructions.assemble import assemble, write_assembled
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.manual_review import (
@@ -22,7 +23,6 @@ from irforge.generators.instructions.pairs import (
     read_pairs,
 )
 from irforge.generators.instructions.units import Group, Member, Unit
-from irforge.records import Doc, Judgment, Qrel, Query, Run
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,11 @@ import math
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Run
 from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
 from irforge.generators.instructions.units import Group, Member, Unit, unit_id
-from irforge.records import Doc, Run
 
 
 def _group() -> Group:

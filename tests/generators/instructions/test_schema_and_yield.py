@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.core.records import Doc
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.steps import (
@@ -21,7 +22,6 @@ from irforge.generators.instructions.steps import (
     keyword_model,
     request_pattern,
 )
-from irforge.records import Doc
 from tests.generators.instructions.test_build import EXPERT, KW_DOCS, ScriptedEngine, _answers
 
 

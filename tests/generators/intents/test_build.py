@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.intents import (
     ChosenTaxonomy,
     build_intents,
@@ -13,8 +15,6 @@ from irforge.generators.intents import (
     load_taxonomy,
     select_intents,
 )
-from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Qrel, Query
 from tests.generators.fake_engine import FakeEngine
 
 DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")

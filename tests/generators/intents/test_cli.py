@@ -10,9 +10,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from irforge import beir
-from irforge.cli import build_app
-from irforge.records import Doc, Query
+from irforge.cli.app import build_app
+from irforge.core import beir
+from irforge.core.records import Doc, Query
 
 ROOT = Path(__file__).resolve().parents[3]
 

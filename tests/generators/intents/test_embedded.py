@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.errors import EmptyResultError
-from irforge.records import Doc, Query
-from irforge.sample import sample_docs
+from irforge.cli.app import build_app
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.core.records import Doc, Query
+from irforge.data.sample import sample_docs
 
 pytestmark = pytest.mark.slow
 

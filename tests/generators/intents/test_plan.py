@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from irforge.errors import FormatError, IrforgeError
+from irforge.core.errors import FormatError, IrforgeError
+from irforge.core.records import Doc
 from irforge.generators.intents import (
     assign_categories,
     build_tasks,
@@ -19,7 +20,6 @@ from irforge.generators.intents import (
 from irforge.generators.intents.config import ATTRIBUTE_NAMES
 from irforge.generators.intents.plan import pick_need
 from irforge.generators.intents.steps import check_example
-from irforge.records import Doc
 
 
 def _taxonomy(tmp_path: Path) -> Path:

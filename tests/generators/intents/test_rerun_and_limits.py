@@ -8,13 +8,13 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
-from irforge.cli import build_app
-from irforge.errors import BudgetStopped
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc, Qrel
+from irforge.check.folder import check_benchmark
+from irforge.cli.app import build_app
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.errors import BudgetStopped
+from irforge.core.records import Doc, Qrel
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 ANSWER = {"needs": ["how deep was the flood water", "when did the warning start"],
           "query": "How deep was the flood water at the gauge on Monday?",

@@ -14,11 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc
+from irforge.check.folder import check_benchmark
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[3]
 

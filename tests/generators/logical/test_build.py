@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Failure
 from irforge.generators.logical import steps as review
 from irforge.generators.logical.build import (
     LogicalConfig,
@@ -27,7 +28,6 @@ from irforge.generators.logical.steps import (
 )
 from irforge.llm import LLMResult
 from irforge.prompts import get_template
-from irforge.records import Doc, Failure
 from irforge.steps import Rejected, run_step
 from irforge.steps.yields import YieldTable
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from irforge.beir import write_corpus
-from irforge.cli import build_app
+from irforge.cli.app import build_app
+from irforge.core.beir import write_corpus
+from irforge.core.records import Doc
 from irforge.generators.logical.types import UnknownTypeError
-from irforge.records import Doc
 
 
 def corpus(tmp_path):

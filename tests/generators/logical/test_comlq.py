@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.beir import read_qrels
+from irforge.core.beir import read_qrels
 from irforge.generators.logical.labels import graded_qrels
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.generators.logical.build import LogicalConfig, build_logical
 from irforge.generators.logical.labels import labels_path
-from irforge.records import Doc
 
 # ComLQ corpus ids: 10000 answers query 0 (1p) alone; 13110 + 13111 answer query 1990 (pin_2).
 ARTICLES = {"10000": "comlq-q0", "13110": "comlq-q1990", "13111": "comlq-q1990"}

@@ -7,13 +7,13 @@ must end in failures.jsonl while the rest of the build is written.
 
 from __future__ import annotations
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.generators.logical.build import LogicalConfig, build_logical
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 FILMS = Doc("films", DEMONSTRATIONS["pin"].passage, "Lena Ortiz filmography")
 SCRIPT = Script(default=Action.answer("no rule matched"), rules=(

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from irforge.errors import FormatError
+from irforge.core.errors import FormatError
+from irforge.core.records import Doc, Qrel
 from irforge.generators.logical.labels import (
     graded_qrels,
     labels_path,
@@ -32,7 +33,6 @@ from irforge.generators.logical.steps import (
 )
 from irforge.generators.logical.structure import TripleGroups
 from irforge.generators.logical.types import get_type, parse_types
-from irforge.records import Doc, Qrel
 
 P1 = "Lena Ortiz directed Quiet Harbor in 2011. The film was shot in Dunmore."
 P2 = "Quiet Harbor starred Ada Kim, who was born in Port Elam."

@@ -9,10 +9,11 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from irforge.beir import write_corpus
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.errors import EmptyResultError
+from irforge.cli.app import build_app
+from irforge.core.beir import write_corpus
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.core.records import Doc
 from irforge.generators.logical.build import LogicalConfig, build_logical
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
@@ -26,8 +27,7 @@ from irforge.generators.logical.steps import (
     query_reasons,
 )
 from irforge.generators.logical.structure import Triple, TripleGroups
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.fake_engine import FakeEngine
 
 FILMS = DEMONSTRATIONS["pin"].passage

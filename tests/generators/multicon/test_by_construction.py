@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, generate, get_domain
 from irforge.generators.multicon.steps import (
     candidate_sentences,
@@ -16,7 +17,6 @@ from irforge.generators.multicon.steps import (
     ungrounded_phrases,
     validate_hard_negative,
 )
-from irforge.records import Doc
 from irforge.steps.failures import Rejected
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITION_IDS, NOVEL_CONDITIONS
 from tests.generators.multicon.test_pipeline import CannedEngine, answers

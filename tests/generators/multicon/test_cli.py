@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from irforge.cli import build_app
-from irforge.errors import FormatError, IrforgeError
+from irforge.cli.app import build_app
+from irforge.core.errors import FormatError, IrforgeError
 from irforge.generators.multicon.cli import read_given_conditions
 
 
@@ -62,8 +62,8 @@ def test_without_a_domain_the_features_come_from_the_corpus_not_from_books(tmp_p
     """No method silently assumes the papers' domains: the default domain is derived from
     the corpus's own terms, printed, and recorded before any LLM call (here: --dry-run-like
     failure on a dead endpoint still prints and records nothing made up)."""
+    from irforge.core.records import Doc
     from irforge.generators.domain_profile import derive_domain
-    from irforge.records import Doc
 
     docs = [Doc(f"b{i}", text) for i, text in enumerate([
         "Sourdough starter needs flour and water fed daily; the levain rises in warm rooms.",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.errors import FormatError, IrforgeError
+from irforge.core.errors import FormatError, IrforgeError
 from irforge.generators.multicon.domains import BUILTIN_DOMAINS, get_domain, load_domains
 
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.errors import EmptyResultError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, get_domain
 from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.sentences import normalize
@@ -28,9 +30,7 @@ from irforge.generators.multicon.steps import (
     validate_hard_negative,
     validate_phrase,
 )
-from irforge.jsonl import iter_jsonl
 from irforge.llm import Engine
-from irforge.records import Doc
 from irforge.steps import reason_key
 from irforge.steps.gates import QueryGates
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
-from irforge.cli import build_app
-from irforge.errors import EmptyResultError
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
+from irforge.check.folder import check_benchmark
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITION_IDS,

@@ -11,11 +11,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
+from irforge.check.folder import check_benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
 from irforge.llm import LLMResult
-from irforge.records import Doc
 from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITIONS,
@@ -167,7 +167,7 @@ def test_a_source_without_every_hard_negative_is_left_out(docs):
 
 def test_rerun_replaces_own_log_rows_and_keeps_other_steps(docs, tmp_path):
     bench = Benchmark(tmp_path)
-    from irforge.records import Failure
+    from irforge.core.records import Failure
 
     bench.add_failures([Failure(step="other.step", item_id="x", reason="kept")])
     config = MulticonConfig(domain=get_domain("books"), n=3)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from irforge.core.records import Doc
 from irforge.generators.multicon.steps import validate_conditions
 from irforge.generators.multicon.task_files import (
     SourceParts,
@@ -13,7 +14,6 @@ from irforge.generators.multicon.task_files import (
     naive_decomposition,
     source_row,
 )
-from irforge.records import Doc
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.errors import FormatError, IrforgeError
+from irforge.core.errors import FormatError, IrforgeError
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import Binarization, check_cot_phase, cot_bounds, get_ensemble
 from irforge.generators.relevance.aggregate import is_flagged, round_half_up

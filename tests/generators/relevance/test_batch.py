@@ -6,10 +6,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from irforge.bench import Benchmark
-from irforge.cli import build_app
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc, Query
+from irforge.cli.app import build_app
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Query
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 
 def test_label_batch_labels_through_batches_and_resumes_from_the_cache(tmp_path: Path) -> None:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.jsonl import iter_jsonl
+from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import LabelSettings, label_benchmark
-from irforge.jsonl import iter_jsonl
-from irforge.records import Doc, Query
 from tests.generators.fake_engine import FakeEngine
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import LabelSettings, label_benchmark
 from irforge.generators.relevance.probabilities import TOP_LOGPROBS, label_probabilities
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, openai_logprobs, openai_params
-from irforge.records import Doc, Query
 
 
 def _entry(token: str, logprob: float, alternatives: dict[str, float]) -> dict:

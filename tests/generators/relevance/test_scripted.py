@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.bench import Benchmark
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import LabelSettings, label_benchmark
 from irforge.llm import Engine
-from irforge.llm.scripted import Action, Rule, Script, ScriptedServer
-from irforge.records import Doc, Query
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 PASSAGES = {"p_no_3": "no answer, rater says 3", "p_no_1": "no answer, rater says 1",
             "p_yes_3": "has the answer, rater says 3"}

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from pydantic import Field, create_model
 
+from irforge.core.records import Doc
 from irforge.generators.instructions.dimensions import ConditionValue
 from irforge.generators.instructions.steps.common import (
     NEGATION_WINDOW,
@@ -32,7 +33,6 @@ from irforge.generators.instructions.units import (
     Unit,
     unit_id,
 )
-from irforge.records import Doc
 from irforge.steps import Rejected, Step
 
 # -- step 3: instructions (A.3) ------------------------------------------------------------------

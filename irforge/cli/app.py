@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from irforge.cli_output import JsonOption, emit, set_verbosity
-from irforge.errors import IrforgeError
+from irforge.cli.output import JsonOption, emit, set_verbosity
+from irforge.core.errors import IrforgeError
 
 console = Console(stderr=True)
 
@@ -34,9 +34,9 @@ GROUPS: dict[str, str] = {
 
 # (group or None for top level, verb, "module:function")
 COMMANDS: list[tuple[str | None, str, str]] = [
-    (None, "check", "irforge.cli:check"),
-    (None, "version", "irforge.cli:version"),
-    (None, "completion", "irforge.cli:completion"),
+    (None, "check", "irforge.cli.app:check"),
+    (None, "version", "irforge.cli.app:version"),
+    (None, "completion", "irforge.cli.app:completion"),
     (None, "run", "irforge.recipe.cli:run_command"),
     ("recipe", "init", "irforge.recipe.cli:init_command"),
     (None, "demo", "irforge.demo:demo_command"),
@@ -81,7 +81,7 @@ def check(
     as_json: JsonOption = False,
 ) -> None:
     """Validate a benchmark folder and list every problem found, not only the first."""
-    from irforge.check import check_benchmark
+    from irforge.check.folder import check_benchmark
 
     report = check_benchmark(bench_dir)
     counts = ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))

@@ -4,7 +4,7 @@
 ``{"_id", "text", "metadata"}``, ``qrels/<split>.tsv`` has the header
 ``query-id<TAB>corpus-id<TAB>score``: the names BEIR's GenericDataLoader and MTEB read.
 Extra top-level keys found in foreign files (ComLQ's ``answer``, ``type``) are read into
-``metadata``. Readers raise :class:`~irforge.errors.FormatError` naming file, line and field,
+``metadata``. Readers raise :class:`~irforge.core.errors.FormatError` naming file, line and field,
 or, given ``on_problem``, report every problem and go on.
 """
 
@@ -15,10 +15,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from irforge.errors import Problem
-from irforge.jsonl import OnProblem, append_jsonl, atomic_open, iter_jsonl, iter_lines, report
-from irforge.jsonl import write_jsonl as _write_jsonl
-from irforge.records import Doc, Failure, Judgment, Qrel, Query
+from irforge.core.errors import Problem
+from irforge.core.jsonl import OnProblem, append_jsonl, atomic_open, iter_jsonl, iter_lines, report
+from irforge.core.jsonl import write_jsonl as _write_jsonl
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 
 QRELS_HEADER = ("query-id", "corpus-id", "score")
 _DOC_KEYS = {"_id", "title", "text", "metadata"}

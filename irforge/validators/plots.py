@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from irforge.agreement.llm_agreement import AgreementRow
-from irforge.errors import require
+from irforge.core.errors import require
+from irforge.validators.llm_agreement import AgreementRow
 
 
 def plot_agreement(rows: Sequence[AgreementRow], path: Path, title: str = "") -> Path:

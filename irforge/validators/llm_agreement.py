@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from irforge.agreement.adjudication import majority_label
-from irforge.agreement.bootstrap import bootstrap_ci
-from irforge.agreement.statistics import KappaWeights, cohen_kappa, percent_agreement
-from irforge.records import Judgment, Query
+from irforge.core.records import Judgment, Query
+from irforge.validators.adjudication import majority_label
+from irforge.validators.bootstrap import bootstrap_ci
+from irforge.validators.statistics import KappaWeights, cohen_kappa, percent_agreement
 
 ENSEMBLE = "ensemble"
 ALL = "all"
@@ -153,7 +153,7 @@ def agreement_table(pairs: Sequence[LabeledPair], strata: Sequence[str] = DEFAUL
 def human_reliability(judgments: Iterable[Judgment], task: str = "relevance") -> dict[str, Any]:
     """Agreement among people: Krippendorff's alpha (nominal, ordinal, interval; missing
     ratings allowed) and Fleiss' kappa over the items every annotator labeled."""
-    from irforge.agreement.statistics import fleiss_kappa, krippendorff_alpha, ratings_to_counts
+    from irforge.validators.statistics import fleiss_kappa, krippendorff_alpha, ratings_to_counts
 
     latest: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for judgment in judgments:

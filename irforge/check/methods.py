@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from irforge.bench import Benchmark
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import iter_jsonl
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import iter_jsonl
 
 Add = Callable[[Problem], None]
 

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from irforge import __version__, beir
-from irforge.errors import FormatError, Problem
-from irforge.folder_lock import FolderLock
-from irforge.jsonl import OnProblem, write_json, write_jsonl
-from irforge.records import Doc, Failure, Judgment, Qrel, Query, qrels_to_dict
-from irforge.redact import redact, redact_data
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import OnProblem, write_json, write_jsonl
+from irforge.core.locks import FolderLock
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query, qrels_to_dict
+from irforge.core.redact import redact, redact_data
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Benchmark:
             return iter(())
         return beir.read_failures(self.failures_path)
 
-    # writers (each holds the folder's writer lock, see irforge/folder_lock.py) -------
+    # writers (each holds the folder's writer lock, see irforge/core/locks.py) -------
     def writing(self, wait_s: float | None = None,
                 dry_run: bool = False) -> AbstractContextManager[Any]:
         """The folder's writer lock: ``with bench.writing(): ...`` around a whole run (a

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from irforge.agreement.bootstrap import Estimate, bootstrap_ci
-from irforge.agreement.correlation import kendall_tau_b, spearman_rho
-from irforge.errors import FormatError, Problem
-from irforge.records import Run
+from irforge.core.errors import FormatError, Problem
+from irforge.core.records import Run
+from irforge.validators.bootstrap import Estimate, bootstrap_ci
+from irforge.validators.correlation import kendall_tau_b, spearman_rho
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from irforge.llm.scripted import ScriptedApp
+    from irforge.testing.scripted import ScriptedApp
 
 Response = tuple[int, dict[str, str], bytes]
 

@@ -12,7 +12,7 @@ OpenAI Batch API (``/v1/files``, ``/v1/batches``) answers batch lines by the sam
 It is not a model: it exists to make failures happen on purpose, through the real HTTP path.
 
 Run it in a thread (:class:`ScriptedServer`) or as a process:
-``python -m irforge.llm.scripted --script script.json --latency 0.05`` (prints the port).
+``python -m irforge.testing.scripted --script script.json --latency 0.05`` (prints the port).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from irforge.llm.scripted_batch import ScriptedBatches
-from irforge.llm.scripted_limits import ScriptedLimits
+from irforge.testing.scripted_batch import ScriptedBatches
+from irforge.testing.scripted_limits import ScriptedLimits
 
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
            429: "Too Many Requests",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irforge.agreement.bootstrap import bootstrap_ci
-from irforge.agreement.correlation import average_ranks, kendall_tau_b, spearman_rho
-from irforge.agreement.statistics import (
+from irforge.validators.bootstrap import bootstrap_ci
+from irforge.validators.correlation import average_ranks, kendall_tau_b, spearman_rho
+from irforge.validators.statistics import (
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,

@@ -7,12 +7,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.check_methods import check_multicon, check_negation_labels
-from irforge.check_queries import check_queries
-from irforge.errors import FormatError, Problem
-from irforge.jsonl import iter_jsonl
+from irforge.check.methods import check_multicon, check_negation_labels
+from irforge.check.queries import check_queries
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import iter_jsonl
 
 
 @dataclass

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.errors import FormatError
-from irforge.records import Doc, Failure, Judgment, Qrel, Query, Run, RunEntry, qrels_to_dict
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.errors import FormatError
+from irforge.core.records import Doc, Failure, Judgment, Qrel, Query, Run, RunEntry, qrels_to_dict
 
 DOCS = [
     Doc("d1", "Floods are rising.", title="Floods", metadata={"source": "a.pdf", "page": 3}),

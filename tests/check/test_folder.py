@@ -5,8 +5,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from irforge.check import check_benchmark
-from irforge.cli import build_app
+from irforge.check.folder import check_benchmark
+from irforge.cli.app import build_app
 
 
 def make_bad_bench(root: Path) -> Path:

@@ -72,7 +72,7 @@ def engine_from_options(model: str | None = None, api_base: str | None = None,
 
 def parse_price(text: str) -> tuple[float, float]:
     """``"0.15,0.6"`` -> (0.15, 0.6) dollars per million input/output tokens."""
-    from irforge.errors import IrforgeError
+    from irforge.core.errors import IrforgeError
 
     parts = [part.strip() for part in text.split(",")]
     try:

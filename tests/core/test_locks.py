@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from irforge import beir
-from irforge.bench import Benchmark
-from irforge.check import check_benchmark
-from irforge.errors import InUseError
-from irforge.folder_lock import FolderLock
-from irforge.records import Doc, Judgment, Qrel, Query
+from irforge.check.folder import check_benchmark
+from irforge.core import beir
+from irforge.core.bench import Benchmark
+from irforge.core.errors import InUseError
+from irforge.core.locks import FolderLock
+from irforge.core.records import Doc, Judgment, Qrel, Query
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOLDER = """
 import sys, time
-from irforge.folder_lock import FolderLock
+from irforge.core.locks import FolderLock
 with FolderLock(sys.argv[1]):
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))

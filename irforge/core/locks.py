@@ -1,7 +1,7 @@
 """One writer per benchmark folder: an advisory lock file that names the process holding it.
 
 ``with FolderLock(root): ...`` takes ``root/.irforge/writer.lock`` (``flock``), re-entrant
-within one process; a second process gets :class:`~irforge.errors.InUseError` ("in use by
+within one process; a second process gets :class:`~irforge.core.errors.InUseError` ("in use by
 pid N") at once, or waits up to ``wait_s`` seconds (``IRFORGE_LOCK_WAIT``) for it first.
 """
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from irforge.errors import InUseError
+from irforge.core.errors import InUseError
 
 WAIT_ENV = "IRFORGE_LOCK_WAIT"
 LOCK_NAME = Path(".irforge") / "writer.lock"

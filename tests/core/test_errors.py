@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from irforge.errors import FormatError, MissingExtraError, Problem, require
+from irforge.core.errors import FormatError, MissingExtraError, Problem, require
 
 
 def test_missing_optional_dependency_names_the_extra() -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irforge import beir
-from irforge.check import check_benchmark
-from irforge.errors import FormatError, IrforgeError
-from irforge.jsonl import iter_jsonl
+from irforge.check.folder import check_benchmark
+from irforge.core import beir
+from irforge.core.errors import FormatError, IrforgeError
+from irforge.core.jsonl import iter_jsonl
 
 VALID = {
     "corpus.jsonl": "".join(json.dumps(row) + "\n" for row in (

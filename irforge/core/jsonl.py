@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from irforge.errors import FormatError, Problem
+from irforge.core.errors import FormatError, Problem
 
 OnProblem = Callable[[Problem], None] | None
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from irforge.bench import Benchmark
-from irforge.errors import Problem
-from irforge.records import Doc, Query
+from irforge.core.bench import Benchmark
+from irforge.core.errors import Problem
+from irforge.core.records import Doc, Query
 from irforge.steps.gates import QueryGates, copy_reason, title_reason
 
 SOURCE_KEYS = ("source_doc", "gold_doc_id", "doc_id")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from irforge.records import Doc, Qrel, Query
+from irforge.core.records import Doc, Qrel, Query
 
 SAMPLE_PACKAGE = "irforge.data"
 SAMPLE_FOLDER = "sample_corpus"
@@ -45,21 +45,21 @@ def _data_file(name: str) -> Path:
 
 def sample_queries() -> list[Query]:
     """The 24 hand-written queries for the sample corpus (metadata ``source: hand-written``)."""
-    from irforge.beir import read_queries
+    from irforge.core.beir import read_queries
 
     return list(read_queries(_data_file(SAMPLE_QUERIES)))
 
 
 def sample_qrels() -> list[Qrel]:
     """Graded document-level qrels of :func:`sample_queries` (2 answers, 1 answers in part)."""
-    from irforge.beir import read_qrels
+    from irforge.core.beir import read_qrels
 
     return list(read_qrels(_data_file(SAMPLE_QRELS)))
 
 
 def write_seed_benchmark(folder: Path) -> dict[str, int]:
     """Write the sample documents, queries and qrels as a BEIR benchmark in ``folder``."""
-    from irforge.bench import Benchmark
+    from irforge.core.bench import Benchmark
 
     bench = Benchmark(folder)
     counts = {"docs": bench.write_corpus(sample_docs()),

@@ -1,0 +1,1 @@
+"""Checks of a benchmark folder: files, queries and method-specific rules."""

@@ -1,0 +1,1 @@
+"""The command line: the typer app, shared options and console output."""

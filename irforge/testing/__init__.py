@@ -1,0 +1,1 @@
+"""Scripted OpenAI-compatible servers for tests (shipped: users test against them too)."""
