@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
+from irforge.core.redact import register_secret
 from irforge.llm.completion import (
     Completion,
     Message,
@@ -24,7 +25,6 @@ from irforge.llm.completion import (
 from irforge.llm.degeneration import LOOP_CHECK_EVERY, LOOP_FINISH_REASON, looping_tail
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
-from irforge.redact import register_secret
 
 
 class Backend(Protocol):
@@ -100,9 +100,18 @@ class LiteLLMBackend:
         self.provider = spec.name.split("/", 1)[0] if "/" in spec.name else "openai"
         self.response_format = choose_response_format(spec, response_format)
         self.observe = observe
+        self._keyless: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     def session(self) -> AbstractAsyncContextManager[Any]:
         return contextlib.nullcontext()
+
+    def _keyless_client(self) -> Any:
+        """One keyless OpenAI client per event loop (an httpx pool belongs to its loop)."""
+        loop = asyncio.get_running_loop()
+        cached = self._keyless
+        if cached is None or cached[0] is not loop:
+            self._keyless = cached = (loop, keyless_openai_client(str(self.spec.api_base)))
+        return cached[1]
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:
@@ -140,7 +149,7 @@ class LiteLLMBackend:
             keyless = not self._api_key and self.spec.api_base is not None
             placeholder = keyless and self.provider in KEY_REQUIRED
             if placeholder:
-                kwargs.update(no_key_kwargs())
+                kwargs["client"] = self._keyless_client()
             try:
                 return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
             except asyncio.TimeoutError:
@@ -159,12 +168,24 @@ KEY_REQUIRED: set[str] = set()
 NO_KEY = "irforge-no-key"  # satisfies the client's check; the header carrying it is dropped
 
 
-def no_key_kwargs() -> dict[str, Any]:
-    """What makes litellm's OpenAI SDK client send no ``Authorization`` header at all, as the
-    direct path does for a server without a key (never a made-up key on the wire)."""
-    from openai import Omit
+PLACEHOLDER_AUTH = f"Bearer {NO_KEY}"
 
-    return {"api_key": NO_KEY, "extra_headers": {"Authorization": Omit()}}
+
+async def drop_placeholder_key(request: Any) -> None:
+    """httpx request hook: remove the placeholder ``Authorization`` header before sending, so a
+    keyless server sees no key at all, as on the direct path (never a made-up key on the wire)."""
+    if request.headers.get("Authorization") == PLACEHOLDER_AUTH:
+        del request.headers["Authorization"]
+
+
+def keyless_openai_client(api_base: str) -> Any:
+    """An OpenAI SDK client for a server without a key: it is built with the placeholder (the
+    SDK will not start without one) and its HTTP client drops that header on every request."""
+    import httpx
+    from openai import AsyncOpenAI
+
+    http = httpx.AsyncClient(event_hooks={"request": [drop_placeholder_key]})
+    return AsyncOpenAI(api_key=NO_KEY, base_url=api_base, http_client=http, max_retries=0)
 
 
 # what the OpenAI SDK says when it will not build a client without a key (new, older SDKs)
@@ -235,7 +256,7 @@ _LOAD_LOCK = threading.Lock()
 
 def load_llama(path: Path, n_ctx: int = 4096, seed: int = 0) -> Any:
     """Load a GGUF once per process (llama.cpp models are large; share one instance)."""
-    from irforge.errors import require
+    from irforge.core.errors import require
 
     llama_cpp = require("llama_cpp", "local")
     key = str(path)
