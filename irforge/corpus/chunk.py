@@ -193,12 +193,18 @@ def paragraph_starts(text: str, units: Sequence[Piece]) -> set[int]:
             if _BLANK_LINE.search(text, units[index - 1].end, units[index].start)}
 
 
+def heading_starts(units: Sequence[Piece], offsets: Iterable[int]) -> set[int]:
+    """Indices of units that begin at one of the character ``offsets`` (section headings)."""
+    starts = {unit.start: index for index, unit in enumerate(units)}
+    return {starts[offset] for offset in offsets if offset in starts and starts[offset] > 0}
+
+
 def _pack(units: Sequence[Piece], settings: ChunkSettings, breaks: set[int],
-          paragraphs: set[int]) -> list[list[Piece]]:
+          paragraphs: set[int], headings: set[int] = frozenset()) -> list[list[Piece]]:
     packs: list[list[Piece]] = []
     total = 0
     for index, unit in enumerate(units):
-        boundary = ((index in breaks and total >= settings.min_tokens)
+        boundary = (((index in breaks or index in headings) and total >= settings.min_tokens)
                     or (index in paragraphs and total >= settings.paragraph_break_at))
         if packs and (total + unit.tokens > settings.max_tokens or boundary):
             packs.append([])
@@ -236,9 +242,10 @@ def _merge_short(counter: _Counter, chunks: list[Piece], settings: ChunkSettings
 
 
 def chunk_text(text: str, tokenizer: Tokenizer, settings: ChunkSettings,
-               embed: Callable[[list[str]], np.ndarray] | None = None
-               ) -> tuple[list[Piece], int]:
-    """Chunks of ``text`` (spans + token counts) and how many short fragments were dropped."""
+               embed: Callable[[list[str]], np.ndarray] | None = None,
+               section_starts: Sequence[int] = ()) -> tuple[list[Piece], int]:
+    """Chunks of ``text`` (spans + token counts) and how many short fragments were dropped;
+    a chunk holding ``min_tokens`` also ends before each of ``section_starts`` (headings)."""
     counter = _Counter(text, tokenizer)
     units = _sentence_units(counter, settings.max_tokens)
     if not units:
@@ -247,7 +254,8 @@ def chunk_text(text: str, tokenizer: Tokenizer, settings: ChunkSettings,
     if settings.semantic and embed is not None:
         vectors = embed([normalized(text[u.start:u.end]) for u in units])
         breaks = breakpoints_from_embeddings(vectors, settings.breakpoint_percentile)
-    packs = _pack(units, settings, breaks, paragraph_starts(text, units))
+    packs = _pack(units, settings, breaks, paragraph_starts(text, units),
+                  heading_starts(units, section_starts))
     chunks = _verified(counter, packs, settings.max_tokens)
     return _merge_short(counter, chunks, settings)
 

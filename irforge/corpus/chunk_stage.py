@@ -14,6 +14,7 @@ from typing import Any
 from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized, page_of
 from irforge.corpus.dedup import kept_documents
 from irforge.corpus.extract import documents
+from irforge.corpus.formats.structure import section_at
 from irforge.corpus.state import CorpusWork
 from irforge.corpus.tokenizers import Tokenizer, get_tokenizer
 from irforge.scale.executor import BatchJob, Executor, LocalExecutor, executor_for
@@ -23,18 +24,34 @@ def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettin
                 embed: Any = None) -> dict[str, Any]:
     """The chunk-log row of one extracted document: its passages with provenance."""
     text = doc["text"]
-    chunks, dropped = chunk_text(text, tokenizer, settings, embed)
+    sections = doc.get("sections") or []
+    chunks, dropped = chunk_text(text, tokenizer, settings, embed,
+                                 [start for _label, start, _end in sections])
+    paged = doc.get("page_unit", "page") is not None  # Markdown, HTML, ... have no pages
     passages = []
     for number, chunk in enumerate(chunks):
         page, page_offset = page_of(doc["pages"], chunk.start)
         page_end, _ = page_of(doc["pages"], max(chunk.start, chunk.end - 1))
+        if not paged:
+            page = page_end = page_offset = None
         passages.append({
-            "_id": f"{doc['doc_id']}_{number}", "text": normalized(text[chunk.start:chunk.end]),
+            "_id": _passage_id(doc, number, len(chunks)),
+            "text": normalized(text[chunk.start:chunk.end]),
             "tokens": chunk.tokens, "char_start": chunk.start, "char_end": chunk.end,
             "page": page, "page_end": page_end, "page_char_start": page_offset,
+            "section": section_at(sections, chunk.start),
         })
     return {"doc_id": doc["doc_id"], "title": doc.get("title", ""), "file": doc["file"],
-            "source_url": doc.get("source_url"), "passages": passages, "dropped_short": dropped}
+            "source_url": doc.get("source_url"), "format": doc.get("format", "pdf"),
+            "page_unit": doc.get("page_unit", "page"), "passages": passages,
+            "dropped_short": dropped}
+
+
+def _passage_id(doc: dict[str, Any], number: int, count: int) -> str:
+    """``DOC_n``; a row of an existing corpus that stays one passage keeps its own id."""
+    if doc.get("keep_id") and count == 1:
+        return str(doc["doc_id"])
+    return f"{doc['doc_id']}_{number}"
 
 
 class Chunker:
@@ -98,4 +115,5 @@ def passages(work: CorpusWork) -> Iterator[dict[str, Any]]:
     for row in work.log("chunk", "chunks.jsonl").rows():
         for passage in row["passages"]:
             yield {**passage, "doc_id": row["doc_id"], "title": row["title"], "file": row["file"],
-                   "source_url": row["source_url"]}
+                   "source_url": row["source_url"], "format": row.get("format"),
+                   "page_unit": row.get("page_unit")}

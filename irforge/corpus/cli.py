@@ -19,8 +19,19 @@ Workers = Annotated[int | None, typer.Option(help="Worker processes (default: CP
 Urls = Annotated[Path | None, typer.Option(help="Text file of PDF URLs, one a line.")]
 Queries = Annotated[Path | None, typer.Option(help="Text file of search queries, one a line.")]
 Provider = Annotated[str, typer.Option(help="Search provider: google or package.module:Class.")]
-Input = Annotated[Path | None, typer.Option(help="Folder of .pdf/.txt files to extract "
-                                                 "(default: the collected files).")]
+Input = Annotated[Path | None, typer.Option(
+    help="Folder of documents, searched recursively: .pdf .txt .md .rst .html .docx .pptx "
+         ".xlsx .epub, corpus .jsonl/.parquet, HF dataset folders (default: the collected "
+         "files).")]
+Include = Annotated[list[str] | None, typer.Option(
+    help="Read only files whose relative path or name matches this glob (repeatable; '*' "
+         "spans folders).")]
+Exclude = Annotated[list[str] | None, typer.Option(
+    help="Skip files and folders whose relative path or name matches this glob (repeatable).")]
+MaxDocChars = Annotated[int, typer.Option(
+    help="Cap on the extracted text of one document; a larger one is skipped (too-large).")]
+MaxPageContent = Annotated[float, typer.Option(
+    help="A PDF page whose content streams unpack past this many MB is skipped (PDF bombs).")]
 MaxTokens = Annotated[int, typer.Option(help="Hard maximum tokens per passage.")]
 MinTokens = Annotated[int, typer.Option(help="Passages under this are merged or dropped.")]
 Tokenizer = Annotated[str, typer.Option(help="minilm, words, hf:PATH or tiktoken:NAME.")]
@@ -86,17 +97,28 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
                                  _lines(queries, read_queries), retry_failed, fresh), as_json)
 
 
+def _extract_settings(include: list[str] | None, exclude: list[str] | None,
+                      max_doc_chars: int, max_page_content_mb: float) -> dict[str, Any]:
+    return {"include": tuple(include or ()), "exclude": tuple(exclude or ()),
+            "max_chars": max_doc_chars, "max_page_content_mb": max_page_content_mb}
+
+
 def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     keep_tables: Annotated[bool, typer.Option(help="Keep table text.")] = False,
                     keep_headers: Annotated[bool, typer.Option(
                         help="Keep repeated headers/footers.")] = False,
+                    include: Include = None, exclude: Exclude = None,
+                    max_doc_chars: MaxDocChars = 5_000_000,
+                    max_page_content_mb: MaxPageContent = 8.0,
                     fresh: Fresh = False, ray: Ray = None,
                     as_json: JsonOption = False) -> None:
-    """Extract text per page with reading order and provenance; skip unreadable files."""
+    """Extract the text of every document with provenance; skip unreadable files with a reason."""
     from irforge.corpus.pipeline import run_extract
 
     config = _config(extract={"remove_tables": not keep_tables,
-                              "remove_headers": not keep_headers}, workers=workers)
+                              "remove_headers": not keep_headers,
+                              **_extract_settings(include, exclude, max_doc_chars,
+                                                  max_page_content_mb)}, workers=workers)
     with cluster(ray):
         _echo("extract", run_extract(out, config, input, fresh), as_json)
 
@@ -174,6 +196,9 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   skip_passage_dedup: Annotated[bool, typer.Option(
                       help="Skip the embedding dedup (no torch needed).")] = False,
                   allow_private: AllowPrivate = False,
+                  include: Include = None, exclude: Exclude = None,
+                  max_doc_chars: MaxDocChars = 5_000_000,
+                  max_page_content_mb: MaxPageContent = 8.0,
                   workers: Workers = None, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
@@ -183,6 +208,8 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
     config = _config(chunk={"max_tokens": max_tokens, "min_tokens": min_tokens,
                             "tokenizer": tokenizer},
                      dedup={"threshold": lsh_threshold},
+                     extract=_extract_settings(include, exclude, max_doc_chars,
+                                               max_page_content_mb),
                      passage_dedup={"threshold": passage_threshold, "embedder": embedder},
                      search_provider=provider, workers=workers,
                      skip_passage_dedup=skip_passage_dedup,

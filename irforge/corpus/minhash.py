@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
-from collections.abc import Sequence
+from array import array
+from collections import deque
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -48,6 +50,29 @@ def shingles(text: str, size: int) -> set[bytes]:
     if len(words) <= size:
         return {" ".join(words).encode("utf-8")} if words else set()
     return {" ".join(words[i:i + size]).encode("utf-8") for i in range(len(words) - size + 1)}
+
+
+def iter_shingles(text: str, size: int) -> Iterator[bytes]:
+    """The word n-grams of :func:`shingles` one at a time (repeats included), without a list
+    of the text's words: memory stays at one window of words."""
+    window: deque[str] = deque(maxlen=size)
+    emitted = False
+    for match in _WORD.finditer(text.lower()):
+        window.append(match.group())
+        if len(window) == size:
+            emitted = True
+            yield " ".join(window).encode("utf-8")
+    if not emitted and window:
+        yield " ".join(window).encode("utf-8")
+
+
+def shingle_hashes(text: str, size: int) -> np.ndarray:
+    """The 32-bit hashes of the text's shingles (repeats kept: they do not change a minimum),
+    4 bytes per shingle; no set of shingle strings is built."""
+    hashes = array("I")
+    for shingle in iter_shingles(text, size):
+        hashes.append(hash32(shingle))
+    return np.frombuffer(hashes, dtype=np.uint32) if hashes else np.zeros(0, dtype=np.uint32)
 
 
 def hash32(data: bytes) -> int:
@@ -87,9 +112,11 @@ class MinHasher:
         rows: list[int] = []
         total = 0
         for row, text in enumerate(texts):
-            hashes = np.fromiter((hash32(s) for s in shingles(text, self.shingle_size)),
-                                 dtype=np.uint32)
+            hashes = shingle_hashes(text, self.shingle_size)
             if hashes.size == 0:
+                continue
+            if hashes.size > self.max_batch_shingles:  # one long text: a slice at a time
+                out[row] = self._long_signature(hashes)
                 continue
             batch.append(hashes)
             rows.append(row)
@@ -100,6 +127,15 @@ class MinHasher:
         if batch:
             self._flush(batch, rows, out)
         return out
+
+    def _long_signature(self, hashes: np.ndarray) -> np.ndarray:
+        """The signature of many hashes, permuted ``max_batch_shingles`` at a time, so the
+        (shingles x num_perm) matrix never exceeds one batch."""
+        signature = np.full(self.num_perm, MAX_HASH, dtype=np.uint32)
+        for start in range(0, hashes.size, self.max_batch_shingles):
+            part = hashes[start:start + self.max_batch_shingles]
+            np.minimum(signature, self._minimums(part, np.array([0]))[0], out=signature)
+        return signature
 
     def _flush(self, batch: list[np.ndarray], rows: list[int], out: np.ndarray) -> None:
         sizes = np.array([h.size for h in batch])

@@ -86,7 +86,7 @@ def build(bench_dir: Path, config: CorpusConfig | None = None, urls: Sequence[st
     config = config or CorpusConfig()
     if not (urls or queries or input_dir):
         raise IrforgeError("nothing to build from: give URLs (--urls FILE), search queries "
-                           "(--queries FILE) or a folder of PDF/.txt files (--input DIR)")
+                           "(--queries FILE) or a folder of documents (--input DIR)")
     summaries: dict[str, Any] = {}
     if urls or queries:
         summaries["collect"] = run_collect(bench_dir, config, urls, queries)

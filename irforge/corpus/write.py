@@ -1,7 +1,8 @@
 """Stage 6, write: the surviving passages as a BEIR ``corpus.jsonl`` with provenance, plus stats.
 
-Each row's ``metadata`` names the source URL (when collected from the web), the file, the
-page span and the character offsets of the passage in its document's extracted text.
+Each row's ``metadata`` names the source URL (when collected from the web), the file (its path
+relative to the input folder) and format, the page/slide/sheet span, the section heading and
+the character offsets of the passage in its document's extracted text (docs/corpus.md).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from irforge.corpus.chunk_stage import passages
 from irforge.corpus.passage_dedup import removed_passages
 from irforge.corpus.state import CorpusWork
 
-PROVENANCE = ("doc_id", "file", "source_url", "page", "page_end", "char_start", "char_end",
-              "page_char_start", "tokens")
+PROVENANCE = ("doc_id", "file", "format", "source_url", "page", "page_end", "page_unit",
+              "section", "char_start", "char_end", "page_char_start", "tokens")
 
 
 def _docs(work: CorpusWork, removed: set[str], tokens: list[int], sources: set[str]

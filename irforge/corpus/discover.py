@@ -1,0 +1,100 @@
+"""Which files of an input folder the extract stage reads, and why each other one is not read.
+
+The folder is walked recursively in a fixed (sorted) order. Hidden files and folders (name
+starting with '.'), the benchmark folder itself (when it lies inside the input), symlinked
+folders (never followed: loops) and special files are skipped; so is every file that an
+``--exclude`` glob matches or no ``--include`` glob matches, and every file of a format no
+reader handles. A folder written by Hugging Face ``save_to_disk`` is one input (a corpus).
+Each skipped path comes with its reason, for the extract log and the console.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from irforge.corpus.formats import CORPUS_FORMATS, FORMATS, HF_DATASET, supported_suffixes
+from irforge.corpus.formats.corpora import is_hf_dataset_folder
+
+
+@dataclass(frozen=True)
+class Found:
+    """An input to read: its path relative to the input folder (posix) and its kind."""
+
+    rel: str
+    path: Path
+    kind: str  # "document", "corpus" (a JSONL/Parquet corpus file) or "hf-dataset"
+
+
+@dataclass
+class Discovery:
+    """The inputs to read and the ``(relative path, reason)`` of every path not read."""
+
+    found: list[Found] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def matches(rel: str, patterns: Sequence[str]) -> str | None:
+    """The first glob matching the relative path or the file name (``*`` spans folders)."""
+    name = rel.rsplit("/", 1)[-1]
+    return next((p for p in patterns if fnmatch.fnmatchcase(rel, p)
+                 or fnmatch.fnmatchcase(name, p)), None)
+
+
+def _kind(name: str) -> str | None:
+    suffix = Path(name).suffix.lower()
+    if suffix in FORMATS:
+        return "document"
+    return "corpus" if suffix in CORPUS_FORMATS else None
+
+
+def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] = (),
+             skip_dirs: Sequence[Path] = ()) -> Discovery:
+    """Walk ``folder``; ``skip_dirs`` (the benchmark folder) are never entered."""
+    root = Path(folder)
+    avoid = {Path(path).resolve() for path in skip_dirs}
+    out = Discovery()
+    readable = ", ".join(supported_suffixes())
+    for current, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(current)
+        base = here.relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        for name in sorted(dirnames):
+            rel, path = prefix + name, here / name
+            reason = None
+            if name.startswith("."):
+                reason = "hidden folder (not searched)"
+            elif path.is_symlink():
+                reason = "symlinked folder (not followed)"
+            elif path.resolve() in avoid:
+                reason = "the benchmark folder itself (not searched)"
+            elif pattern := matches(rel, exclude):
+                reason = f"excluded by --exclude {pattern!r}"
+            elif is_hf_dataset_folder(path):
+                out.found.append(Found(rel, path, HF_DATASET))
+                reason = ""
+            if reason is not None:
+                dirnames.remove(name)
+                if reason:
+                    out.skipped.append((rel + "/", reason))
+        dirnames.sort()
+        for name in sorted(filenames):
+            rel, path = prefix + name, here / name
+            kind = _kind(name)
+            if name.startswith("."):
+                out.skipped.append((rel, "hidden file"))
+            elif not path.is_file():
+                out.skipped.append((rel, "not a regular file (a broken link, pipe or device)"))
+            elif pattern := matches(rel, exclude):
+                out.skipped.append((rel, f"excluded by --exclude {pattern!r}"))
+            elif include and not matches(rel, include):
+                out.skipped.append((rel, "matched no --include glob"))
+            elif kind is None:
+                suffix = Path(name).suffix.lower() or "(none)"
+                out.skipped.append((rel, f"unsupported format {suffix} (read: {readable})"))
+            else:
+                out.found.append(Found(rel, path, kind))
+    return out

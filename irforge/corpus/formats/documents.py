@@ -1,0 +1,230 @@
+"""Readers for documents people keep in folders: Markdown, reST, HTML, Word, PowerPoint, Excel,
+EPUB and plain text. Each one returns an extract-log row (or a skip row with the reason).
+
+Word, PowerPoint, Excel and EPUB files are zip archives: their unpacked size is checked before
+any parser opens them (``8 x max_chars`` bytes), so a zip bomb is skipped, not unpacked.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from irforge.core.errors import require
+from irforge.corpus.formats.markup import markdown_parts, rst_parts
+from irforge.corpus.formats.structure import Part, TooLarge, assemble
+from irforge.corpus.formats.text import decode_file
+
+BYTES_PER_CHAR_CAP = 8  # markup and unpacked archives may hold 8 bytes per character of text
+
+
+def markup_limit(settings: Any) -> int:
+    """The most bytes of markup (HTML, unpacked Office/EPUB XML) read for one document."""
+    return BYTES_PER_CHAR_CAP * int(settings.max_chars)
+
+
+def _size(source: Path | bytes) -> int:
+    return len(source) if isinstance(source, bytes | bytearray) else Path(source).stat().st_size
+
+
+def _bytes(source: Path | bytes) -> bytes:
+    return bytes(source) if isinstance(source, bytes | bytearray) else Path(source).read_bytes()
+
+
+def _stream(source: Path | bytes) -> Any:
+    return io.BytesIO(source) if isinstance(source, bytes | bytearray) else str(source)
+
+
+def check_archive(source: Path | bytes, settings: Any, kind: str) -> None:
+    """Refuse a zip-based file that is not a zip, or that unpacks past the markup limit."""
+    try:
+        with zipfile.ZipFile(_stream(source)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"broken: not a valid {kind} file (it is not a zip archive)") from exc
+    if unpacked > markup_limit(settings):
+        raise TooLarge(markup_limit(settings), f"bytes unpacked ({unpacked:,} declared)")
+
+
+def row(name: str, fmt: str, title: str, parts: Iterable[Part], settings: Any,
+        unit: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The extract-log row of one document assembled from ``parts``."""
+    built = assemble(parts, int(settings.max_chars))
+    if len(built.text.strip()) < settings.min_chars:
+        return {"file": name, "status": "skipped",
+                "reason": f"empty: fewer than {settings.min_chars} characters of text"}
+    return {"file": name, "status": "ok", "format": fmt, "title": " ".join(title.split()),
+            "text": built.text, "pages": built.pages, "page_unit": unit,
+            "sections": built.sections, "page_count": len(built.pages), "skipped_pages": [],
+            "removed": {}, **extra}
+
+
+def _first_heading(parts: list[Part]) -> str:
+    return next((part.text for part in parts if part.level == 1), "")
+
+
+def read_markdown(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    decoded = decode_file(source, int(settings.max_chars))
+    parts = list(markdown_parts(decoded.text))
+    return row(name, "markdown", _first_heading(parts), parts, settings,
+               encoding=decoded.encoding, **_warned(decoded.warning))
+
+
+def read_rst(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    decoded = decode_file(source, int(settings.max_chars))
+    parts = list(rst_parts(decoded.text))
+    return row(name, "rst", _first_heading(parts), parts, settings,
+               encoding=decoded.encoding, **_warned(decoded.warning))
+
+
+def _warned(warning: str) -> dict[str, Any]:
+    return {"warnings": [warning]} if warning else {}
+
+
+def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """Main content only (trafilatura): navigation, banners, ads and footers are dropped."""
+    trafilatura = require("trafilatura", "corpus")
+    if _size(source) > markup_limit(settings):
+        raise TooLarge(markup_limit(settings), "bytes of HTML")
+    data = _bytes(source)
+    markdown = trafilatura.extract(data, output_format="markdown", include_comments=False,
+                                   include_tables=True, include_images=False,
+                                   include_links=False, with_metadata=False)
+    if not markdown:
+        return {"file": name, "status": "skipped",
+                "reason": "empty: no main content found in the HTML page"}
+    metadata = trafilatura.extract_metadata(data)
+    parts = list(markdown_parts(markdown))
+    title = (metadata.title if metadata is not None and metadata.title else "") \
+        or _first_heading(parts)
+    return row(name, "html", title, parts, settings)
+
+
+def _docx_heading_level(style: str) -> int:
+    if style == "Title":
+        return 1
+    if style.startswith("Heading "):
+        number = style.removeprefix("Heading ").strip()
+        return min(6, int(number)) if number.isdigit() else 0
+    return 0
+
+
+def _cells(cells: Iterable[Any]) -> str:
+    seen: list[str] = []
+    for cell in cells:
+        text = " ".join(cell.text.split())
+        if text and (not seen or seen[-1] != text):  # merged cells repeat their text
+            seen.append(text)
+    return " | ".join(seen)
+
+
+def read_docx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """Paragraphs and tables in body order (python-docx); 'Heading N' styles are sections."""
+    docx = require("docx", "corpus")
+    check_archive(source, settings, "Word (.docx)")
+    document = docx.Document(_stream(source))
+
+    def parts() -> Iterator[Part]:
+        for block in document.iter_inner_content():
+            if hasattr(block, "rows"):
+                for table_row in block.rows:
+                    yield Part(_cells(table_row.cells))
+            else:
+                style = block.style.name if block.style is not None else ""
+                yield Part(block.text, level=_docx_heading_level(style))
+
+    listed = list(parts())
+    title = document.core_properties.title or _first_heading(listed)
+    return row(name, "docx", title, listed, settings)
+
+
+def read_pptx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """One unit per slide (python-pptx): its title as a section, text frames, tables, notes."""
+    pptx = require("pptx", "corpus")
+    check_archive(source, settings, "PowerPoint (.pptx)")
+    deck = pptx.Presentation(_stream(source))
+
+    def parts() -> Iterator[Part]:
+        for number, slide in enumerate(deck.slides, 1):
+            yield Part("", unit=number)
+            title = slide.shapes.title
+            if title is not None and title.has_text_frame:
+                yield Part(title.text_frame.text, level=1)
+            for shape in slide.shapes:
+                if title is not None and shape.shape_id == title.shape_id:
+                    continue
+                if shape.has_text_frame:
+                    for paragraph in shape.text_frame.paragraphs:
+                        yield Part("".join(run.text for run in paragraph.runs))
+                elif getattr(shape, "has_table", False):
+                    for table_row in shape.table.rows:
+                        yield Part(_cells(table_row.cells))
+            if slide.has_notes_slide:
+                yield Part(slide.notes_slide.notes_text_frame.text)
+
+    listed = list(parts())
+    return row(name, "pptx", deck.core_properties.title or "", listed, settings, unit="slide")
+
+
+def read_xlsx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """One unit per sheet (openpyxl, read-only, cached values): the sheet name is a section,
+    each row a line of its non-empty cells."""
+    openpyxl = require("openpyxl", "corpus")
+    check_archive(source, settings, "Excel (.xlsx)")
+    book = openpyxl.load_workbook(_stream(source), read_only=True, data_only=True)
+
+    def parts() -> Iterator[Part]:
+        for number, sheet in enumerate(book.worksheets, 1):
+            yield Part("", unit=number)
+            yield Part(sheet.title, level=1)
+            for values in sheet.iter_rows(values_only=True):
+                cells = [str(value) for value in values if value not in (None, "")]
+                if cells:
+                    yield Part(" | ".join(cells))
+
+    try:
+        return row(name, "xlsx", book.properties.title or "", parts(), settings, unit="sheet")
+    finally:
+        book.close()
+
+
+_EPUB_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "pre", "li", "dt", "dd", "td", "th",
+                "blockquote")
+
+
+def _epub_chapter_parts(content: bytes) -> Iterator[Part]:
+    from lxml import html
+
+    root = html.fromstring(content)
+    for element in root.iter(*_EPUB_BLOCKS):
+        if any(child.tag in _EPUB_BLOCKS for child in element.iterdescendants()):
+            continue  # a container: its inner blocks are read on their own
+        tag = element.tag
+        level = int(tag[1]) if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit() else 0
+        yield Part(element.text_content(), level=level)
+
+
+def read_epub(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """Chapters in reading (spine) order (EbookLib); XHTML headings are sections, each chapter
+    a unit."""
+    epub = require("ebooklib.epub", "corpus")
+    check_archive(source, settings, "EPUB (.epub)")
+    if isinstance(source, bytes | bytearray):
+        book = epub.read_epub(io.BytesIO(source), options={"ignore_ncx": True})
+    else:
+        book = epub.read_epub(str(source), options={"ignore_ncx": True})
+
+    def parts() -> Iterator[Part]:
+        for number, (item_id, _linear) in enumerate(book.spine, 1):
+            item = book.get_item_with_id(item_id)
+            if item is None:
+                continue
+            yield Part("", unit=number)
+            yield from _epub_chapter_parts(item.get_content())
+
+    titles = book.get_metadata("DC", "title")
+    title = titles[0][0] if titles else ""
+    return row(name, "epub", title, parts(), settings, unit="chapter")
