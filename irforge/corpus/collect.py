@@ -17,6 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from irforge.core.errors import EmptyResultError
 from irforge.core.redact import redact
 from irforge.corpus.download import DownloadSettings, Outcome, download, make_client, normalize_url
 from irforge.corpus.search import SearchError, SearchProvider
@@ -87,6 +88,32 @@ def collect(work: CorpusWork, urls: Sequence[str] = (), queries: Sequence[str] =
                "settings": asdict(settings)}
     work.mark_done("collect", summary)
     return summary
+
+
+def require_files(work: CorpusWork, summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary`` when the collect kept at least one file, else an
+    :class:`EmptyResultError` naming the commonest outcomes (an empty collect is no success)."""
+    if summary["files"]:
+        return summary
+    log = work.log("collect", "downloads.jsonl")
+    raise EmptyResultError(_nothing_collected({row["url"]: row for row in log.rows()},
+                                              log.path))
+
+
+def _nothing_collected(rows: dict[str, dict[str, Any]], log_path: Path, top: int = 5) -> str:
+    """The error of a collect that kept no file: the commonest outcomes, each with a URL."""
+    if not rows:
+        return ("collect: no URL to download (the URL list is empty and the searches found "
+                "nothing); give --urls FILE with one PDF URL a line")
+    counts = Counter(row["status"] for row in rows.values())
+    lines = []
+    for status, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]:
+        example = next(row for row in rows.values() if row["status"] == status)
+        detail = f" ({example['detail']})" if example.get("detail") else ""
+        lines.append(f"{count} x {status}, e.g. {example['url']}{detail}")
+    return (f"collect: none of {len(rows)} URLs gave a PDF; top reasons: " + "; ".join(lines)
+            + f". Fix the URLs (or pass --allow-private for an intranet, --retry-failed for "
+            f"timeouts); every outcome is in {log_path}")
 
 
 def _download_all(work: CorpusWork, urls: list[str], settings: DownloadSettings, workers: int,

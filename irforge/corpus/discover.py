@@ -66,13 +66,13 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
             rel, path = prefix + name, here / name
             reason = None
             if name.startswith("."):
-                reason = "hidden folder (not searched)"
+                reason = "hidden: a folder whose name starts with '.' (not searched)"
             elif path.is_symlink():
-                reason = "symlinked folder (not followed)"
+                reason = "symlink: a linked folder (not followed)"
             elif path.resolve() in avoid:
-                reason = "the benchmark folder itself (not searched)"
+                reason = "benchmark-folder: the output folder itself (not searched)"
             elif pattern := matches(rel, exclude):
-                reason = f"excluded by --exclude {pattern!r}"
+                reason = f"excluded: matches --exclude {pattern!r}"
             elif is_hf_dataset_folder(path):
                 out.found.append(Found(rel, path, HF_DATASET))
                 reason = ""
@@ -85,16 +85,18 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
             rel, path = prefix + name, here / name
             kind = _kind(name)
             if name.startswith("."):
-                out.skipped.append((rel, "hidden file"))
+                out.skipped.append((rel, "hidden: a file whose name starts with '.'"))
             elif not path.is_file():
-                out.skipped.append((rel, "not a regular file (a broken link, pipe or device)"))
+                out.skipped.append((rel, "special: not a regular file (a broken link, pipe or "
+                                        "device)"))
             elif pattern := matches(rel, exclude):
-                out.skipped.append((rel, f"excluded by --exclude {pattern!r}"))
+                out.skipped.append((rel, f"excluded: matches --exclude {pattern!r}"))
             elif include and not matches(rel, include):
-                out.skipped.append((rel, "matched no --include glob"))
+                out.skipped.append((rel, "not-included: matches no --include glob"))
             elif kind is None:
                 suffix = Path(name).suffix.lower() or "(none)"
-                out.skipped.append((rel, f"unsupported format {suffix} (read: {readable})"))
+                out.skipped.append((rel, f"unsupported: {suffix} files are not read "
+                                        f"(readable: {readable})"))
             else:
                 out.found.append(Found(rel, path, kind))
     return out

@@ -81,6 +81,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 
 
 _ID_UNSAFE = re.compile(r"[^\w.\-]+")
+_OUT_OF_MEMORY = re.compile(r"\b(m|re|c)alloc\b.*failed|out of memory", re.IGNORECASE)
 
 
 def doc_id_of(path: Path | str) -> str:
@@ -178,6 +179,8 @@ def extract_pdf_data(name: str, data: bytes | Path, settings: ExtractSettings
         except (TooLarge, MemoryError):
             raise
         except Exception as exc:
+            if _OUT_OF_MEMORY.search(str(exc)):
+                raise MemoryError(str(exc)) from exc
             return _skip(name, f"broken: extraction failed ({type(exc).__name__}: {exc})")
 
 
@@ -344,8 +347,8 @@ def extract_data(name: str, data: bytes | Path, settings: ExtractSettings) -> di
     except TooLarge as exc:
         return _skip(name, f"too-large: {exc} (cap per document: --max-doc-chars "
                            f"{settings.max_chars:,}); split the file or raise the cap")
-    except MemoryError:
-        return _skip(name, "too-large: extraction ran out of memory")
+    except MemoryError as exc:
+        return _skip(name, f"too-large: extraction ran out of memory ({str(exc)[:120]})")
     except NotText as exc:
         return _skip(name, str(exc))
     except ValueError as exc:
@@ -470,7 +473,7 @@ def _corpus_rows(item: Any, settings: ExtractSettings) -> Iterator[dict[str, Any
             continue
         kept += 1
         yield {"file": item.rel, "status": "ok", "doc_id": doc_id, "format": fmt,
-               "keep_id": True, "row": line, "title": title, "text": text,
+               "keep_id": True, "row": line, "title": title, "text": text, "page_unit": None,
                "pages": [[1, 0, len(text)]], "page_count": 1, "skipped_pages": [],
                "removed": {}}
     yield {"file": item.rel, "status": "corpus", "format": fmt, "rows": count,

@@ -38,13 +38,16 @@ class CorpusConfig:
 def run_collect(bench_dir: Path, config: CorpusConfig, urls: Sequence[str] = (),
                 queries: Sequence[str] = (), retry_failed: bool = False,
                 fresh: bool = False) -> dict[str, Any]:
-    """Stage 1 on a benchmark folder (search provider loaded only when queries are given)."""
-    from irforge.corpus.collect import collect
+    """Stage 1 on a benchmark folder (search provider loaded only when queries are given); a
+    collect that kept no file at all is an ``EmptyResultError`` with the top reasons."""
+    from irforge.corpus.collect import collect, require_files
     from irforge.corpus.search import get_provider
 
     provider = get_provider(config.search_provider) if queries else None
-    return collect(CorpusWork.of(bench_dir), urls, queries, provider, config.results_per_query,
-                   config.download, config.download_workers, retry_failed, fresh)
+    work = CorpusWork.of(bench_dir)
+    return require_files(work, collect(work, urls, queries, provider, config.results_per_query,
+                                       config.download, config.download_workers, retry_failed,
+                                       fresh))
 
 
 def run_extract(bench_dir: Path, config: CorpusConfig, input_dir: Path | None = None,

@@ -218,10 +218,13 @@ def read_epub(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
         book = epub.read_epub(str(source), options={"ignore_ncx": True})
 
     def parts() -> Iterator[Part]:
-        for number, (item_id, _linear) in enumerate(book.spine, 1):
+        number = 0
+        for item_id, _linear in book.spine:
             item = book.get_item_with_id(item_id)
-            if item is None:
-                continue
+            if item is None or isinstance(item, epub.EpubNav) or "nav" in getattr(
+                    item, "properties", ()):
+                continue  # the table of contents repeats the chapter titles
+            number += 1
             yield Part("", unit=number)
             yield from _epub_chapter_parts(item.get_content())
 
