@@ -46,7 +46,8 @@ repeat grid references digit by digit.
 """
 
 HTML = """<!DOCTYPE html><html><head><meta charset="utf-8">
-<title>Heatwave advice for Dunmore</title></head><body><nav><ul><li><a href="/">Home</a></li><li><a href="/news">News archive</a></li>
+<title>Heatwave advice for Dunmore</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News archive</a></li>
 <li><a href="/contact">Contact us</a></li></ul></nav>
 <div id="cookie-banner" class="cookie-consent">We use cookies to improve your experience.
 <button>Accept all cookies</button></div>

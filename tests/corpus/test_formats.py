@@ -5,7 +5,6 @@ goes through ``corpus build``; every file's passages, their provenance, and no b
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
