@@ -32,6 +32,9 @@ MaxDocChars = Annotated[int, typer.Option(
     help="Cap on the extracted text of one document; a larger one is skipped (too-large).")]
 MaxPageContent = Annotated[float, typer.Option(
     help="A PDF page whose content streams unpack past this many MB is skipped (PDF bombs).")]
+RetryMemory = Annotated[int, typer.Option(
+    help="Memory cap (MB) of the lone retry of a file that was being read when an earlier "
+         "run died; a file that fails again is skipped as 'crashed'.")]
 MaxTokens = Annotated[int, typer.Option(help="Hard maximum tokens per passage.")]
 MinTokens = Annotated[int, typer.Option(help="Passages under this are merged or dropped.")]
 Tokenizer = Annotated[str, typer.Option(help="minilm, words, hf:PATH or tiktoken:NAME.")]
@@ -98,9 +101,11 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
 
 
 def _extract_settings(include: list[str] | None, exclude: list[str] | None,
-                      max_doc_chars: int, max_page_content_mb: float) -> dict[str, Any]:
+                      max_doc_chars: int, max_page_content_mb: float,
+                      retry_memory_mb: int) -> dict[str, Any]:
     return {"include": tuple(include or ()), "exclude": tuple(exclude or ()),
-            "max_chars": max_doc_chars, "max_page_content_mb": max_page_content_mb}
+            "max_chars": max_doc_chars, "max_page_content_mb": max_page_content_mb,
+            "retry_memory_mb": retry_memory_mb}
 
 
 def extract_command(out: Out, input: Input = None, workers: Workers = None,
@@ -110,6 +115,7 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     include: Include = None, exclude: Exclude = None,
                     max_doc_chars: MaxDocChars = 5_000_000,
                     max_page_content_mb: MaxPageContent = 8.0,
+                    retry_memory_mb: RetryMemory = 2048,
                     fresh: Fresh = False, ray: Ray = None,
                     as_json: JsonOption = False) -> None:
     """Extract the text of every document with provenance; skip unreadable files with a reason."""
@@ -118,7 +124,8 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
     config = _config(extract={"remove_tables": not keep_tables,
                               "remove_headers": not keep_headers,
                               **_extract_settings(include, exclude, max_doc_chars,
-                                                  max_page_content_mb)}, workers=workers)
+                                                  max_page_content_mb, retry_memory_mb)},
+                     workers=workers)
     with cluster(ray):
         _echo("extract", run_extract(out, config, input, fresh), as_json)
 
@@ -199,6 +206,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   include: Include = None, exclude: Exclude = None,
                   max_doc_chars: MaxDocChars = 5_000_000,
                   max_page_content_mb: MaxPageContent = 8.0,
+                  retry_memory_mb: RetryMemory = 2048,
                   workers: Workers = None, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
@@ -209,7 +217,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                             "tokenizer": tokenizer},
                      dedup={"threshold": lsh_threshold},
                      extract=_extract_settings(include, exclude, max_doc_chars,
-                                               max_page_content_mb),
+                                               max_page_content_mb, retry_memory_mb),
                      passage_dedup={"threshold": passage_threshold, "embedder": embedder},
                      search_provider=provider, workers=workers,
                      skip_passage_dedup=skip_passage_dedup,

@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from irforge.core.errors import EmptyResultError, require
+from irforge.core.errors import EmptyResultError, MissingExtraError, require
 from irforge.corpus.collect import url_of_files
 from irforge.corpus.formats import format_of
 from irforge.corpus.formats.structure import TooLarge
@@ -351,6 +351,8 @@ def extract_data(name: str, data: bytes | Path, settings: ExtractSettings) -> di
         return _skip(name, f"too-large: extraction ran out of memory ({str(exc)[:120]})")
     except NotText as exc:
         return _skip(name, str(exc))
+    except MissingExtraError:
+        raise  # an install problem, not this file's: stop with the pip command
     except ValueError as exc:
         reason = str(exc)
         if not reason.startswith(("broken:", "empty:")):
@@ -419,7 +421,11 @@ def _isolated_child(connection: Any, rel: str, path: str, settings: ExtractSetti
 
     limit = settings.retry_memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    connection.send(extract_data(rel, Path(path), settings))
+    try:
+        row = extract_data(rel, Path(path), settings)
+    except Exception as exc:  # reported by the parent as the file's crash
+        row = {"crash": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    connection.send(row)
     connection.close()
 
 
@@ -444,9 +450,10 @@ def extract_isolated(rel: str, path: Path, settings: ExtractSettings,
     if child.is_alive():
         child.kill()
         child.join()
-    if row is not None:
+    if row is not None and "crash" not in row:
         return row
-    how = f"timed out after {timeout:g} s" if not finished else f"exit code {child.exitcode}"
+    how = (row["crash"] if row is not None else f"timed out after {timeout:g} s"
+           if not finished else f"exit code {child.exitcode}")
     return _skip(rel, f"crashed: extracting this file ended the process in an earlier run, "
                       f"and again when retried alone with {settings.retry_memory_mb} MB of "
                       f"memory ({how}); skipped")
@@ -502,6 +509,7 @@ def _drop_partial_corpora(log: Any) -> None:
 
 
 TOP_REASONS = 5
+RUN_ONLY_SETTINGS = {"retry_memory_mb"}  # may change between runs: outputs do not depend on it
 
 
 def top_reasons(rows: Iterable[Mapping[str, Any]], limit: int = TOP_REASONS
@@ -542,7 +550,9 @@ def extract(work: CorpusWork, input_dir: Path | None = None,
         what = "is a file, not a folder" if folder.exists() else "no such folder"
         raise IrforgeError(f"{folder}: {what}; pass a folder of documents with --input DIR, "
                            "or run 'irforge corpus collect' first")
-    params = {**settings.__dict__, "input": str(folder.resolve())}
+    params = {key: value for key, value in settings.__dict__.items()
+              if key not in RUN_ONLY_SETTINGS}
+    params["input"] = str(folder.resolve())
     work.start("extract", params, fresh=fresh)
     log = work.log("extract", "documents.jsonl")
     _drop_partial_corpora(log)
