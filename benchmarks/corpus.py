@@ -12,6 +12,7 @@ embedding stage should drop them). Run by hand, not in CI::
     python benchmarks/corpus.py --size 8000 --peer-size 4000
     python benchmarks/corpus.py --ray local --size 240000 --skip-embedding   # Ray vs 1 process
     python benchmarks/corpus.py --ray local --size 5000                      # with embeddings
+    python benchmarks/corpus.py --formats 1000   # per-format extraction vs each library
 
 With ``--ray ADDRESS`` (``local`` starts a cluster here) every stage runs twice on the same
 input, once in a single process and once on the Ray cluster, and the table gives each one's
@@ -282,6 +283,14 @@ def compare_with_ray(args: argparse.Namespace, docs, folder: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    if args.formats:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from corpus_formats import run as run_formats
+
+        run_formats(args.formats, args.peers)
+        return
     from irforge.corpus.chunk import ChunkSettings
     from irforge.corpus.chunk_stage import chunk_documents, passages
     from irforge.corpus.dedup import dedup_documents, kept_documents
@@ -352,6 +361,11 @@ def main() -> None:
     parser.add_argument("--peer-size", type=int, default=20_000,
                         help="passages in the MinHash-LSH comparison with datasketch")
     parser.add_argument("--skip-embedding", action="store_true")
+    parser.add_argument("--formats", type=int, default=0, metavar="FILES",
+                        help="only the per-format extraction benchmark on the mixed fixture "
+                             "scaled to FILES files (benchmarks/corpus_formats.py)")
+    parser.add_argument("--peers", action="store_true",
+                        help="with --formats: also time the alternative libraries")
     parser.add_argument("--ray", default=None, metavar="ADDRESS",
                         help="compare every stage in one process with a Ray cluster "
                              "(HOST:PORT, or 'local' to start one here)")

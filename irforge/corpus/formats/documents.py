@@ -90,17 +90,18 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     if _size(source) > markup_limit(settings):
         raise TooLarge(markup_limit(settings), "bytes of HTML")
     data = _bytes(source)
-    markdown = trafilatura.extract(data, output_format="markdown", include_comments=False,
+    tree = trafilatura.load_html(data)  # parsed once: the <title>, then the main content
+    if tree is None:
+        return {"file": name, "status": "skipped", "reason": "broken: not an HTML page"}
+    page_title = " ".join((tree.findtext(".//title") or "").split())
+    markdown = trafilatura.extract(tree, output_format="markdown", include_comments=False,
                                    include_tables=True, include_images=False,
                                    include_links=False, with_metadata=False)
     if not markdown:
         return {"file": name, "status": "skipped",
                 "reason": "empty: no main content found in the HTML page"}
-    metadata = trafilatura.extract_metadata(data)
     parts = list(markdown_parts(markdown))
-    title = (metadata.title if metadata is not None and metadata.title else "") \
-        or _first_heading(parts)
-    return row(name, "html", title, parts, settings)
+    return row(name, "html", page_title or _first_heading(parts), parts, settings)
 
 
 def _docx_heading_level(style: str) -> int:

@@ -10,6 +10,7 @@ other files.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from irforge.core.errors import require
@@ -39,11 +40,16 @@ def _inline_text(token: Any) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=1)
+def _markdown_parser() -> Any:
+    """One CommonMark parser with tables per process (building one costs more than a page)."""
+    markdown_it = require("markdown_it", "corpus")
+    return markdown_it.MarkdownIt("commonmark").enable("table")
+
+
 def markdown_parts(text: str) -> Iterator[Part]:
     """Headings and blocks of a Markdown text (CommonMark plus tables)."""
-    markdown_it = require("markdown_it", "corpus")
-    parser = markdown_it.MarkdownIt("commonmark").enable("table")
-    tokens = parser.parse(text[_front_matter_end(text):])
+    tokens = _markdown_parser().parse(text[_front_matter_end(text):])
     row: list[str] | None = None
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
