@@ -169,8 +169,8 @@ def _peers(fixture: dict[str, Path], paths: dict[str, list[Path]]) -> None:
             kept = f"{sum(phrase in text for phrase in BOILERPLATE)}/{len(BOILERPLATE)}"
         print(f"{fmt:<8} {name:<24} {len(paths[fmt]) / seconds:>9.0f} {kept:>17}")
     ours = extract_data("p.html", fixture["html"], settings)["text"]
-    print(f"{'html':<8} {'irforge (trafilatura)':<24} {'':>9} "
-          f"{sum(p in ours for p in BOILERPLATE)}/{len(BOILERPLATE):>15}")
+    kept = f"{sum(phrase in ours for phrase in BOILERPLATE)}/{len(BOILERPLATE)}"
+    print(f"{'html':<8} {'irforge (trafilatura)':<24} {'':>9} {kept:>17}")
 
 
 def run(files: int, peers: bool = False) -> None:
