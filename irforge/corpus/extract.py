@@ -89,7 +89,7 @@ def doc_id_of(path: Path | str) -> str:
     included, so ``a.pdf`` and ``a.txt`` differ) with '/', whitespace and other unsafe
     characters replaced; a short hash of the path is added when anything was replaced, so
     distinct paths never share an id. A file at the top of the folder keeps its bare name."""
-    name = Path(path).as_posix()
+    name = path if isinstance(path, str) else Path(path).as_posix()
     safe = _ID_UNSAFE.sub("_", name)
     if safe == name:
         return name
@@ -327,7 +327,7 @@ def extract_txt_data(name: str, data: bytes | Path, settings: ExtractSettings
     text = "\n\n".join(p for p in paragraphs if p)
     if len(text) < settings.min_chars:
         return _skip(name, f"empty: fewer than {settings.min_chars} characters of text")
-    row = {"file": name, "status": "ok", "doc_id": doc_id_of(Path(name)), "format": "txt",
+    row = {"file": name, "status": "ok", "doc_id": doc_id_of(name), "format": "txt",
            "encoding": encoding, "title": title.strip(), "text": text,
            "pages": [[1, 0, len(text)]], "page_count": 1, "skipped_pages": [], "removed": {}}
     if warning:
@@ -363,7 +363,7 @@ def extract_data(name: str, data: bytes | Path, settings: ExtractSettings) -> di
                            f"({type(exc).__name__}: {str(exc)[:300]})")
     if row["status"] == "ok":
         row.setdefault("format", fmt.name)
-        row["doc_id"] = doc_id_of(name)
+        row.setdefault("doc_id", doc_id_of(name))
     return row
 
 

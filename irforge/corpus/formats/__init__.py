@@ -9,9 +9,10 @@ by :mod:`irforge.corpus.formats.corpora`.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 Reader = Callable[[str, Any, Any], dict[str, Any]]
@@ -25,8 +26,13 @@ class Format:
     reader: str
 
     def load(self) -> Reader:
-        module, _, function = self.reader.partition(":")
-        return getattr(importlib.import_module(module), function)
+        return _load(self.reader)
+
+
+@cache
+def _load(reader: str) -> Reader:
+    module, _, function = reader.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 _DOCUMENTS = "irforge.corpus.formats.documents"
@@ -50,7 +56,7 @@ HF_DATASET = "hf-dataset"
 
 def format_of(name: str) -> Format | None:
     """The document format of a file name (by suffix, any case), or None."""
-    return FORMATS.get(Path(name).suffix.lower())
+    return FORMATS.get(os.path.splitext(name)[1].lower())
 
 
 def supported_suffixes() -> list[str]:
