@@ -19,6 +19,8 @@ from pathlib import Path
 from irforge.corpus.formats import CORPUS_FORMATS, FORMATS, HF_DATASET, supported_suffixes
 from irforge.corpus.formats.corpora import is_hf_dataset_folder
 
+QUERY_FILES = {"queries.jsonl", "queries.parquet"}
+
 
 @dataclass(frozen=True)
 class Found:
@@ -57,6 +59,9 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
     root = Path(folder)
     avoid = {Path(path).resolve() for path in skip_dirs}
     out = Discovery()
+    if is_hf_dataset_folder(root):  # --input names a dataset folder itself
+        out.found.append(Found(root.name, root, HF_DATASET))
+        return out
     readable = ", ".join(supported_suffixes())
     for current, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(current)
@@ -93,6 +98,9 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
                 out.skipped.append((rel, f"excluded: matches --exclude {pattern!r}"))
             elif include and not matches(rel, include):
                 out.skipped.append((rel, "not-included: matches no --include glob"))
+            elif name.lower() in QUERY_FILES:
+                out.skipped.append((rel, "not-corpus: a BEIR queries file (only corpus rows "
+                                         "are documents)"))
             elif kind is None:
                 suffix = Path(name).suffix.lower() or "(none)"
                 out.skipped.append((rel, f"unsupported: {suffix} files are not read "

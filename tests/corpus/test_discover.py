@@ -53,3 +53,16 @@ def test_a_hugging_face_dataset_folder_is_one_corpus_input(tmp_path: Path) -> No
     found = discover(tmp_path)
     assert {(item.rel, item.kind) for item in found.found} == {("hf", "hf-dataset"),
                                                                 ("x.jsonl", "corpus")}
+
+
+def test_a_beir_folder_gives_its_corpus_not_its_queries(tmp_path: Path) -> None:
+    _touch(tmp_path, "scifact/corpus.jsonl", "scifact/queries.jsonl", "scifact/qrels/test.tsv")
+    found = discover(tmp_path)
+    assert [item.rel for item in found.found] == ["scifact/corpus.jsonl"]
+    assert dict(found.skipped)["scifact/queries.jsonl"].startswith("not-corpus:")
+
+
+def test_an_input_that_is_itself_a_dataset_folder(tmp_path: Path) -> None:
+    _touch(tmp_path, "dataset_info.json", "data-00000-of-00001.arrow")
+    found = discover(tmp_path)
+    assert [(item.path, item.kind) for item in found.found] == [(tmp_path, "hf-dataset")]
