@@ -37,8 +37,9 @@ _PARSERS: dict[str, Any] = {}
 def _direct_markdown(path: Path) -> Any:
     from markdown_it import MarkdownIt
 
-    parser = _PARSERS.setdefault("md", MarkdownIt("commonmark").enable("table"))
-    return parser.parse(path.read_text(encoding="utf-8"))
+    if "md" not in _PARSERS:
+        _PARSERS["md"] = MarkdownIt("commonmark").enable("table")
+    return _PARSERS["md"].parse(path.read_text(encoding="utf-8"))
 
 
 def _direct_rst(path: Path) -> Any:
