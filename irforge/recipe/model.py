@@ -42,7 +42,7 @@ class CorpusSpec(_Strict):
     @model_validator(mode="after")
     def _one_source(self) -> CorpusSpec:
         if not (self.input or self.urls or self.queries):
-            raise ValueError("give corpus.input (a folder of .pdf/.txt files), corpus.urls or "
+            raise ValueError("give corpus.input (a folder of documents), corpus.urls or "
                              "corpus.queries")
         return self
 
