@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from irforge.core.bench import Benchmark
+from irforge.core.errors import EmptyResultError
 from irforge.core.jsonl import write_json
 from irforge.core.records import Doc
 from irforge.corpus.chunk_stage import passages
@@ -39,6 +40,11 @@ def write_corpus(work: CorpusWork, bench: Benchmark) -> dict[str, Any]:
     """Write ``corpus.jsonl`` (atomically) and ``corpus_stats.json``; returns the stats."""
     work.start("write", {})
     removed = set(removed_passages(work))
+    if not any(passage["_id"] not in removed for passage in passages(work)):
+        raise EmptyResultError(
+            f"{work.root}: no passage to write: the chunk stage kept none (every document "
+            "was shorter than --min-tokens, or was removed as a duplicate); see "
+            f"{work.stage_dir('chunk') / 'done.json'} and lower --min-tokens, or add documents")
     tokens: list[int] = []
     sources: set[str] = set()
     count = bench.write_corpus(_docs(work, removed, tokens, sources))

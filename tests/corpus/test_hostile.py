@@ -134,3 +134,15 @@ def test_collect_where_every_url_is_refused_exits_non_zero(tmp_path: Path) -> No
     assert "none of 2 URLs gave a PDF" in text and "2 x refused" in text
     assert "--allow-private" in text
 
+
+
+def test_documents_that_give_no_passage_exit_3_and_write_no_corpus(tmp_path: Path) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "short.md").write_text("# Note\n\nThe shelter is open today.\n", encoding="utf-8")
+    bench = tmp_path / "bench"
+    done = _irforge("corpus", "build", str(bench), "--input", str(source), "--min-tokens",
+                    "50", *BUILD)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "no passage to write" in " ".join(done.stderr.split())
+    assert not (bench / "corpus.jsonl").exists()
