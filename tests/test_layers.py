@@ -14,6 +14,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 import irforge
 
 PACKAGE = Path(irforge.__file__).resolve().parent
@@ -134,3 +136,75 @@ def test_the_checker_sees_wrong_way_imports(tmp_path: Path) -> None:
     assert "irforge.generators.multicon" in found
     assert _unit("irforge.llm.bad") == "llm" and "generators" in FORBIDDEN["llm"]
     assert _unit("irforge.generators.multicon.cli") == "cli"
+
+
+def _module_edges(package: str) -> dict[str, set[str]]:
+    """Imports between the modules of one package (``from pkg import submodule`` is an edge to
+    the submodule, not to the package's ``__init__``)."""
+    modules = _modules()
+    inside = {name for name in modules if name == package or name.startswith(package + ".")}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module in inside:
+        for node in ast.walk(ast.parse(modules[module].read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = module if modules[module].name == "__init__.py" else \
+                    module.rsplit(".", 1)[0]
+                if node.level:
+                    parts = base.split(".")[: len(base.split(".")) - node.level + 1]
+                    origin = ".".join([*parts, node.module] if node.module else parts)
+                else:
+                    origin = node.module or ""
+                targets = [f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in modules
+                           else origin for alias in node.names]
+            for target in targets:
+                while target not in modules and "." in target:
+                    target = target.rsplit(".", 1)[0]
+                if target in inside and target != module:
+                    graph[module].add(target)
+    return graph
+
+
+def _first_cycle(graph: dict[str, set[str]]) -> list[str]:
+    state: dict[str, int] = {}
+    cycle: list[str] = []
+
+    def visit(node: str, path: list[str]) -> bool:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle.extend([*(path[path.index(nxt):] if nxt in path else []), node, nxt])
+                return True
+            if nxt not in state and visit(nxt, [*path, node]):
+                return True
+        state[node] = 2
+        return False
+
+    for start in sorted(graph):
+        if start not in state and visit(start, []):
+            break
+    return cycle
+
+
+def _packages() -> list[str]:
+    return sorted(name for name, path in _modules().items() if path.name == "__init__.py")
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_modules_inside_a_package_form_no_cycle(package: str) -> None:
+    """E.g. irforge.llm: batch, engine and estimate, backends and direct, routing and settings
+    each imported the other (TYPE_CHECKING and in-function imports count: they are the same
+    tangle, only hidden from the interpreter)."""
+    cycle = _first_cycle(_module_edges(package))
+    assert not cycle, f"import cycle inside {package}: " + " -> ".join(cycle)
+
+
+def test_the_cycle_checker_sees_a_cycle_inside_a_package() -> None:
+    """The rule is live: two modules importing each other are reported."""
+    graph = {"irforge.llm.a": {"irforge.llm.b"}, "irforge.llm.b": {"irforge.llm.a"}}
+    assert _first_cycle(graph) == ["irforge.llm.a", "irforge.llm.b", "irforge.llm.a"]
+    edges = _module_edges("irforge.llm")
+    assert "irforge.llm.response_format" in edges["irforge.llm.direct"]  # in-function import
+    assert "irforge.llm.host" in edges["irforge.llm.batch"]  # TYPE_CHECKING import
