@@ -52,7 +52,7 @@ def _lines(root: Path, reports) -> list[str]:
             continue
         lines += [f"ERROR {problem}" for problem in report.problems]
         lines.append(f"{len(report.problems)} problem(s) in {report.root} ({_counts(report)})")
-    if len(reports) > 1:
+    if len(reports) > 1 or reports[0][1].root != Path(root):
         bad = [name for name, report in reports if not report.ok]
         lines.append(f"{len(reports) - len(bad)} of {len(reports)} benchmark folders in {root} "
                      "OK" + (f"; with problems: {', '.join(bad)}" if bad else ""))

@@ -28,13 +28,7 @@ __all__ = ["FORMATS", "ExportResult", "ExportSource", "export_benchmark", "expor
 
 def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> ExportResult:
     """Write ``bench_dir`` to ``out`` in format ``fmt``; raises a user error on bad input."""
-    if fmt not in FORMATS:
-        from difflib import get_close_matches
-
-        close = get_close_matches(fmt, list(FORMATS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise IrforgeError(f"unknown export format {fmt!r}{hint}; use one of "
-                           f"{', '.join(FORMATS)}")
+    _check_format(fmt)
     out = Path(out)
     if out.resolve() == Path(bench_dir).resolve():
         raise IrforgeError(f"--out {out} is the benchmark folder itself; export to a new folder")
@@ -47,6 +41,7 @@ def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> Ex
 
 def export_collection(root: Path, fmt: str, out: Path, **options: Any) -> Outcomes[ExportResult]:
     """Export ``root``, or each benchmark of the collection under it to ``out/<name>``."""
+    _check_format(fmt)
     found = benchmark_folders(root)
     if not found.is_collection:
         return for_each(found, lambda name, folder: export_benchmark(folder, fmt, out,
@@ -54,6 +49,16 @@ def export_collection(root: Path, fmt: str, out: Path, **options: Any) -> Outcom
     _check_new(Path(out))
     return for_each(found, lambda name, folder: export_benchmark(
         folder, fmt, Path(out) / name, **dict(options)))
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        from difflib import get_close_matches
+
+        close = get_close_matches(fmt, list(FORMATS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise IrforgeError(f"unknown export format {fmt!r}{hint}; use one of "
+                           f"{', '.join(FORMATS)}")
 
 
 def _check_new(out: Path) -> None:

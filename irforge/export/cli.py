@@ -45,7 +45,7 @@ def export_command(
         options["name"] = name
     outcomes = export_collection(bench_dir, fmt, out, **options)
     exported = outcomes.done
-    if len(exported) == 1 and not outcomes.failed:
+    if len(exported) == 1 and not outcomes.failed and exported[0][1].out == out:
         result = exported[0][1]
         counts = ", ".join(f"{key}={value}" for key, value in result.counts.items())
         text = f"exported {bench_dir} as {result.format} to {out}: {counts}"
