@@ -149,6 +149,14 @@ def test_a_failed_method_folder_fails_the_collection_verbs_and_names_it(
     assert code == 1 and "queries.jsonl: file not found" in output
 
 
+def test_a_run_file_is_scored_on_its_own_method_folder_only(
+        run_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "other.trec"
+    run.write_text("seed-d01 Q0 d01-flood-early-warning 1 2.0 other\n")
+    code, output = exit_of(capsys, "eval", run_folder, "--run", run)
+    assert code == 2 and "pass its method folder" in " ".join(output.split())
+
+
 def test_annotate_on_the_run_folder(run_folder: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     """Tasks per method folder; an export file belongs to one folder, so import names them."""

@@ -65,6 +65,10 @@ def evaluate_folders(root: Path, options: EvalOptions, out: Path | None = None,
         target = Path(out) if out else Path(root) / "eval"
         return Outcomes([(Path(root).name, _evaluate(Path(root), options, measures, target,
                                                      engine, strict=True))]), {}
+    if options.run_files:
+        raise IrforgeError(f"{root} is a run folder with {len(found.folders)} benchmarks; a "
+                           "--run file ranks one benchmark's documents: pass its method "
+                           f"folder (one of {', '.join(found.name(f) for f in found.folders)})")
     _applicable_somewhere(found.folders, measures)
     outcomes = for_each(found, lambda name, folder: _evaluate(
         folder, options, measures, Path(out) / name if out else folder / "eval", engine,
