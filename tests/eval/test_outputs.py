@@ -78,3 +78,16 @@ def test_claim_on_a_folder_without_results_claims_nothing(tmp_path: Path) -> Non
     assert claim(tmp_path, "test", ["bm25"], replace=False) == []
     (tmp_path / "results.json").write_text(json.dumps({"not": "results"}))
     assert claim(tmp_path, "test", ["bm25"], replace=False) == []
+
+
+def test_the_eval_command_refuses_then_replaces(bench: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_collection import exit_of
+
+    fast = ("--no-plots", "--bootstrap", "20", "--trials", "20", "-m", "ndcg@10")
+    assert exit_of(capsys, "eval", bench, "-r", "bm25", *fast)[0] == 0
+    code, output = exit_of(capsys, "eval", bench, "-r", "bm25:okapi", *fast)
+    assert code == 2 and "pass --replace" in " ".join(output.split())
+    code, output = exit_of(capsys, "eval", bench, "-r", "bm25:okapi", "--replace", *fast)
+    assert code == 0, output
+    assert earlier_results(bench / "eval").systems == ("bm25-okapi",)
