@@ -90,7 +90,8 @@ def _evaluate(folder: Path, options: EvalOptions, measures, out_dir: Path, engin
                            + "; ".join(skipped))
     results = evaluate_benchmark(
         folder, retrievers=options.retrievers, rerankers=options.rerankers,
-        metrics=[str(m) for m in kept], run_files=options.run_files,
+        metrics=list(options.metrics) if strict else [str(m) for m in kept],
+        run_files=options.run_files,
         split=options.split, depth=options.depth, rerank_k=options.rerank_k,
         group_field=options.group_field, ann=options.ann,
         cache_dir=folder / ".irforge" / "embeddings", query_prefix=options.query_prefix,
