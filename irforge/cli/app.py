@@ -14,10 +14,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-<<<<<<< HEAD
-from irforge.cli.output import JsonOption, emit
-=======
->>>>>>> collection
 from irforge.core.errors import IrforgeError
 from irforge.core.verbosity import set_verbosity
 
