@@ -129,11 +129,11 @@ def status(
     settings: ConfigFile = None,
 ) -> None:
     """Progress per stratum: tasks, annotated tasks and annotations."""
-    from rich.console import Console
     from rich.table import Table
 
     from irforge.annotation.projects import project_for
     from irforge.annotation.status import project_progress
+    from irforge.cli.output import table_console
     from irforge.core.bench import Benchmark
 
     project_id = project_for(Benchmark(bench_dir), job, project)
@@ -144,7 +144,7 @@ def status(
     for row in rows:
         table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
                       f"{row.share:.0%}", str(row.annotations))
-    Console().print(table)
+    table_console().print(table)
 
 
 def export_tasks(

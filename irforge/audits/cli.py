@@ -19,15 +19,16 @@ def _audit_dir(bench_dir: Path, out: Path | None) -> Path:
 
 
 def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from irforge.cli.output import table_console
 
     table = Table(title=title)
     for name in header:
         table.add_column(name)
     for row in rows:
         table.add_row(*(f"{cell:.3f}" if isinstance(cell, float) else str(cell) for cell in row))
-    Console().print(table)
+    table_console().print(table)
 
 
 def agreement(

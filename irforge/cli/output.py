@@ -56,3 +56,20 @@ def emit(summary: Mapping[str, Any], text: str, as_json: bool) -> None:
         typer.echo(json.dumps(_plain(summary), sort_keys=True, ensure_ascii=False, default=str))
     else:
         typer.echo(text)
+
+
+PLAIN_WIDTH = 240
+"""Width of tables written to a pipe or a log (no terminal): wide enough that no column is
+squashed or folded; ``COLUMNS`` overrides it."""
+
+
+def table_console(stderr: bool = False) -> Any:
+    """A rich Console for tables: the terminal's width on a TTY; with no TTY (logs, CI, pipes)
+    ``COLUMNS`` or :data:`PLAIN_WIDTH`, without colour codes."""
+    from rich.console import Console
+
+    console = Console(stderr=stderr)
+    if console.is_terminal:
+        return console
+    width = int(os.environ["COLUMNS"]) if os.environ.get("COLUMNS", "").isdigit() else PLAIN_WIDTH
+    return Console(stderr=stderr, width=width, no_color=True, highlight=False)

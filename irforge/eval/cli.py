@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli.options import ApiBaseOption, ModelOption
-from irforge.cli.output import JsonOption, emit
+from irforge.cli.options import ApiBaseOption, ModelOption, require_bench_dir
+from irforge.cli.output import JsonOption, emit, table_console
 
 DEFAULT_METRICS = ["ndcg@10", "recall@100", "map", "mrr"]
 
@@ -23,9 +23,10 @@ def eval_command(
         "llm-listwise[:MODEL] (repeatable; applied to every retriever).")] = None,
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", "-m", help="Any registered measure (repeatable): ndcg@10, recall@100, p@5, "
-        "map, mrr, rprec, bpref, success@10, judged@10, trec_eval names (ndcg_cut_10, P_5, "
-        "recip_rank), and the papers' wise, sicr, p-mrr, robustness@10, lsnc@100, wr@k, awr, "
-        "flip-rate, recall-failure@50, easy-negative@50 (docs/eval.md).")]
+        "map, mrr, rprec, bpref, success@10, judged@10, trec_eval and pytrec_eval names "
+        "(ndcg_cut_10, ndcg_cut.10, P_5, P.5, recip_rank), and the papers' wise, sicr, "
+        "p-mrr, robustness@10, lsnc@100, wr@k, awr, flip-rate, recall-failure@50, "
+        "easy-negative@50 (docs/eval.md).")]
     = None,
     run_file: Annotated[list[Path] | None, typer.Option(
         "--run", help="Also score an existing TREC run file (repeatable).")] = None,
@@ -79,6 +80,7 @@ def eval_command(
     from irforge.eval.runner import evaluate_benchmark
     from irforge.scale.executor import cluster
 
+    require_bench_dir(bench_dir)
     engine = None
     if any(d.startswith("adaptive") for d in decomposer or []):
         from irforge.cli.options import engine_from_options
@@ -101,9 +103,7 @@ def eval_command(
               "failures": {s.name: s.failure_count for s in results.systems},
               "warnings": list(results.warnings), "outputs": written}, "", as_json=True)
         return
-    console = Console()
-    if not console.is_terminal:  # piped or captured: keep every column readable
-        console = Console(width=160)
+    console = table_console()
     errors = Console(stderr=True)
     for warning in results.warnings:
         errors.print(f"warning: {warning}", markup=False)

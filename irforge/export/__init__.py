@@ -2,7 +2,9 @@
 
 :data:`FORMATS` maps each format to the module that writes it; every module has
 ``export(source, out, options) -> ExportResult``. The exported folder holds only the
-dataset (no ``eval/`` or ``audits/`` outputs), so folder loaders see nothing else.
+dataset (no ``eval/`` or ``audits/`` outputs), so folder loaders see nothing else; exporting
+into a folder again removes the files the earlier export wrote and this one did not
+(:mod:`irforge.export.owned`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.errors import IrforgeError
+from irforge.export.owned import record_owned, remove_stale
 from irforge.export.source import ExportResult, ExportSource
 
 FORMATS: dict[str, str] = {
@@ -40,4 +43,10 @@ def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> Ex
     source = ExportSource.load(Path(bench_dir), split=options.pop("split", None))
     module = importlib.import_module(FORMATS[fmt])
     out.mkdir(parents=True, exist_ok=True)
-    return module.export(source, out, **options)
+    result = module.export(source, out, **options)
+    removed = remove_stale(out, result.files)
+    record_owned(out, fmt, result.files)
+    if removed:
+        result.notes.append(f"removed {len(removed)} file(s) an earlier export wrote here and "
+                            f"this one did not: {', '.join(p.name for p in removed[:5])}")
+    return result

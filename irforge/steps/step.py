@@ -110,14 +110,32 @@ class StepOutcome(Generic[OutT]):
     yield_: StepYield
 
 
+KEY_WORDS = 8  # the most words of a reason a yield table counts under one key
+
+
+def _clause(text: str) -> str:
+    """The reason's first clause in whole words: it stops before an item-specific word (a
+    quote, a bracket or a number) or after a comma or semicolon; ``…`` marks a cut."""
+    kept: list[str] = []
+    for word in text.split():
+        if word[0] in "'\"([{" or any(c.isdigit() for c in word):
+            break
+        if len(kept) == KEY_WORDS:
+            return " ".join(kept) + " …"
+        kept.append(word.rstrip(",;"))
+        if word[-1] in ",;":
+            break
+    return " ".join(kept)
+
+
 def reason_key(reason: str) -> str:
     """The short form of a failure reason counted in yield tables: ``llm <status>`` or the
-    validator's first words (``rejected: not verbatim``)."""
+    validator's first clause (``rejected: not verbatim``), never cut inside a phrase."""
     head, _, rest = reason.partition(":")
     if head.startswith("llm "):
         return head
-    words = rest.strip().split(":")[0].split()
-    return f"{head}: {' '.join(words[:4])}" if words else head
+    clause = _clause(rest.strip().split(":")[0])
+    return f"{head}: {clause}" if clause else head
 
 
 def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT],
