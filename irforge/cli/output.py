@@ -15,7 +15,11 @@ from typing import Annotated, Any
 
 import typer
 
-VERBOSITY_ENV = "IRFORGE_VERBOSITY"  # set by the root options so worker processes see it too
+from irforge.core.verbosity import VERBOSITY_ENV, quiet, verbosity
+
+__all__ = ["VERBOSITY_ENV", "JsonOption", "emit", "quiet", "set_verbosity", "table_console",
+           "verbosity"]
+
 
 JsonOption = Annotated[bool, typer.Option(
     "--json", help="Print the summary as one JSON object on stdout (for scripts).")]
@@ -27,17 +31,6 @@ def set_verbosity(level: int) -> None:
     if level > 0:
         logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
         logging.getLogger("irforge").setLevel(logging.INFO if level == 1 else logging.DEBUG)
-
-
-def verbosity() -> int:
-    try:
-        return int(os.environ.get(VERBOSITY_ENV, "0"))
-    except ValueError:
-        return 0
-
-
-def quiet() -> bool:
-    return verbosity() < 0
 
 
 def _plain(value: Any) -> Any:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from irforge.cli.output import quiet
+from irforge.core.verbosity import quiet
 from irforge.llm.retry import retry_after_seconds, status_code
 
 
