@@ -74,8 +74,6 @@ def eval_command(
 
     InfoSearch folders (irforge build instructions) also get SICR, WISE, p-MRR, Robustness@10.
     """
-    from rich.console import Console
-
     from irforge.eval.report import rich_table, write_outputs
     from irforge.eval.runner import evaluate_benchmark
     from irforge.scale.executor import cluster
@@ -104,7 +102,7 @@ def eval_command(
               "warnings": list(results.warnings), "outputs": written}, "", as_json=True)
         return
     console = table_console()
-    errors = Console(stderr=True)
+    errors = table_console(stderr=True)
     for warning in results.warnings:
         errors.print(f"warning: {warning}", markup=False)
     console.print(rich_table(results))

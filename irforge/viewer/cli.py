@@ -16,12 +16,17 @@ def view_command(
         "--out", "-o", help="HTML file to write (default BENCH/view/index.html).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write a static HTML explorer: queries, judged passages, labels, failures and yield."""
+    """Write a static HTML explorer of a benchmark or a whole run folder: per query the
+    positive and hard-negative passages (changed words marked), labels, validator verdicts,
+    each system's top-k and per-query scores; filters, sort, search, pages."""
+    from irforge.cli.options import require_bench_dir
     from irforge.viewer.render import write_viewer
 
-    path, data = write_viewer(bench_dir, out)
+    path, data = write_viewer(require_bench_dir(bench_dir), out)
     summary = {"html": path, "queries": len(data["queries"]), "failures": len(data["failures"]),
-               "raters": data["raters"], "yield_steps": len(data["yield"])}
-    emit(summary, f"wrote {path}: {summary['queries']} queries, {len(data['raters'])} raters, "
-                  f"{summary['failures']} failures; open it in a browser (no server needed)",
-         as_json)
+               "raters": data["raters"], "yield_steps": len(data["yield"]),
+               "folders": [f["label"] for f in data["folders"]], "systems": data["systems"]}
+    emit(summary, f"wrote {path}: {summary['queries']} queries in {len(summary['folders'])} "
+                  f"folder(s), {len(data['systems'])} system(s), {len(data['raters'])} "
+                  f"raters, {summary['failures']} failures; open it in a browser (no server "
+                  "needed)", as_json)
