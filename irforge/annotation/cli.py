@@ -24,6 +24,9 @@ LabelConfig = Annotated[Path | None, typer.Option(help="Your own Label Studio XM
 LabelControl = Annotated[str | None, typer.Option(help="Choices control that carries the label "
                                                   "(user configs).")]
 SampleSize = Annotated[int, typer.Option("--n", help="How many items to sample.")]
+ShowPredictions = Annotated[bool, typer.Option(
+    "--show-predictions", help="Import the LLM labels as predictions (a review round); by "
+    "default they are left out so no answer is preselected.")]
 Strategy = Annotated[str, typer.Option(help="random, stratified, disagreement or "
                                        "low-confidence.")]
 StratifyBy = Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
@@ -68,12 +71,16 @@ def push(
                                              "stratum and the confidence proxy.")] = 0.0,
     project: Project = None,
     title: Annotated[str | None, typer.Option(help="Title of a new project.")] = None,
+    annotators: Annotated[int, typer.Option(
+        "--annotators", help="People who label each task (overlap of a new project; 2 or "
+        "more gives inter-annotator agreement in `audit agreement`).")] = 1,
+    show_predictions: ShowPredictions = False,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     url: Url = None,
     settings: ConfigFile = None,
 ) -> None:
-    """Sample items and import them as tasks with the LLM labels as predictions (idempotent)."""
+    """Sample items and import them as tasks, with the job's guidelines (idempotent)."""
     from irforge.annotation.labeling import get_job
     from irforge.annotation.push import push as run_push
     from irforge.core.bench import Benchmark
@@ -82,7 +89,8 @@ def push(
     connection = _connect(url, settings)
     with _user_errors():
         result = run_push(Benchmark(bench_dir), labeling, connection, n, strategy, seed, by,
-                          threshold, project, title)
+                          threshold, project, title, annotators=annotators,
+                          show_predictions=show_predictions)
     created = "created" if result.created_project else "reused"
     typer.echo(f"project {result.project_id} ({created}) at {connection.settings.base_url}: "
                f"sampled {result.sampled} of {result.candidates} items with {strategy}, "
@@ -156,17 +164,18 @@ def export_tasks(
     strategy: Strategy = "random",
     by: StratifyBy = None,
     seed: Seed = 0,
+    show_predictions: ShowPredictions = False,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write Label Studio tasks (with LLM predictions) and the config to files: no server."""
+    """Write Label Studio tasks and the config (with guidelines) to files: no server."""
     from irforge.annotation.files import export_tasks as run_export
     from irforge.core.bench import Benchmark
 
     with _user_errors():
         result = run_export(Benchmark(bench_dir), _job(job, config_file, label_control), out,
-                            n, strategy, seed, by)
+                            n, strategy, seed, by, show_predictions=show_predictions)
     emit({"tasks": result.tasks, "config": result.config, "sampled": result.sampled,
           "candidates": result.candidates},
          f"wrote {result.sampled} of {result.candidates} tasks to {result.tasks} and the "

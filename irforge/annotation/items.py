@@ -99,8 +99,16 @@ def _passage(ctx: _Context) -> Any:
 
 
 def _context(ctx: _Context) -> Any:
-    parts = [f"{key}: {_meta(ctx, key)}" for key in ("intent", "instruction")
-             if _meta(ctx, key)]
+    """The intent (its code explained: "FC: a user states a claim ...") and instruction."""
+    from irforge.annotation.guidelines import intent_names
+
+    parts = []
+    intent = _meta(ctx, "intent")
+    if intent:
+        meaning = intent_names().get(str(intent))
+        parts.append(f"intent {intent}: {meaning}" if meaning else f"intent: {intent}")
+    if _meta(ctx, "instruction"):
+        parts.append(f"instruction: {_meta(ctx, 'instruction')}")
     return "\n".join(parts) or None
 
 

@@ -28,9 +28,10 @@ class Control:
 
     name: str
     to_name: str
-    values: tuple[str, ...]
+    values: tuple[str, ...]  # what results store: a choice's alias, else its shown value
     multiple: bool
     required: bool
+    shown: tuple[str, ...] = ()  # what the annotator reads ("3 · fully answers")
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,12 @@ def parse_config(xml: str, source: str = "<config>") -> ParsedConfig:
             if not name:
                 raise FormatError(Problem(Path(source), "a Choices control has no name",
                                           field="name"))
-            values = tuple(child.get("value", "") for child in element if child.tag == "Choice")
+            choices = [child for child in element if child.tag == "Choice"]
+            values = tuple(child.get("alias") or child.get("value", "") for child in choices)
             controls[name] = Control(name, element.get("toName", ""), values,
                                      element.get("choice", "single") == "multiple",
-                                     element.get("required", "false") == "true")
+                                     element.get("required", "false") == "true",
+                                     tuple(child.get("value", "") for child in choices))
     if not controls:
         raise FormatError(Problem(Path(source), "the config has no Choices control",
                                   hint="irforge maps Choices answers to labels; add one"))
@@ -140,7 +143,9 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
                                     else next(iter(config.controls)))
         source = str(path)
     else:
-        config = parse_config(_builtin_xml(name), f"{name}.xml")
+        from irforge.annotation.guidelines import with_guidelines
+
+        config = parse_config(with_guidelines(_builtin_xml(name), name), f"{name}.xml")
         control = label_control or spec["control"]
         source = f"the built-in {name}.xml"
     if control not in config.controls:

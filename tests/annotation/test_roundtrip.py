@@ -51,7 +51,8 @@ def test_push_pull_round_trip_with_adjudication_and_agreement(tmp_path: Path, co
                                                               people) -> None:
     bench = relevance_bench(tmp_path)
     job = get_job("relevance")
-    first = push(bench, job, connection, n=8, strategy="stratified", by="intent", seed=3)
+    first = push(bench, job, connection, n=8, strategy="stratified", by="intent", seed=3,
+                 show_predictions=True)  # a review round: the LLM labels travel along
     assert first.created_project and first.sampled == 8 and first.imported == 8
     project = first.project_id
     assert read_registry(bench)["relevance"]["project_id"] == project
