@@ -84,6 +84,19 @@ class LabelingJob:
     label_values: Mapping[str, float]
     writes_qrels: bool = False
     description: str = ""
+    generator_tasks: tuple[str, ...] = ()  # judgment tasks the generators write for this job
+    implied_label: float | None = None  # what a generator's accepted output claims, on our scale
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """Every judgment task this job reviews: its own and the generators' step names."""
+        return (self.task, *self.generator_tasks)
+
+    def llm_label(self, judgment_task: str, label: float) -> float:
+        """A generator step's judgment on this job's scale (an accepted rewrite is a claim)."""
+        if judgment_task != self.task and self.implied_label is not None:
+            return self.implied_label
+        return label
 
     def label_of(self, choice: str) -> float:
         return self.label_values[choice]
@@ -109,12 +122,15 @@ _BUILTINS: dict[str, dict[str, Any]] = {
     "sts": {"task": "sts", "control": "similarity", "qrels": True,
             "text": "semantic similarity 0-5 (STS intent)"},
     "logical_structure": {"task": "logical_structure", "control": "conformity",
+                          "generators": ("logical.structure",),
                           "text": "structure conformity 1-4 of a logical query, accept/reject"},
     "evidence_distribution": {"task": "evidence_distribution", "control": "distribution",
                               "labels": {"distributed": 1.0, "not_distributed": 0.0},
                               "text": "is the evidence spread over all source passages"},
     "hard_negative": {"task": "hard_negative", "control": "still_satisfies",
                       "labels": {"yes": 1.0, "no": 0.0},
+                      # an accepted multicon rewrite claims "no longer satisfies": 0
+                      "generators": ("multicon.hard_negative",), "implied": 0.0,
                       "text": "does a hard-negative sentence still satisfy the condition"},
     "instruction_compliance": {"task": "instruction_compliance", "control": "compliance",
                                "labels": {"complies": 1.0, "violates": 0.0}, "qrels": True,
@@ -159,7 +175,9 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
         except ValueError:
             labels = {value: float(index) for index, value in enumerate(values)}
     return LabelingJob(name, task or spec["task"], config, control, labels,
-                       bool(spec.get("qrels")), spec["text"])
+                       bool(spec.get("qrels")), spec["text"],
+                       tuple(spec.get("generators", ())) if task is None else (),
+                       spec.get("implied"))
 
 
 def validate_result(result: Any, config: ParsedConfig) -> list[str]:

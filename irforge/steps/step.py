@@ -244,9 +244,12 @@ def _settle(step: Step, item: Any, index: int, settled: Mapping[int, tuple[Any, 
     outcome.yield_.accepted += 1
     if step.log_accepted:
         meta = dict(step.metadata(item))
+        extra = {k: v for k, v in meta.items() if isinstance(v, str | int | float)}
+        if isinstance(value, str):  # the accepted text (a rewritten sentence...) for reviewers
+            extra["output"] = value
         outcome.judgments.append(Judgment(
             query_id=key, doc_id=str(meta.get("source_doc", key)), label=1.0, source="llm",
             prompt_id=getattr(result, "prompt_id", None) or step.template,
             model=getattr(result, "model", None) or None, raw_output=result.raw, task=step.name,
-            metadata={"demo_grade": bool(getattr(result, "demo_grade", False)),
+            metadata={**extra, "demo_grade": bool(getattr(result, "demo_grade", False)),
                       "sample": len(tries)}))
