@@ -134,6 +134,8 @@ _BUILTINS: dict[str, dict[str, Any]] = {
                       "text": "does a hard-negative sentence still satisfy the condition"},
     "instruction_compliance": {"task": "instruction_compliance", "control": "compliance",
                                "labels": {"complies": 1.0, "violates": 0.0}, "qrels": True,
+                               # an accepted InfoSearch rewrite claims it meets the condition
+                               "generators": ("instructions.rewrite",), "implied": 1.0,
                                "text": "does the passage satisfy the query's instruction"},
 }
 

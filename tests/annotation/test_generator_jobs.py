@@ -49,3 +49,22 @@ def test_logical_structure_job_reads_the_generator_judge_step(tmp_path: Path) ->
     data = items[0].data
     assert data["type_definition"].startswith("2in: a one-hop set minus another")
     assert "Salt Orchard" in data["triples"]
+
+
+def test_instruction_compliance_job_on_a_freshly_built_instructions_folder(
+        tmp_path: Path) -> None:
+    from tests.generators.instructions.test_schema_and_yield import EXPERT, Pair, _build
+
+    pair = Pair("q1", "How do flood warnings work?", Doc("e1", EXPERT), "audience", None)
+    _build(tmp_path / "b", [pair])
+    bench = Benchmark(tmp_path / "b")
+    assert "instructions.rewrite" in {j.task for j in bench.judgments()}
+    job = get_job("instruction_compliance")
+    items = bench_items(bench, job)
+    assert items
+    corpus = {doc.doc_id: doc for doc in bench.corpus()}
+    for item in items:
+        assert item.data["query"] == "How do flood warnings work?"
+        assert item.data["instruction"] not in ("", "(not available)")
+        assert item.doc_id in corpus and corpus[item.doc_id].text in item.data["passage"]
+        assert set(item.llm.values()) == {1.0}  # an accepted rewrite claims it complies
