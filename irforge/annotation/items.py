@@ -160,6 +160,11 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
+        query = queries.get(judgment.query_id)
+        intent = (query.metadata.get("intent") if query else None) \
+            or judgment.metadata.get("intent")
+        if not job.covers_intent(intent):
+            continue
         key = (judgment.query_id, judgment.doc_id)
         prompt = judgment.prompt_id or judgment.model or "llm"
         labels[key][prompt] = job.llm_label(judgment.task, float(judgment.label))

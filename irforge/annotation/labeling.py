@@ -86,6 +86,14 @@ class LabelingJob:
     description: str = ""
     generator_tasks: tuple[str, ...] = ()  # judgment tasks the generators write for this job
     implied_label: float | None = None  # what a generator's accepted output claims, on our scale
+    intents: tuple[str, ...] = ()  # only queries with one of these intents (empty: any)
+    skip_intents: tuple[str, ...] = ()  # never queries with these intents
+
+    def covers_intent(self, intent: str | None) -> bool:
+        """Does this job review a query of ``intent`` (STS pairs go to ``sts``)?"""
+        if self.intents and intent not in self.intents:
+            return False
+        return intent not in self.skip_intents
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -118,14 +126,19 @@ def _numeric(values: tuple[str, ...]) -> dict[str, float]:
 
 _BUILTINS: dict[str, dict[str, Any]] = {
     "relevance": {"task": "relevance", "control": "relevance", "qrels": True,
+                  "skip_intents": ("STS",),
                   "text": "graded relevance 0-3 of a passage to a query (with intent)"},
+    # the relevance labeler scores STS-intent pairs on the 0-5 similarity scale
     "sts": {"task": "sts", "control": "similarity", "qrels": True,
+            "generators": ("relevance",), "intents": ("STS",),
             "text": "semantic similarity 0-5 (STS intent)"},
     "logical_structure": {"task": "logical_structure", "control": "conformity",
                           "generators": ("logical.structure",),
                           "text": "structure conformity 1-4 of a logical query, accept/reject"},
     "evidence_distribution": {"task": "evidence_distribution", "control": "distribution",
                               "labels": {"distributed": 1.0, "not_distributed": 0.0},
+                              # a logical query passed the evidence-spread checks to be kept
+                              "generators": ("logical.query",), "implied": 1.0,
                               "text": "is the evidence spread over all source passages"},
     "hard_negative": {"task": "hard_negative", "control": "still_satisfies",
                       "labels": {"yes": 1.0, "no": 0.0},
@@ -179,7 +192,8 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
     return LabelingJob(name, task or spec["task"], config, control, labels,
                        bool(spec.get("qrels")), spec["text"],
                        tuple(spec.get("generators", ())) if task is None else (),
-                       spec.get("implied"))
+                       spec.get("implied"), tuple(spec.get("intents", ())),
+                       tuple(spec.get("skip_intents", ())))
 
 
 def validate_result(result: Any, config: ParsedConfig) -> list[str]:

@@ -68,3 +68,38 @@ def test_instruction_compliance_job_on_a_freshly_built_instructions_folder(
         assert item.data["instruction"] not in ("", "(not available)")
         assert item.doc_id in corpus and corpus[item.doc_id].text in item.data["passage"]
         assert set(item.llm.values()) == {1.0}  # an accepted rewrite claims it complies
+
+
+def test_sts_pairs_go_to_the_sts_job_and_not_to_relevance(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "intents")
+    bench.write_corpus([Doc("p1", "Sirens sound when the river rises."),
+                        Doc("p2", "Warnings go out when the river reaches 3 m.")])
+    bench.write_queries([Query("s1", "The sirens go off as the river comes up.",
+                               {"intent": "STS"}),
+                         Query("a1", "when do sirens sound", {"intent": "QA"})])
+    # as irforge.generators.relevance writes its labels: task "relevance", 0-5 for STS
+    bench.add_judgments([
+        Judgment("s1", "p1", 5.0, "llm", task="relevance", prompt_id="relevance.zero_shot"),
+        Judgment("a1", "p2", 2.0, "llm", task="relevance", prompt_id="relevance.zero_shot")])
+    sts = bench_items(bench, get_job("sts"))
+    assert [(i.query_id, i.llm["relevance.zero_shot"]) for i in sts] == [("s1", 5.0)]
+    assert sts[0].data["query"].startswith("The sirens") and sts[0].data["irforge_task"] == "sts"
+    relevance = bench_items(bench, get_job("relevance"))
+    assert [i.query_id for i in relevance] == ["a1"]
+
+
+def test_evidence_distribution_job_reads_kept_logical_queries(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "logical")
+    bench.write_corpus([Doc("d1", "Odile Varga wrote The Salt Orchard."),
+                        Doc("d2", "The Salt Orchard won the Harbour Prize.")])
+    bench.write_queries([Query("lq-2i-0000", "prize-winning novels by Varga", {
+        "type": "2i", "source_doc_ids": ["d1", "d2"],
+        "evidence": [{"passage": 1, "text": "Odile Varga wrote", "doc_id": "d1"},
+                     {"passage": 2, "text": "won the Harbour Prize", "doc_id": "d2"}]})])
+    # as run_step logs an accepted logical.query output (doc id = the query id)
+    bench.add_judgments([Judgment("lq-2i-0000", "lq-2i-0000", 1.0, "llm", task="logical.query",
+                                  prompt_id="logical.query", metadata={"type": "2i"})])
+    [item] = bench_items(bench, get_job("evidence_distribution"))
+    assert item.llm == {"logical.query": 1.0}
+    assert "[1]" in item.data["passages"] and "Harbour Prize" in item.data["passages"]
+    assert "won the Harbour Prize" in item.data["evidence"]
