@@ -19,6 +19,8 @@ from irforge.llm.retry import retry_after_seconds, status_code
 class Waits:
     """Open requests and back-off sleeps of one run, keyed by job."""
 
+    told = False  # the long-wait notice was printed by this process (a demo has many runs)
+
     def __init__(self, loud_after: float, say: Callable[[str], None],
                  notes: list[str]) -> None:
         self.loud_after = loud_after
@@ -70,14 +72,14 @@ class Waits:
         return "; ".join(parts)
 
     def announce_long(self) -> None:
-        """Say once per run, the first time a request has been open longer than
+        """Say once per process, the first time a request has been open longer than
         ``loud_after`` (the progress line shows the rest); never under ``--quiet``."""
-        if self._announced or quiet():
+        if self._announced or Waits.told or quiet():
             return
         now = time.monotonic()
         slow = [start for start in self._open.values() if now - start >= self.loud_after]
         if slow:
-            self._announced = True
+            self._announced = Waits.told = True
             self._say(f"waiting for a request open {now - min(slow):.0f} s (no answer yet; "
                       f"{len(slow)} request(s) this slow; --timeout bounds each)")
 

@@ -10,6 +10,11 @@ from irforge.cli.output import VERBOSITY_ENV
 from irforge.llm.waits import Waits
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Waits, "told", False)
+
+
 def _hold_open(waits: Waits, tokens: range) -> None:
     for token in tokens:
         waits._open[token] = time.monotonic() - 60  # opened a minute ago
@@ -24,6 +29,9 @@ def test_many_slow_requests_are_announced_once(monkeypatch: pytest.MonkeyPatch) 
         waits.announce_long()
     _hold_open(waits, range(14, 20))
     waits.announce_long()
+    later = Waits(loud_after=10, say=said.append, notes=[])  # the next run of the process
+    _hold_open(later, range(3))
+    later.announce_long()
     assert len(said) == 1
     assert said[0].startswith("waiting for a request open 60 s") and "14 request(s)" in said[0]
 
