@@ -31,6 +31,27 @@ def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     table_console().print(table)
 
 
+def job_judgments(judgments, task: str):
+    """Judgments with the generator steps a labeling job reviews renamed to the job's task
+    (``multicon.hard_negative`` -> ``hard_negative``, with the LLM's claim as its label)."""
+    from dataclasses import replace
+
+    from irforge.annotation.errors import AnnotationError
+    from irforge.annotation.labeling import get_job
+
+    try:
+        job = get_job(task)
+    except AnnotationError:  # not a built-in job: compare the task as named
+        yield from judgments
+        return
+    for judgment in judgments:
+        if judgment.source == "llm" and judgment.task in job.generator_tasks:
+            yield replace(judgment, task=job.task,
+                          label=job.llm_label(judgment.task, float(judgment.label)))
+        else:
+            yield judgment
+
+
 def agreement(
     bench_dir: BenchDir,
     task: Annotated[str, typer.Option(help="Judgment task to compare.")] = "relevance",
@@ -65,8 +86,8 @@ def agreement(
     if weights not in ("none", "linear", "quadratic"):
         raise IrforgeError(f"unknown --weights {weights!r}; use none, linear or quadratic")
     try:
-        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
-                               tie_break=tie_break)
+        pairs = pair_judgments(job_judgments(bench.judgments(), task), queries, task=task,
+                               strata=keys, tie_break=tie_break)
     except IrforgeError:
         raise
     except ValueError as exc:

@@ -103,3 +103,29 @@ def test_evidence_distribution_job_reads_kept_logical_queries(tmp_path: Path) ->
     assert item.llm == {"logical.query": 1.0}
     assert "[1]" in item.data["passages"] and "Harbour Prize" in item.data["passages"]
     assert "won the Harbour Prize" in item.data["evidence"]
+
+
+def test_audit_agreement_pairs_people_with_the_generator_step_they_reviewed(
+        tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from irforge.cli.app import build_app
+
+    bench = Benchmark(tmp_path / "multicon")
+    config = MulticonConfig(domain=get_domain("books"), n=3)
+    write_output(bench, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
+                                 CannedEngine(answers()), config), {})
+    items = bench_items(bench, get_job("hard_negative"))
+    # two people: both agree with the model (0) except on the first rewrite
+    bench.add_judgments([Judgment(item.query_id, item.doc_id, float(index == 0 and person),
+                                  "human", task="hard_negative", annotator=f"p{person}")
+                         for index, item in enumerate(items) for person in (0, 1)])
+    done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
+                                            "hard_negative", "--resamples", "20",
+                                            "--tie-break", "lower"])
+    assert done.exit_code == 0, done.output
+    report = json.loads((bench.root / "audits" / "agreement_hard_negative.json").read_text())
+    assert report["pairs"] == len(items) == 3
+    assert report["human_reliability"]["annotators"] == 2
