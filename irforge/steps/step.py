@@ -10,6 +10,7 @@ rejected by reason). Nothing is dropped silently: every item is accepted or has 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -113,12 +114,18 @@ class StepOutcome(Generic[OutT]):
 KEY_WORDS = 8  # the most words of a reason a yield table counts under one key
 
 
+_QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
 def _clause(text: str) -> str:
-    """The reason's first clause in whole words: it stops before an item-specific word (a
-    quote, a bracket or a number) or after a comma or semicolon; ``…`` marks a cut."""
+    """The reason's first clause in whole words, item-specific values masked (a quoted value
+    becomes ``'…'``, a number ``N``) so like reasons count together; it stops before a
+    bracket or after a comma or semicolon, and ``…`` marks a cut at :data:`KEY_WORDS`."""
+    text = _NUMBER.sub("N", _QUOTED.sub("'…'", text))
     kept: list[str] = []
     for word in text.split():
-        if word[0] in "'\"([{" or any(c.isdigit() for c in word):
+        if word[0] in "([{":
             break
         if len(kept) == KEY_WORDS:
             return " ".join(kept) + " …"
