@@ -18,6 +18,7 @@ from irforge.viewer.passages import SNIPPET, agreement, grade, roles, word_diff
 from irforge.viewer.systems import read_systems
 
 SHORT = 160  # characters of a passage that only appears in a system's top-k
+MAX_REFERENCES = 5  # positives a hard negative is compared with (the closest one is shown)
 # (metadata key that marks a method's queries, method name), first match wins
 METHOD_MARKERS: tuple[tuple[str, str], ...] = (
     ("dimension", "instructions"), ("conditions", "multicon"), ("logical_type", "logical"),
@@ -126,8 +127,8 @@ class _Folder:
         for qrels in self.splits.values():
             judged |= set(qrels.get(qid, {}))
         by_role = roles(main, judged)
-        positive = next((d for d, r in sorted(by_role.items()) if r == "positive"), None)
-        positive_text = docs.get(f"{self.index}:{positive}", ["", ""])[1] if positive else ""
+        positives = [docs.get(f"{self.index}:{d}", ["", ""])[1]
+                     for d, r in sorted(by_role.items()) if r == "positive"][:MAX_REFERENCES]
         passages = []
         order = {"positive": 0, "hard negative": 1, "judged": 2}
         for doc_id in sorted(by_role, key=lambda d: (order[by_role[d]], -main.get(d, 0), d)):
@@ -140,8 +141,12 @@ class _Folder:
                 "raw": {rater: round(v, 2) for rater, v in raw.items()},
                 "a": agreement(raw)}
             text = docs.get(f"{self.index}:{doc_id}", ["", ""])[1]
-            if by_role[doc_id] == "hard negative" and positive_text and text:
-                entry["diff"] = word_diff(positive_text, text)
+            references = [p for p in positives if p]
+            if by_role[doc_id] == "hard negative" and references and text:
+                # against the closest positive: the fewest marked words
+                entry["diff"] = min((word_diff(ref, text) for ref in references),
+                                    key=lambda segs: sum(len(t) for t, changed in segs
+                                                         if changed))
             passages.append(entry)
         scores = self.systems.scores.get(qid, {})
         instruction = next((str(query.metadata[k]) for k in INSTRUCTION_KEYS
