@@ -104,3 +104,35 @@ def test_corpus_build_prints_one_json_object(tmp_path: Path) -> None:
     assert corpus.exit_code == 0, corpus.output
     stages = json.loads(corpus.stdout)["stages"]
     assert stages["write"]["passages"] >= 1 and stages["extract"]
+
+
+def test_eval_on_a_missing_folder_says_the_folder_does_not_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    result = irforge("eval", str(missing))
+    assert result.returncode == 2
+    assert f"benchmark folder {missing} does not exist" in result.stderr
+    assert "qrels" not in result.stderr.splitlines()[0].split("does not exist")[0]
+    assert "Traceback" not in result.stderr
+    afile = tmp_path / "file.txt"
+    afile.write_text("x", encoding="utf-8")
+    result = irforge("eval", str(afile))
+    assert result.returncode == 2 and "is a file, not a benchmark folder" in result.stderr
+
+
+def test_tables_without_a_terminal_use_the_full_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.table import Table
+
+    from irforge.cli.output import PLAIN_WIDTH, table_console
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console = table_console()  # pytest captures stdout: no terminal
+    assert not console.is_terminal and console.width == PLAIN_WIDTH
+    table = Table()
+    for index in range(8):
+        table.add_column(f"metric_column_{index}")
+    table.add_row(*(f"0.{index}234" for index in range(8)))
+    with console.capture() as captured:
+        console.print(table)
+    assert "metric_column_7" in captured.get() and "\x1b[" not in captured.get()
+    monkeypatch.setenv("COLUMNS", "120")
+    assert table_console().width == 120

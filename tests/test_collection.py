@@ -103,12 +103,12 @@ def test_eval_view_export_on_the_run_folder_cover_every_method(run_folder: Path,
     report = (run_folder / "eval" / "collection.md").read_text()
     assert all(f"| {method} | bm25-lucene |" in report for method in METHODS)
 
-    viewed = invoke("view", run_folder)
+    viewed = invoke("view", run_folder, "--json")
     assert viewed.exit_code == 0, viewed.output
-    index = (run_folder / "view" / "index.html").read_text()
-    for method in METHODS:
-        assert (run_folder / method / "view" / "index.html").is_file()
-        assert f"href='../{method}/view/index.html'" in index
+    summary = json.loads(viewed.output)  # one explorer page for the whole run folder
+    assert summary["html"] == str(run_folder / "view" / "index.html")
+    assert sorted(summary["folders"]) == sorted(METHODS)
+    assert summary["queries"] == 24 * len(METHODS)
 
     out = tmp_path / "trec"
     exported = invoke("export", run_folder, "--format", "trec", "--out", out)
@@ -144,7 +144,8 @@ def test_a_failed_method_folder_fails_the_collection_verbs_and_names_it(
     code, output = exit_of(capsys, "view", root)
     assert code == 3, output  # an empty result is never a success
     assert "multicon:" in output and "no queries" in " ".join(output.split())
-    assert (root / "intents" / "view" / "index.html").is_file()  # the others still written
+    page = (root / "view" / "index.html").read_text()  # the others are still shown
+    assert "intents" in page and "logical" in page
     code, output = exit_of(capsys, "check", root)
     assert code == 1 and "queries.jsonl: file not found" in output
 

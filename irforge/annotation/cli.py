@@ -27,6 +27,9 @@ LabelConfig = Annotated[Path | None, typer.Option(help="Your own Label Studio XM
 LabelControl = Annotated[str | None, typer.Option(help="Choices control that carries the label "
                                                   "(user configs).")]
 SampleSize = Annotated[int, typer.Option("--n", help="How many items to sample.")]
+ShowPredictions = Annotated[bool, typer.Option(
+    "--show-predictions", help="Import the LLM labels as predictions (a review round); by "
+    "default they are left out so no answer is preselected.")]
 Strategy = Annotated[str, typer.Option(help="random, stratified, disagreement or "
                                        "low-confidence.")]
 StratifyBy = Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
@@ -91,12 +94,16 @@ def push(
                                              "stratum and the confidence proxy.")] = 0.0,
     project: Project = None,
     title: Annotated[str | None, typer.Option(help="Title of a new project.")] = None,
+    annotators: Annotated[int, typer.Option(
+        "--annotators", help="People who label each task (overlap of a new project; 2 or "
+        "more gives inter-annotator agreement in `audit agreement`).")] = 1,
+    show_predictions: ShowPredictions = False,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     url: Url = None,
     settings: ConfigFile = None,
 ) -> None:
-    """Sample items and import them as tasks with the LLM labels as predictions (idempotent)."""
+    """Sample items and import them as tasks, with the job's guidelines (idempotent)."""
     from irforge.annotation.labeling import get_job
     from irforge.annotation.push import push as run_push
     from irforge.core.bench import Benchmark
@@ -108,7 +115,8 @@ def push(
         named = f"{title} ({prefix.rstrip(': ')})" if title and prefix else title
         with _user_errors():
             result = run_push(Benchmark(folder), labeling, connection, n, strategy, seed, by,
-                              threshold, project, named)
+                              threshold, project, named, annotators=annotators,
+                              show_predictions=show_predictions)
         created = "created" if result.created_project else "reused"
         typer.echo(f"{prefix}project {result.project_id} ({created}) at "
                    f"{connection.settings.base_url}: sampled {result.sampled} of "
@@ -162,11 +170,11 @@ def status(
     settings: ConfigFile = None,
 ) -> None:
     """Progress per stratum: tasks, annotated tasks and annotations."""
-    from rich.console import Console
     from rich.table import Table
 
     from irforge.annotation.projects import project_for
     from irforge.annotation.status import project_progress
+    from irforge.cli.output import table_console
     from irforge.core.bench import Benchmark
 
     def one(prefix: str, folder: Path) -> None:
@@ -178,7 +186,7 @@ def status(
         for row in rows:
             table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
                           f"{row.share:.0%}", str(row.annotations))
-        Console().print(table)
+        table_console().print(table)
 
     _each(_folders(bench_dir, project), one)
 
@@ -193,11 +201,12 @@ def export_tasks(
     strategy: Strategy = "random",
     by: StratifyBy = None,
     seed: Seed = 0,
+    show_predictions: ShowPredictions = False,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write Label Studio tasks (with LLM predictions) and the config to files: no server."""
+    """Write Label Studio tasks and the config (with guidelines) to files: no server."""
     from irforge.annotation.files import export_tasks as run_export
     from irforge.core.bench import Benchmark
 
@@ -208,7 +217,8 @@ def export_tasks(
         name = found.name(folder).replace("/", "-")
         target = out.with_name(f"{out.stem}-{name}{out.suffix}") if prefix else out
         with _user_errors():
-            result = run_export(Benchmark(folder), labeling, target, n, strategy, seed, by)
+            result = run_export(Benchmark(folder), labeling, target, n, strategy, seed, by,
+                                show_predictions=show_predictions)
         emit({"folder": folder, "tasks": result.tasks, "config": result.config,
               "sampled": result.sampled, "candidates": result.candidates},
              f"{prefix}wrote {result.sampled} of {result.candidates} tasks to {result.tasks} "

@@ -39,7 +39,7 @@ class TaskFiles:
 
 def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
                  strategy: str = "random", seed: int = 0, by: str | None = None,
-                 threshold: float = 0.0) -> TaskFiles:
+                 threshold: float = 0.0, show_predictions: bool = False) -> TaskFiles:
     """Write ``out`` (tasks JSON) and ``out``'s ``.xml`` config for a file-based round."""
     items = bench_items(bench, job, ("intent", "type"))
     if not items:
@@ -48,8 +48,8 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
     chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
     out = Path(out)
     with atomic_open(out) as handle:
-        json.dump([task_for(item, job) for item in chosen], handle, ensure_ascii=False,
-                  indent=1)
+        json.dump([task_for(item, job, show_predictions) for item in chosen], handle,
+                  ensure_ascii=False, indent=1)
     config = out.with_suffix(".xml")
     with atomic_open(config) as handle:
         handle.write(job.config.xml)

@@ -99,8 +99,16 @@ def _passage(ctx: _Context) -> Any:
 
 
 def _context(ctx: _Context) -> Any:
-    parts = [f"{key}: {_meta(ctx, key)}" for key in ("intent", "instruction")
-             if _meta(ctx, key)]
+    """The intent (its code explained: "FC: a user states a claim ...") and instruction."""
+    from irforge.annotation.guidelines import intent_names
+
+    parts = []
+    intent = _meta(ctx, "intent")
+    if intent:
+        meaning = intent_names().get(str(intent))
+        parts.append(f"intent {intent}: {meaning}" if meaning else f"intent: {intent}")
+    if _meta(ctx, "instruction"):
+        parts.append(f"instruction: {_meta(ctx, 'instruction')}")
     return "\n".join(parts) or None
 
 
@@ -132,7 +140,7 @@ FIELD_SOURCES: dict[str, Callable[[_Context], Any]] = {
     "passages": _passages,
     "evidence": _from_meta("evidence"),
     "condition": _from_meta("condition"),
-    "sentence": lambda ctx: _meta(ctx, "sentence") or _passage(ctx),
+    "sentence": lambda ctx: _meta(ctx, "sentence", "output") or _passage(ctx),
 }
 
 
@@ -150,11 +158,16 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     metas: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     confidences: dict[tuple[str, str], list[float]] = defaultdict(list)
     for judgment in judgments:
-        if judgment.source != "llm" or judgment.task != job.task:
+        if judgment.source != "llm" or judgment.task not in job.tasks:
+            continue
+        query = queries.get(judgment.query_id)
+        intent = (query.metadata.get("intent") if query else None) \
+            or judgment.metadata.get("intent")
+        if not job.covers_intent(intent):
             continue
         key = (judgment.query_id, judgment.doc_id)
         prompt = judgment.prompt_id or judgment.model or "llm"
-        labels[key][prompt] = float(judgment.label)
+        labels[key][prompt] = job.llm_label(judgment.task, float(judgment.label))
         models[key][prompt] = judgment.model or "llm"
         metas[key].update(judgment.metadata)
         if isinstance(judgment.metadata.get("confidence"), int | float):
@@ -191,5 +204,6 @@ def bench_items(bench: Benchmark, job: LabelingJob,
     items = collect_items(bench.judgments(), queries, docs, job, strata)
     if not items:
         raise AnnotationError(f"{bench.judgments_path}: no LLM judgment with task "
-                              f"'{job.task}' to annotate; run the generator that labels them")
+                              f"{' or '.join(repr(t) for t in job.tasks)} to annotate; run the "
+                              "generator that labels them")
     return items

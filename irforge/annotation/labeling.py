@@ -28,9 +28,10 @@ class Control:
 
     name: str
     to_name: str
-    values: tuple[str, ...]
+    values: tuple[str, ...]  # what results store: a choice's alias, else its shown value
     multiple: bool
     required: bool
+    shown: tuple[str, ...] = ()  # what the annotator reads ("3 · fully answers")
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,12 @@ def parse_config(xml: str, source: str = "<config>") -> ParsedConfig:
             if not name:
                 raise FormatError(Problem(Path(source), "a Choices control has no name",
                                           field="name"))
-            values = tuple(child.get("value", "") for child in element if child.tag == "Choice")
+            choices = [child for child in element if child.tag == "Choice"]
+            values = tuple(child.get("alias") or child.get("value", "") for child in choices)
             controls[name] = Control(name, element.get("toName", ""), values,
                                      element.get("choice", "single") == "multiple",
-                                     element.get("required", "false") == "true")
+                                     element.get("required", "false") == "true",
+                                     tuple(child.get("value", "") for child in choices))
     if not controls:
         raise FormatError(Problem(Path(source), "the config has no Choices control",
                                   hint="irforge maps Choices answers to labels; add one"))
@@ -81,6 +84,27 @@ class LabelingJob:
     label_values: Mapping[str, float]
     writes_qrels: bool = False
     description: str = ""
+    generator_tasks: tuple[str, ...] = ()  # judgment tasks the generators write for this job
+    implied_label: float | None = None  # what a generator's accepted output claims, on our scale
+    intents: tuple[str, ...] = ()  # only queries with one of these intents (empty: any)
+    skip_intents: tuple[str, ...] = ()  # never queries with these intents
+
+    def covers_intent(self, intent: str | None) -> bool:
+        """Does this job review a query of ``intent`` (STS pairs go to ``sts``)?"""
+        if self.intents and intent not in self.intents:
+            return False
+        return intent not in self.skip_intents
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """Every judgment task this job reviews: its own and the generators' step names."""
+        return (self.task, *self.generator_tasks)
+
+    def llm_label(self, judgment_task: str, label: float) -> float:
+        """A generator step's judgment on this job's scale (an accepted rewrite is a claim)."""
+        if judgment_task != self.task and self.implied_label is not None:
+            return self.implied_label
+        return label
 
     def label_of(self, choice: str) -> float:
         return self.label_values[choice]
@@ -102,19 +126,29 @@ def _numeric(values: tuple[str, ...]) -> dict[str, float]:
 
 _BUILTINS: dict[str, dict[str, Any]] = {
     "relevance": {"task": "relevance", "control": "relevance", "qrels": True,
+                  "skip_intents": ("STS",),
                   "text": "graded relevance 0-3 of a passage to a query (with intent)"},
+    # the relevance labeler scores STS-intent pairs on the 0-5 similarity scale
     "sts": {"task": "sts", "control": "similarity", "qrels": True,
+            "generators": ("relevance",), "intents": ("STS",),
             "text": "semantic similarity 0-5 (STS intent)"},
     "logical_structure": {"task": "logical_structure", "control": "conformity",
+                          "generators": ("logical.structure",),
                           "text": "structure conformity 1-4 of a logical query, accept/reject"},
     "evidence_distribution": {"task": "evidence_distribution", "control": "distribution",
                               "labels": {"distributed": 1.0, "not_distributed": 0.0},
+                              # a logical query passed the evidence-spread checks to be kept
+                              "generators": ("logical.query",), "implied": 1.0,
                               "text": "is the evidence spread over all source passages"},
     "hard_negative": {"task": "hard_negative", "control": "still_satisfies",
                       "labels": {"yes": 1.0, "no": 0.0},
+                      # an accepted multicon rewrite claims "no longer satisfies": 0
+                      "generators": ("multicon.hard_negative",), "implied": 0.0,
                       "text": "does a hard-negative sentence still satisfy the condition"},
     "instruction_compliance": {"task": "instruction_compliance", "control": "compliance",
                                "labels": {"complies": 1.0, "violates": 0.0}, "qrels": True,
+                               # an accepted InfoSearch rewrite claims it meets the condition
+                               "generators": ("instructions.rewrite",), "implied": 1.0,
                                "text": "does the passage satisfy the query's instruction"},
 }
 
@@ -140,7 +174,9 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
                                     else next(iter(config.controls)))
         source = str(path)
     else:
-        config = parse_config(_builtin_xml(name), f"{name}.xml")
+        from irforge.annotation.guidelines import with_guidelines
+
+        config = parse_config(with_guidelines(_builtin_xml(name), name), f"{name}.xml")
         control = label_control or spec["control"]
         source = f"the built-in {name}.xml"
     if control not in config.controls:
@@ -154,7 +190,10 @@ def get_job(name: str, config_file: Path | None = None, label_control: str | Non
         except ValueError:
             labels = {value: float(index) for index, value in enumerate(values)}
     return LabelingJob(name, task or spec["task"], config, control, labels,
-                       bool(spec.get("qrels")), spec["text"])
+                       bool(spec.get("qrels")), spec["text"],
+                       tuple(spec.get("generators", ())) if task is None else (),
+                       spec.get("implied"), tuple(spec.get("intents", ())),
+                       tuple(spec.get("skip_intents", ())))
 
 
 def validate_result(result: Any, config: ParsedConfig) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import AnnotationError
+from irforge.annotation.guidelines import instructions_html
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
 from irforge.annotation.projects import iter_tasks, read_registry, remember_project
@@ -46,8 +47,14 @@ def predictions_for(item: AnnotationItem, job: LabelingJob) -> list[dict[str, An
     return out
 
 
-def task_for(item: AnnotationItem, job: LabelingJob) -> dict[str, Any]:
-    return {"data": dict(item.data), "predictions": predictions_for(item, job)}
+def task_for(item: AnnotationItem, job: LabelingJob, show_predictions: bool = False
+             ) -> dict[str, Any]:
+    """A task: its data, and the LLM labels as predictions only when asked (a review round):
+    shown by default they would preselect an answer and anchor the annotator."""
+    task: dict[str, Any] = {"data": dict(item.data)}
+    if show_predictions:
+        task["predictions"] = predictions_for(item, job)
+    return task
 
 
 def existing_keys(connection: LabelStudio, project_id: int) -> set[str]:
@@ -64,7 +71,8 @@ def default_title(bench: Benchmark, job: LabelingJob) -> str:
 
 
 def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
-                   project_id: int | None, title: str | None) -> tuple[int, bool]:
+                   project_id: int | None, title: str | None, annotators: int = 1
+                   ) -> tuple[int, bool]:
     """Reuse the given or recorded project (checking it exists), else create one."""
     recorded = read_registry(bench).get(job.name, {})
     wanted = project_id if project_id is not None else recorded.get("project_id")
@@ -77,9 +85,14 @@ def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
     if not 3 <= len(name) <= TITLE_LIMIT:
         raise AnnotationError(f"project title {name!r} must have 3 to {TITLE_LIMIT} characters "
                               f"(a Label Studio limit); pass a shorter --title")
+    if annotators < 1:
+        raise AnnotationError(f"--annotators must be at least 1, got {annotators}")
     project = connection.call("creating a project", connection.client.projects.create,
                               title=name, label_config=job.config.xml,
-                              description=f"irforge: {job.description}")
+                              description=f"irforge: {job.description}",
+                              expert_instruction=instructions_html(job.name, job.description),
+                              show_instruction=True, maximum_annotations=annotators,
+                              overlap_cohort_percentage=100)
     remember_project(bench, job.name, project.id, connection.settings.base_url, name)
     return int(project.id), True
 
@@ -100,16 +113,19 @@ def import_in_batches(connection: LabelStudio, project_id: int,
 def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
          strategy: str = "random", seed: int = 0, by: str | None = None,
          threshold: float = 0.0, project_id: int | None = None, title: str | None = None,
-         strata: Sequence[str] = ("intent", "type"), batch_size: int = 500) -> PushResult:
-    """Sample ``n`` items of the job and import those not yet in the project."""
+         strata: Sequence[str] = ("intent", "type"), batch_size: int = 500,
+         annotators: int = 1, show_predictions: bool = False) -> PushResult:
+    """Sample ``n`` items of the job and import those not yet in the project; a new project
+    asks ``annotators`` people per task and shows the job's guidelines."""
     items = bench_items(bench, job, strata)
     chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
-    project, created = ensure_project(connection, bench, job, project_id, title)
+    project, created = ensure_project(connection, bench, job, project_id, title, annotators)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]
-    imported = import_in_batches(connection, project, [task_for(i, job) for i in fresh],
-                                 batch_size) if fresh else 0
+    tasks = [task_for(item, job, show_predictions) for item in fresh]
+    imported = import_in_batches(connection, project, tasks, batch_size) if fresh else 0
     bench.record_step(f"annotate.push.{job.name}", {
+        "annotators": annotators, "predictions_shown": show_predictions,
         "project_id": project, "url": connection.settings.base_url, "strategy": strategy,
         "seed": seed, "stratify_by": by, "sample": len(chosen), "imported": imported,
         "already_there": len(chosen) - len(fresh), "candidates": len(items)})

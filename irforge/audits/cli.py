@@ -19,15 +19,37 @@ def _audit_dir(bench_dir: Path, out: Path | None) -> Path:
 
 
 def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from irforge.cli.output import table_console
 
     table = Table(title=title)
     for name in header:
         table.add_column(name)
     for row in rows:
         table.add_row(*(f"{cell:.3f}" if isinstance(cell, float) else str(cell) for cell in row))
-    Console().print(table)
+    table_console().print(table)
+
+
+def job_judgments(judgments, task: str):
+    """Judgments with the generator steps a labeling job reviews renamed to the job's task
+    (``multicon.hard_negative`` -> ``hard_negative``, with the LLM's claim as its label)."""
+    from dataclasses import replace
+
+    from irforge.annotation.errors import AnnotationError
+    from irforge.annotation.labeling import get_job
+
+    try:
+        job = get_job(task)
+    except AnnotationError:  # not a built-in job: compare the task as named
+        yield from judgments
+        return
+    for judgment in judgments:
+        if judgment.source == "llm" and judgment.task in job.generator_tasks:
+            yield replace(judgment, task=job.task,
+                          label=job.llm_label(judgment.task, float(judgment.label)))
+        else:
+            yield judgment
 
 
 def _llm_human_pairs(bench, task: str, keys: list[str], tie_break: str) -> list:
@@ -36,8 +58,8 @@ def _llm_human_pairs(bench, task: str, keys: list[str], tie_break: str) -> list:
 
     queries = list(bench.queries()) if bench.queries_path.exists() else []
     try:
-        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
-                               tie_break=tie_break)
+        pairs = pair_judgments(job_judgments(bench.judgments(), task), queries, task=task,
+                               strata=keys, tie_break=tie_break)
     except IrforgeError:
         raise
     except ValueError as exc:

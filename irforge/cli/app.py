@@ -168,7 +168,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, prog_name="irforge", standalone_mode=False)
     except IrforgeError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        from rich.markup import escape
+
+        # no terminal (logs, CI): one line per message line, never re-wrapped at 80 columns
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False,
+                      soft_wrap=not console.is_terminal)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -98,3 +98,18 @@ def grade_note(demo_grade: bool) -> str:
     """The warning printed next to output of the embedded model."""
     return (" [DEMO GRADE: embedded SmolLM2-135M; configure --model for real work]"
             if demo_grade else "")
+
+
+def require_bench_dir(bench_dir: Path) -> Path:
+    """``bench_dir`` when it is an existing folder, else a usage error saying so."""
+    from irforge.core.errors import IrforgeError
+
+    path = Path(bench_dir)
+    if not path.exists():
+        raise IrforgeError(f"benchmark folder {path} does not exist: give the folder that holds "
+                           "corpus.jsonl, queries.jsonl and qrels/ (irforge run or irforge build "
+                           "writes one)")
+    if not path.is_dir():
+        raise IrforgeError(f"{path} is a file, not a benchmark folder: give the folder that "
+                           "holds corpus.jsonl, queries.jsonl and qrels/")
+    return path

@@ -1,8 +1,9 @@
 """A benchmark collection: the folder ``irforge run`` writes, one benchmark folder per method.
 
 :func:`benchmark_folders` is the one discovery rule every verb (check, eval, view, export,
-annotate) uses: a folder is a benchmark when it holds one of :data:`MARKERS`; a folder that is
-not one but has benchmark folders below it is a collection of them, in path order.
+annotate) uses: a folder is a benchmark when it holds one of :data:`MARKERS`; a root with
+benchmark folders below it (itself included when it is one, as ``irforge demo`` writes) is a
+collection of them, in path order.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from irforge.core.errors import IrforgeError
 # files (or folders) whose presence makes a folder a benchmark: a method's build writes
 # queries.jsonl, qrels/ and failures.jsonl (the last even when it kept nothing)
 MARKERS = ("queries.jsonl", "qrels", "failures.jsonl")
+# a benchmark's own subfolders: outputs of verbs, never members of a collection
+OWN_FOLDERS = frozenset({"eval", "view", "audits", "annotation", "qrels", "pool",
+                         "corpus_work", "corpus_sources"})
 # how deep below the root members are searched (``irforge demo`` writes out/multicon/<domain>)
 DEPTH = 3
 
@@ -48,7 +52,8 @@ class Collection:
 
 
 def benchmark_folders(root: Path) -> Collection:
-    """The benchmarks under ``root``: itself when it is one, else its benchmark subfolders.
+    """The benchmarks at and under ``root``: itself when it is one, then its benchmark
+    subfolders (a benchmark's own output folders, :data:`OWN_FOLDERS`, are not searched).
 
     A root that is neither (an empty or unbuilt folder) is returned alone, so each verb reports
     what is missing in it; a root that does not exist is an error naming it.
@@ -57,10 +62,9 @@ def benchmark_folders(root: Path) -> Collection:
     if not root.is_dir():
         raise IrforgeError(f"benchmark folder {root} not found (pass a folder `irforge build` "
                            "or `irforge run` wrote)")
-    if is_benchmark(root):
-        return Collection(root, (root,))
+    own = (root,) if is_benchmark(root) else ()
     members = tuple(sorted(_members(root, DEPTH), key=lambda path: path.as_posix()))
-    return Collection(root, members or (root,))
+    return Collection(root, (own + members) or (root,))
 
 
 def _members(folder: Path, depth: int) -> list[Path]:
@@ -68,7 +72,7 @@ def _members(folder: Path, depth: int) -> list[Path]:
     subfolders, such as ``eval/``, are not searched)."""
     found: list[Path] = []
     for child in folder.iterdir():
-        if not child.is_dir() or child.name.startswith("."):
+        if not child.is_dir() or child.name.startswith(".") or child.name in OWN_FOLDERS:
             continue
         if is_benchmark(child):
             found.append(child)

@@ -59,6 +59,21 @@ def iter_jsonl(path: Path, on_problem: OnProblem = None) -> Iterator[tuple[int, 
         yield number, row
 
 
+def current_umask() -> int:
+    """The process umask: from /proc on Linux (no change, thread-safe), else by setting it
+    and putting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only on success."""
@@ -71,6 +86,7 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; honour the umask
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

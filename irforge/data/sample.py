@@ -17,6 +17,7 @@ SAMPLE_PACKAGE = "irforge.data"
 SAMPLE_FOLDER = "sample_corpus"
 SAMPLE_QUERIES = "sample_queries.jsonl"
 SAMPLE_QRELS = "sample_qrels.tsv"
+SAMPLE_LICENSE = "cc0-1.0"  # sample_corpus/LICENSE.md (SPDX id, as the Hugging Face Hub spells it)
 
 
 def sample_corpus_dir() -> Path:
@@ -66,5 +67,5 @@ def write_seed_benchmark(folder: Path) -> dict[str, int]:
               "queries": bench.write_queries(sample_queries()),
               "qrels": bench.write_qrels(sample_qrels())}
     bench.record_step("seed", {"source": "irforge hand-written sample queries (CC0)",
-                               "qrels_level": "document", **counts})
+                               "license": SAMPLE_LICENSE, "qrels_level": "document", **counts})
     return counts

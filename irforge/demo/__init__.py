@@ -30,10 +30,11 @@ class DemoContext:
 
 
 def stage_corpus(ctx: DemoContext) -> str:
-    from irforge.data.sample import sample_docs
+    from irforge.data.sample import SAMPLE_LICENSE, sample_docs
 
     count = ctx.bench.write_corpus(sample_docs())
-    ctx.bench.record_step("demo.corpus", {"source": "irforge sample corpus", "docs": count})
+    ctx.bench.record_step("demo.corpus", {"source": "irforge sample corpus",
+                                          "license": SAMPLE_LICENSE, "docs": count})
     return f"wrote {count} sample documents to {ctx.bench.corpus_path}"
 
 

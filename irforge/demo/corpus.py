@@ -56,6 +56,9 @@ def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
         if index == 0:  # a planted near-duplicate: the same report with one line added
             render_pdf(title, [*paragraphs, "This copy was circulated to partner agencies."],
                        target / f"{path.stem}_copy.pdf", "irforge sample corpus")
+    licence = Path(sample_dir) / "LICENSE.md"
+    if licence.is_file():  # beside the inputs, where exports look for the corpus licence
+        shutil.copyfile(licence, target / licence.name)
     return {"files": len(files) + 1, "pdfs": RENDERED + 1}
 
 

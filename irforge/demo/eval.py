@@ -17,17 +17,16 @@ def _has_qrels(folder: Path) -> bool:
 
 def evaluate_folder(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
     """Evaluate one folder, print the rich table, write its report; a one-line summary."""
-    from rich.console import Console
-
+    from irforge.cli.output import table_console
     from irforge.eval.report import rich_table, write_outputs
     from irforge.eval.runner import evaluate_benchmark
 
     results = evaluate_benchmark(bench_dir, retrievers, metrics=DEMO_METRICS,
                                  cache_dir=Path(bench_dir) / ".irforge" / "embeddings")
     written = write_outputs(results, Path(bench_dir) / "eval")
-    Console().print(rich_table(results))
+    table_console().print(rich_table(results))
     if any(system.per_group for system in results.systems):
-        Console().print(group_table(results))
+        table_console().print(group_table(results))
     scores = ", ".join(f"{s.name} nDCG@10={s.means['ndcg@10']:.3f}" for s in results.systems)
     return f"{bench_dir}: {scores} on {results.queries} queries; report {written['report']}"
 
@@ -73,7 +72,7 @@ def benchmark_folders(out: Path) -> list[Path]:
 def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
     """Evaluate the generated benchmarks, then the hand-written seed set as its own table;
     skip (saying why) when no folder has qrels yet."""
-    from rich.console import Console
+    from irforge.cli.output import table_console
 
     out = Path(out)
     ready = benchmark_folders(out)
@@ -84,13 +83,13 @@ def run_eval_stage(out: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -
     seed = [folder for folder in ready if not generated_queries(folder)]
     parts = []
     if generated:
-        Console().rule("Generated queries (LLM-built benchmarks)")
+        table_console().rule("Generated queries (LLM-built benchmarks)")
         parts.append("generated: " + "; ".join(evaluate_folder(f, retrievers)
                                                for f in generated))
     else:
         parts.append("generated: no generated benchmark has qrels to score")
     for folder in seed:
-        Console().rule(f"Hand-written queries in {folder} (not generated; a reference table)")
+        table_console().rule(f"Hand-written queries in {folder} (not generated; a reference table)")
         parts.append("hand-written: " + evaluate_folder(folder, retrievers))
     return " | ".join(parts)
 

@@ -11,8 +11,8 @@ from typing import Annotated
 
 import typer
 
-from irforge.cli.options import ApiBaseOption, ModelOption
-from irforge.cli.output import JsonOption, emit
+from irforge.cli.options import ApiBaseOption, ModelOption, require_bench_dir
+from irforge.cli.output import JsonOption, emit, table_console
 
 DEFAULT_METRICS = ["ndcg@10", "recall@100", "map", "mrr"]
 
@@ -26,9 +26,10 @@ Rerankers = Annotated[list[str] | None, typer.Option(
     "llm-listwise[:MODEL] (repeatable; applied to every retriever).")]
 Metrics = Annotated[list[str] | None, typer.Option(
     "--metric", "-m", help="Any registered measure (repeatable): ndcg@10, recall@100, p@5, "
-    "map, mrr, rprec, bpref, success@10, judged@10, trec_eval names (ndcg_cut_10, P_5, "
-    "recip_rank), and the papers' wise, sicr, p-mrr, robustness@10, lsnc@100, wr@k, awr, "
-    "flip-rate, recall-failure@50, easy-negative@50 (docs/eval.md).")]
+    "map, mrr, rprec, bpref, success@10, judged@10, trec_eval and pytrec_eval names "
+    "(ndcg_cut_10, ndcg_cut.10, P_5, P.5, recip_rank), and the papers' wise, sicr, p-mrr, "
+    "robustness@10, lsnc@100, wr@k, awr, flip-rate, recall-failure@50, easy-negative@50 "
+    "(docs/eval.md).")]
 RunFiles = Annotated[list[Path] | None, typer.Option(
     "--run", help="Also score an existing TREC run file (repeatable).")]
 Split = Annotated[str, typer.Option(
@@ -89,6 +90,8 @@ def eval_command(
     from irforge.eval.collection import EvalOptions, evaluate_folders
     from irforge.scale.executor import cluster
 
+    require_bench_dir(bench_dir)
+
     options = EvalOptions(
         retrievers=retriever or ["bm25"], rerankers=reranker or [],
         metrics=metric or DEFAULT_METRICS, run_files=run_file or [], split=split, depth=depth,
@@ -129,14 +132,10 @@ def _json(outcomes, combined: dict) -> dict:
 
 
 def _print(outcomes, combined: dict) -> None:
-    from rich.console import Console
-
     from irforge.eval.report import rich_table
 
-    console = Console()
-    if not console.is_terminal:  # piped or captured: keep every column readable
-        console = Console(width=160)
-    errors = Console(stderr=True)
+    console = table_console()
+    errors = table_console(stderr=True)
     for name, done in outcomes.done:
         results = done.results
         if combined:

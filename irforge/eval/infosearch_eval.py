@@ -122,7 +122,8 @@ def infosearch_results(modes: InfoSearchModes, runs: Mapping[str, Run],
     means = {name: _average([v[name] for v in per_query.values() if name in v])
              for name in METRIC_NAMES}
     by_mode = {mode: _average([v[first_metric] for v in evaluate_per_query(
-        modes.qrels[mode], scores[mode], [first_metric]).values()]) for mode in MODES}
+        modes.qrels[mode], scores[mode], [first_metric], missing="zero").values()])
+        for mode in MODES}
     return {"means": means, "queries": len(per_query),
             "per_dimension": group_means(per_query, dict(modes.dimensions)),
             f"{first_metric}_by_mode": by_mode, "per_query": per_query,

@@ -12,7 +12,7 @@ from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
 from irforge.eval.metrics.registry import parse_metric
 from irforge.eval.outputs import RESULTS, claim, run_file_names, safe_name
 from irforge.eval.provenance import describe
-from irforge.eval.runner import EvalResults
+from irforge.eval.runner import MISSING_NOTE, EvalResults
 from irforge.eval.trec_io import write_trec_run
 
 SIGNIFICANCE_LEVEL = 0.05
@@ -34,6 +34,23 @@ def significant_vs_baseline(results: EvalResults) -> set[tuple[str, str]]:
     return out
 
 
+def shown_marks(results: EvalResults) -> set[tuple[str, str]]:
+    """The † marks that a table of ``results.metrics`` actually shows."""
+    shown = {(s.name, m) for s in results.systems for m in results.metrics if m in s.means}
+    return significant_vs_baseline(results) & shown
+
+
+def table_notes(results: EvalResults, marks: set[tuple[str, str]]) -> list[str]:
+    """The footer lines a means table needs: † only when one is shown, and how a judged
+    query that a system returned nothing for was counted."""
+    notes = []
+    if marks:
+        baseline = results.systems[0].name
+        notes.append(f"{MARK}: differs from {baseline} (paired randomization test, Holm, "
+                     f"p < {SIGNIFICANCE_LEVEL})")
+    return [*notes, MISSING_NOTE]
+
+
 def mean_cell(system, metric: str, marks: set[tuple[str, str]], ci: bool = False) -> str:
     """``0.1234†`` (or with ``[low, high]``); ``-`` when the metric could not be computed."""
     if metric not in system.means:
@@ -50,10 +67,9 @@ def rich_table(results: EvalResults):
     first system), and the number of failed model calls."""
     from rich.table import Table
 
-    baseline = results.systems[0].name if results.systems else "-"
+    marks = shown_marks(results)
     table = Table(title=f"{results.bench} ({results.queries} queries, {results.docs} docs)",
-                  caption=f"{MARK}: differs from {baseline} (paired randomization test, Holm, "
-                  f"p < {SIGNIFICANCE_LEVEL})")
+                  caption="\n".join(table_notes(results, marks)))
     table.add_column("system", overflow="fold")
     infosearch = any("infosearch" in s.tasks for s in results.systems)
     asked = set(results.metrics)
@@ -61,7 +77,6 @@ def rich_table(results: EvalResults):
              if infosearch else [])
     for metric in [*results.metrics, *extra, "failures"]:
         table.add_column(metric, justify="right", overflow="fold")
-    marks = significant_vs_baseline(results)
     for system in results.systems:
         table.add_row(system.name, *(mean_cell(system, m, marks) for m in results.metrics),
                       *_infosearch_cells(system.tasks, extra), str(system.failure_count))
@@ -193,7 +208,7 @@ def to_latex(results: EvalResults) -> str:
     def escape(text: str) -> str:
         return re.sub(r"([&%$#_{}])", r"\\\1", text).replace(">", r"$>$")
 
-    marks = significant_vs_baseline(results)
+    marks = shown_marks(results)
     lines = [r"\begin{table}", r"\centering",
              r"\begin{tabular}{l" + "r" * len(results.metrics) + "}", r"\toprule",
              " & ".join(["System", *(escape(m) for m in results.metrics)]) + r" \\",
@@ -204,22 +219,21 @@ def to_latex(results: EvalResults) -> str:
                  for m in results.metrics]
         lines.append(" & ".join([escape(system.name), *cells]) + r" \\")
     baseline = escape(results.systems[0].name) if results.systems else ""
+    dagger = (rf" $^\dagger$: differs from {baseline} (paired randomization test, "
+              rf"Holm-corrected, $p < {SIGNIFICANCE_LEVEL}$)." if marks else "")
     lines += [r"\bottomrule", r"\end{tabular}",
-              rf"\caption{{Means over {results.queries} queries. $^\dagger$: differs from "
-              rf"{baseline} (paired randomization test, Holm-corrected, $p < "
-              rf"{SIGNIFICANCE_LEVEL}$).}}", r"\end{table}"]
+              rf"\caption{{Means over {results.queries} queries.{dagger} "
+              rf"{escape(MISSING_NOTE.capitalize())}.}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
 def to_markdown(results: EvalResults, plots: list[Path]) -> str:
     """The whole report as Markdown (plots linked by relative path)."""
     parts = _header(results)
-    marks = significant_vs_baseline(results)
-    baseline = results.systems[0].name if results.systems else "-"
+    marks = shown_marks(results)
     parts += ["", "## Means", "",
-              f"Mean [95% bootstrap interval]; {MARK} = differs from {baseline} (paired "
-              f"randomization test, Holm, p < {SIGNIFICANCE_LEVEL}); failures = failed model "
-              "calls.", ""]
+              "Mean [95% bootstrap interval]; failures = failed model calls; "
+              + "; ".join(table_notes(results, marks)) + ".", ""]
     parts.append(_markdown_table(["system", *results.metrics, "failures"], [
         [s.name, *(mean_cell(s, m, marks, ci=True) for m in results.metrics),
          str(s.failure_count)] for s in results.systems]))

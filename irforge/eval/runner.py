@@ -50,6 +50,12 @@ from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
 
+MISSING = "zero"
+"""A judged query a system returns nothing for scores 0 in the report (trec_eval ``-c``), so a
+system is not rewarded for failing a query; ``irforge.eval.evaluate`` skips it by default."""
+MISSING_NOTE = ("a judged query a system returned nothing for counts 0 (trec_eval -c; "
+                "pytrec_eval would skip it)")
+
 
 @dataclass
 class SystemResult:
@@ -141,8 +147,8 @@ def _ann_check(spec: str, docs: Sequence[Doc], queries: Sequence[Query], qrels, 
         seconds[mode] = time.perf_counter() - start
     exact = [list(runs["dense"].scores[q.query_id]) for q in queries]
     ann = [list(runs["dense-hnsw"].scores[q.query_id]) for q in queries]
-    ndcg = {mode: mean_scores(evaluate_per_query(qrels, run, ["ndcg@10"]))["ndcg@10"]
-            for mode, run in runs.items()}
+    ndcg = {mode: mean_scores(evaluate_per_query(qrels, run, ["ndcg@10"], missing=MISSING)
+                              )["ndcg@10"] for mode, run in runs.items()}
     return {"retriever": spec, "k": k,
             "recall_at_10": _list_recall(exact, ann, 10),
             f"recall_at_{k}": _list_recall(exact, ann, k),
@@ -178,7 +184,8 @@ def _score(results: EvalResults, ctx: _Context, name: str, run: Run, kind: str,
     bad = non_finite(run.scores)
     if bad:
         results.warnings.append(f"{name}: {bad} score(s) are nan or infinite; they rank last")
-    per_query = evaluate_per_query(ctx.qrels, run, ctx.ranked) if ctx.ranked else {}
+    per_query = (evaluate_per_query(ctx.qrels, run, ctx.ranked, missing=MISSING)
+                 if ctx.ranked else {})
     system = SystemResult(name=name, means=mean_scores(per_query), per_query=per_query,
                           per_group=group_means(per_query, ctx.groups),
                           per_conditions=group_means(per_query, ctx.conditions),

@@ -12,8 +12,22 @@ from irforge.core.jsonl import atomic_open, iter_lines
 from irforge.core.records import Run
 
 
+def strictly_decreasing(scores: list[float]) -> list[float]:
+    """Scores in rank order made strictly decreasing: a score that ties (or exceeds) the one
+    above it becomes the next float below that one, so every tool that sorts by score alone
+    (ranx, ir_measures, pytrec_eval) sees the same order as trec_eval's tie rule."""
+    out: list[float] = []
+    for score in scores:
+        if out and not score < out[-1]:
+            score = math.nextafter(out[-1], -math.inf)
+        out.append(score)
+    return out
+
+
 def write_trec_run(path: Path, run: Run, tag: str | None = None) -> int:
-    """Write ``run`` best first per query (trec_eval tie order); returns the line count."""
+    """Write ``run`` best first per query; ties are broken explicitly (trec_eval's order, doc
+    id descending, with scores nudged down by one float step each: :func:`strictly_decreasing`),
+    so the file ranks the same in every tool. Returns the line count."""
     from irforge.eval.metrics.ranks import ranked_ids
 
     tag = re.sub(r"\s+", "_", tag or run.name) or "irforge"
@@ -26,8 +40,10 @@ def write_trec_run(path: Path, run: Run, tag: str | None = None) -> int:
     with atomic_open(Path(path)) as handle:
         for query_id in run.scores:
             docs = run.scores[query_id]
-            for rank, doc_id in enumerate(ranked_ids(docs), start=1):
-                handle.write(f"{query_id} Q0 {doc_id} {rank} {docs[doc_id]!r} {tag}\n")
+            order = ranked_ids(docs)
+            scores = strictly_decreasing([float(docs[doc_id]) for doc_id in order])
+            for rank, (doc_id, score) in enumerate(zip(order, scores, strict=True), start=1):
+                handle.write(f"{query_id} Q0 {doc_id} {rank} {score!r} {tag}\n")
                 count += 1
     return count
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from irforge.core.collection import Outcomes, benchmark_folders, for_each
 from irforge.core.errors import IrforgeError
+from irforge.export.owned import OWNED_FILE, owned_files, record_owned, remove_stale
 from irforge.export.source import ExportResult, ExportSource
 
 FORMATS: dict[str, str] = {
@@ -36,7 +37,13 @@ def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> Ex
     module = importlib.import_module(FORMATS[fmt])
     _check_new(out)
     out.mkdir(parents=True, exist_ok=True)
-    return module.export(source, out, **options)
+    result = module.export(source, out, **options)
+    removed = remove_stale(out, result.files)
+    record_owned(out, fmt, result.files)
+    if removed:
+        result.notes.append(f"removed {len(removed)} file(s) an earlier export wrote here and "
+                            f"this one did not: {', '.join(p.name for p in removed[:5])}")
+    return result
 
 
 def export_collection(root: Path, fmt: str, out: Path, **options: Any) -> Outcomes[ExportResult]:
@@ -46,7 +53,7 @@ def export_collection(root: Path, fmt: str, out: Path, **options: Any) -> Outcom
     if not found.is_collection:
         return for_each(found, lambda name, folder: export_benchmark(folder, fmt, out,
                                                                      **options))
-    _check_new(Path(out))
+    _check_new(Path(out), allowed={found.name(folder).split("/")[0] for folder in found.folders})
     return for_each(found, lambda name, folder: export_benchmark(
         folder, fmt, Path(out) / name, **dict(options)))
 
@@ -61,11 +68,17 @@ def _check_format(fmt: str) -> None:
                            f"{', '.join(FORMATS)}")
 
 
-def _check_new(out: Path) -> None:
-    """The export folder must be new or empty, so it ships only the files this export wrote."""
+def _check_new(out: Path, allowed: frozenset[str] | set[str] = frozenset()) -> None:
+    """The export folder must be new, empty, or hold only what an earlier export wrote (which
+    this one replaces), so it ships only the files this export wrote."""
     if out.is_file():
         raise IrforgeError(f"--out {out} is a file; export to a new or empty folder")
-    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if not out.is_dir():
+        return
+    root = out.resolve()
+    owned = {path.relative_to(root).parts[0] for path in owned_files(out)}
+    held = sorted(p.name for p in out.iterdir()
+                  if p.name not in owned | set(allowed) | {OWNED_FILE})
     if held:
         raise IrforgeError(f"--out {out} already holds {', '.join(held[:5])}"
                            f"{' ...' if len(held) > 5 else ''}; export to a new or empty "

@@ -25,11 +25,11 @@ def export(source: ExportSource, out: Path, file_format: str = "parquet",
            license_id: str | None = None, push: str | None = None,
            private: bool = False) -> ExportResult:
     files, configs = write_configs(source, out, file_format)
-    chosen = license_id or str(source.manifest.get("license") or "unknown")
+    chosen, where = source.licence(license_id)
     files.append(write_card(source, out, configs, chosen, source.name))
-    notes = []
+    notes = [f"licence {chosen} (from {where})"]
     if chosen == "unknown":
-        notes.append("licence unknown: pass --license (an SPDX id such as cc-by-4.0)")
+        notes = [f"licence unknown ({where}): pass --license (an SPDX id such as cc-by-4.0)"]
     if push:
         notes.append(f"pushed to https://huggingface.co/datasets/{push_folder(out, push, private)}")
     return ExportResult("hf", out, files, source.counts(), notes)

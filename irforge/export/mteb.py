@@ -70,7 +70,7 @@ def _class_name(name: str) -> str:
 def export(source: ExportSource, out: Path, file_format: str = "parquet",
            license_id: str | None = None) -> ExportResult:
     files, configs = write_configs(source, out, file_format)
-    chosen = license_id or str(source.manifest.get("license") or "unknown")
+    chosen, _ = source.licence(license_id)
     files.append(write_card(source, out, configs, chosen, source.name))
     task_license = "not specified" if chosen == "unknown" else chosen  # MTEB's spelling
     class_name = _class_name(source.name)

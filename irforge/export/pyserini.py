@@ -15,9 +15,7 @@ def export(source: ExportSource, out: Path) -> ExportResult:
     corpus = out / "corpus" / "docs.jsonl"
     write_jsonl(corpus, ({"id": doc.doc_id, "contents": passage_contents(doc)}
                          for doc in source.docs))
-    topics = out / "topics.tsv"
-    trec.write_topics(topics, source.queries)
-    files = [corpus, topics]
+    files = [corpus, *trec.write_all_topics(source, out)]
     for split, qrels in source.qrels.items():
         path = out / "qrels" / f"{split}.qrels"
         trec.write_trec_qrels(path, qrels)

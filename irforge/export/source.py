@@ -76,6 +76,12 @@ class ExportSource:
     def name(self) -> str:
         return self.bench.root.resolve().name
 
+    def licence(self, given: str | None = None) -> tuple[str, str]:
+        """The data licence (SPDX id) and where it was found (:mod:`irforge.export.licence`)."""
+        from irforge.export.licence import resolve_licence
+
+        return resolve_licence(given, self.bench.root, self.manifest)
+
     def counts(self) -> dict[str, int]:
         out = {"docs": len(self.docs), "queries": len(self.queries)}
         out.update({f"qrels/{name}": len(rows) for name, rows in self.qrels.items()})

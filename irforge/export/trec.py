@@ -1,15 +1,21 @@
 """TREC format: ``qrels/<split>.qrels`` (``qid 0 docid rel``, what trec_eval, pytrec_eval and
 ranx read), ``topics.tsv`` (``qid<TAB>text``) and the runs the benchmark's last ``irforge eval``
-wrote (those its ``eval/results.json`` lists)."""
+wrote (those its ``eval/results.json`` lists).
+
+Runs are rewritten with their ties broken explicitly (scores strictly decreasing in trec_eval's
+order), so ranx, pytrec_eval and ir_measures score them alike. An instructions (InfoSearch)
+folder also gets ``topics.changed.tsv`` and ``topics.reversed.tsv``: the instructed and
+reversed texts of the same query ids, which its ``<system>.changed`` / ``.reversed`` runs used.
+"""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from irforge.core.jsonl import atomic_open
 from irforge.core.records import Qrel, Query
+from irforge.eval.trec_io import read_trec_run, write_trec_run
 from irforge.export.source import ExportResult, ExportSource
 
 
@@ -30,6 +36,28 @@ def write_topics(path: Path, queries: Iterable[Query]) -> None:
             handle.write(f"{query.query_id}\t{' '.join(query.text.split())}\n")
 
 
+def mode_queries(source: ExportSource) -> dict[str, list[Query]]:
+    """The instructed and reversed queries of an instructions folder, by mode (else none)."""
+    from irforge.core.beir import read_queries
+    from irforge.eval.infosearch_eval import MODE_QUERY_FILES
+
+    root = source.bench.root
+    return {mode: list(read_queries(root / name)) for mode, name in MODE_QUERY_FILES.items()
+            if (root / name).is_file()}
+
+
+def write_all_topics(source: ExportSource, out: Path) -> list[Path]:
+    """``topics.tsv``, plus ``topics.<mode>.tsv`` per instruction mode the folder has."""
+    topics = out / "topics.tsv"
+    write_topics(topics, source.queries)
+    files = [topics]
+    for mode, queries in mode_queries(source).items():
+        path = out / f"topics.{mode}.tsv"
+        write_topics(path, queries)
+        files.append(path)
+    return files
+
+
 def _check_ids(source: ExportSource) -> None:
     """TREC files split on whitespace: ids with spaces would shift the columns."""
     from irforge.core.errors import IrforgeError
@@ -48,17 +76,16 @@ def export(source: ExportSource, out: Path) -> ExportResult:
         path = out / "qrels" / f"{split}.qrels"
         write_trec_qrels(path, qrels)
         files.append(path)
-    topics = out / "topics.tsv"
-    write_topics(topics, source.queries)
-    files.append(topics)
+    files += write_all_topics(source, out)
     notes = []
     from irforge.eval.outputs import owned_runs
 
     runs, stale = owned_runs(source.bench.root / "eval")
+    doc_ids = {doc.doc_id for doc in source.docs}
     for run in runs:
         target = out / "runs" / run.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(run, target)
+        write_trec_run(target, read_trec_run(run, doc_ids))
         files.append(target)
     counts["runs"] = len(runs)
     if stale:

@@ -12,11 +12,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from irforge.core.verbosity import quiet
 from irforge.llm.retry import retry_after_seconds, status_code
 
 
 class Waits:
     """Open requests and back-off sleeps of one run, keyed by job."""
+
+    told = False  # the long-wait notice was printed by this process (a demo has many runs)
 
     def __init__(self, loud_after: float, say: Callable[[str], None],
                  notes: list[str]) -> None:
@@ -25,7 +28,7 @@ class Waits:
         self._notes = notes
         self._open: dict[int, float] = {}
         self._sleeps: dict[int, tuple[float, str]] = {}
-        self._announced: set[tuple[int, float]] = set()
+        self._announced = False
 
     @contextmanager
     def request(self, token: int) -> Iterator[None]:
@@ -69,13 +72,16 @@ class Waits:
         return "; ".join(parts)
 
     def announce_long(self) -> None:
-        """Say once per request when it has been open longer than ``loud_after``."""
+        """Say once per process, the first time a request has been open longer than
+        ``loud_after`` (the progress line shows the rest); never under ``--quiet``."""
+        if self._announced or Waits.told or quiet():
+            return
         now = time.monotonic()
-        for token, start in list(self._open.items()):
-            if now - start >= self.loud_after and (token, start) not in self._announced:
-                self._announced.add((token, start))
-                self._say(f"waiting for a request open {now - start:.0f} s (no answer yet; "
-                          "--timeout bounds it)")
+        slow = [start for start in self._open.values() if now - start >= self.loud_after]
+        if slow:
+            self._announced = Waits.told = True
+            self._say(f"waiting for a request open {now - min(slow):.0f} s (no answer yet; "
+                      f"{len(slow)} request(s) this slow; --timeout bounds each)")
 
     async def watch(self, show: Callable[[str], None], every: float = 0.5) -> None:
         """Until cancelled: show :meth:`describe` and announce long requests every ``every`` s."""

@@ -44,9 +44,24 @@ def run_command(
         typer.echo(f"{len(report.failed)} stage(s) did not finish:", err=True)
         for result in report.failed:
             typer.echo(f"  {result.name}: {result.detail}", err=True)
-        typer.echo("fix the cause and run the same command again: finished stages and LLM "
-                   "calls are not repeated", err=True)
+        for line in closing_advice(report.failed[0].name, table, path, Path(bench_dir)):
+            typer.echo(line, err=True)
         raise typer.Exit(report.exit_code)
+
+
+def closing_advice(stage: str, table, recipe: Path, bench_dir: Path) -> list[str]:
+    """What to change before re-running: the cache replays every model answer, so the same
+    command would fail the same way."""
+    from irforge.steps.yields import advice_for
+
+    lines = [f"  {reason} (x{count}): {advice_for(reason)}"
+             for reason, count in table.reasons().most_common(3)]
+    head = ["what to change (commonest rejections):"] if lines else []
+    return [*head, *lines,
+            "re-running unchanged replays the cached model answers and fails the same way: "
+            f"edit {recipe} (model, samples, sizes, corpus) or fix the input, then run "
+            f"`irforge run {bench_dir} --recipe {recipe} --from {stage}` (finished stages "
+            "and answered calls are reused)"]
 
 
 def init_command(

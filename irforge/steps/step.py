@@ -10,6 +10,7 @@ rejected by reason). Nothing is dropped silently: every item is accepted or has 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -110,14 +111,38 @@ class StepOutcome(Generic[OutT]):
     yield_: StepYield
 
 
+KEY_WORDS = 8  # the most words of a reason a yield table counts under one key
+
+
+_QUOTED = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def _clause(text: str) -> str:
+    """The reason's first clause in whole words, item-specific values masked (a quoted value
+    becomes ``'…'``, a number ``N``) so like reasons count together; it stops before a
+    bracket or after a comma or semicolon, and ``…`` marks a cut at :data:`KEY_WORDS`."""
+    text = _NUMBER.sub("N", _QUOTED.sub("'…'", text))
+    kept: list[str] = []
+    for word in text.split():
+        if word[0] in "([{":
+            break
+        if len(kept) == KEY_WORDS:
+            return " ".join(kept) + " …"
+        kept.append(word.rstrip(",;"))
+        if word[-1] in ",;":
+            break
+    return " ".join(kept)
+
+
 def reason_key(reason: str) -> str:
     """The short form of a failure reason counted in yield tables: ``llm <status>`` or the
-    validator's first words (``rejected: not verbatim``)."""
+    validator's first clause (``rejected: not verbatim``), never cut inside a phrase."""
     head, _, rest = reason.partition(":")
     if head.startswith("llm "):
         return head
-    words = rest.strip().split(":")[0].split()
-    return f"{head}: {' '.join(words[:4])}" if words else head
+    clause = _clause(rest.strip().split(":")[0])
+    return f"{head}: {clause}" if clause else head
 
 
 def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT],
@@ -226,9 +251,12 @@ def _settle(step: Step, item: Any, index: int, settled: Mapping[int, tuple[Any, 
     outcome.yield_.accepted += 1
     if step.log_accepted:
         meta = dict(step.metadata(item))
+        extra = {k: v for k, v in meta.items() if isinstance(v, str | int | float)}
+        if isinstance(value, str):  # the accepted text (a rewritten sentence...) for reviewers
+            extra["output"] = value
         outcome.judgments.append(Judgment(
             query_id=key, doc_id=str(meta.get("source_doc", key)), label=1.0, source="llm",
             prompt_id=getattr(result, "prompt_id", None) or step.template,
             model=getattr(result, "model", None) or None, raw_output=result.raw, task=step.name,
-            metadata={"demo_grade": bool(getattr(result, "demo_grade", False)),
+            metadata={**extra, "demo_grade": bool(getattr(result, "demo_grade", False)),
                       "sample": len(tries)}))

@@ -117,6 +117,7 @@ def score_runs(runs: Sequence[Run], qrels: Mapping[str, Mapping[str, int]], metr
     scores = {}
     for run in runs:
         restricted = {qid: dict(docs) for qid, docs in run.scores.items() if qid in kept}
-        means = evaluate(kept, restricted, [metric])  # a judged query the run misses scores 0
+        # a judged query the run misses scores 0
+        means = evaluate(kept, restricted, [metric], missing="zero")
         scores[run.name] = float(next(iter(means.values())))
     return scores

@@ -11,32 +11,28 @@ from irforge.cli.output import JsonOption, emit
 
 
 def view_command(
-    bench_dir: Annotated[Path, typer.Argument(
-        help="Benchmark folder, or a run folder (every method folder in it).")],
+    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder.")],
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="HTML file to write (default BENCH/view/index.html); for a run "
-        "folder, the folder of the pages (default: each method's view/ and RUN/view/).")] = None,
+        "--out", "-o", help="HTML file to write (default BENCH/view/index.html).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write a static HTML explorer: queries, judged passages, labels, failures and yield.
+    """Write a static HTML explorer of a benchmark or a whole run folder: per query the
+    positive and hard-negative passages (changed words marked), labels, validator verdicts,
+    each system's top-k and per-query scores; filters, sort, search, pages."""
+    from irforge.cli.options import require_bench_dir
+    from irforge.viewer.render import write_viewer
 
-    On a run folder: one page per method folder and an index page linking them.
-    """
-    from irforge.viewer.collection import write_collection_viewer
+    path, data = write_viewer(require_bench_dir(bench_dir), out)
+    summary = {"html": path, "queries": len(data["queries"]), "failures": len(data["failures"]),
+               "raters": data["raters"], "yield_steps": len(data["yield"]),
+               "folders": [f["label"] for f in data["folders"]], "systems": data["systems"]}
+    emit(summary, f"wrote {path}: {summary['queries']} queries in {len(summary['folders'])} "
+                  f"folder(s), {len(data['systems'])} system(s), {len(data['raters'])} "
+                  f"raters, {summary['failures']} failures; open it in a browser (no server "
+                  "needed)", as_json)
+    if data["empty"]:  # the page shows the rest; a folder that kept nothing is still an error
+        from irforge.core.errors import EmptyResultError
 
-    index, outcomes = write_collection_viewer(bench_dir, out)
-    pages = [page for _, page in outcomes.done]
-    summaries = {page.name: {"html": page.html, "queries": len(page.data["queries"]),
-                             "failures": len(page.data["failures"]),
-                             "raters": page.data["raters"], "yield_steps": len(page.data["yield"])}
-                 for page in pages}
-    lines = [f"wrote {s['html']}: {s['queries']} queries, {len(s['raters'])} raters, "
-             f"{s['failures']} failures" for s in summaries.values()]
-    if index is None:
-        emit(next(iter(summaries.values())),
-             lines[0] + "; open it in a browser (no server needed)", as_json)
-        return
-    emit({"index": index, "benchmarks": summaries},
-         "\n".join([*lines, f"wrote {index}: {len(pages)} benchmarks; open it in a browser "
-                             "(no server needed)"]), as_json)
-    outcomes.raise_if_failed()
+        raise EmptyResultError("; ".join(
+            f"{label}: no queries to show (nothing kept: see its failures.jsonl and yield)"
+            for label in data["empty"]))

@@ -41,6 +41,7 @@ class LabelStudioServer:
     pid: int
     data_dir: Path
     admin_email: str
+    admin_password: str = ""  # for logging in from a browser
 
 
 def _binary() -> Path:
@@ -103,10 +104,10 @@ def label_studio() -> Iterator[LabelStudioServer]:
     root = Path(tempfile.mkdtemp(prefix="irforge-ls-"))
     data_dir = root / "data"
     shutil.copytree(template, data_dir)
-    port, token = _free_port(), secrets.token_hex(20)
+    port, token, password = _free_port(), secrets.token_hex(20), secrets.token_hex(8)
     email = "admin@example.com"
     env = {**os.environ, **QUIET_ENV, "LABEL_STUDIO_BASE_DATA_DIR": str(data_dir),
-           "LABEL_STUDIO_USERNAME": email, "LABEL_STUDIO_PASSWORD": secrets.token_hex(8),
+           "LABEL_STUDIO_USERNAME": email, "LABEL_STUDIO_PASSWORD": password,
            "LABEL_STUDIO_USER_TOKEN": token, "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true"}
     log = root / "server.log"
     with log.open("wb") as out:
@@ -117,7 +118,7 @@ def label_studio() -> Iterator[LabelStudioServer]:
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, process, log)
-        yield LabelStudioServer(url, token, process.pid, data_dir, email)
+        yield LabelStudioServer(url, token, process.pid, data_dir, email, password)
     finally:
         os.kill(process.pid, signal.SIGTERM)
         try:

@@ -37,7 +37,8 @@ def test_export_annotate_import_merge_and_eval(tmp_path: Path) -> None:
     bench = relevance_bench(tmp_path / "bench", queries=6)
     bench.write_qrels([Qrel(f"q{i}", f"d{i}", 1) for i in range(6)])
     job = get_job("relevance")
-    files = export_tasks(bench, job, tmp_path / "round1.json", n=4, seed=1)
+    files = export_tasks(bench, job, tmp_path / "round1.json", n=4, seed=1,
+                         show_predictions=True)
     tasks = json.loads(files.tasks.read_text(encoding="utf-8"))
     assert len(tasks) == files.sampled == 4 and files.candidates == 6
     xml = files.config.read_text(encoding="utf-8")

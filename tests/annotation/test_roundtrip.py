@@ -51,7 +51,8 @@ def test_push_pull_round_trip_with_adjudication_and_agreement(tmp_path: Path, co
                                                               people) -> None:
     bench = relevance_bench(tmp_path)
     job = get_job("relevance")
-    first = push(bench, job, connection, n=8, strategy="stratified", by="intent", seed=3)
+    first = push(bench, job, connection, n=8, strategy="stratified", by="intent", seed=3,
+                 show_predictions=True)  # a review round: the LLM labels travel along
     assert first.created_project and first.sampled == 8 and first.imported == 8
     project = first.project_id
     assert read_registry(bench)["relevance"]["project_id"] == project
@@ -234,3 +235,42 @@ def test_large_push_is_batched_and_repush_pages_through_existing_keys(tmp_path: 
     small_pages = list(projects_module.iter_tasks(connection, first.project_id,
                                                   fields="task_only", page_size=100))
     assert len({task["data"]["item_key"] for task in small_pages}) == 620
+
+
+def test_two_people_per_task_with_guidelines_and_their_agreement(tmp_path: Path, connection,
+                                                                   people) -> None:
+    import krippendorff
+
+    from irforge.validators.llm_agreement import human_reliability
+
+    bench = relevance_bench(tmp_path, queries=10)
+    job = get_job("relevance")
+    result = push(bench, job, connection, n=10, seed=1, annotators=2)
+    project = connection.client.projects.get(id=result.project_id)
+    assert project.maximum_annotations == 2 and project.overlap_cohort_percentage == 100
+    assert project.show_instruction and "Judge this passage alone" in project.expert_instruction
+    assert "3 · fully answers" in project.label_config
+    assert '<Header value="Guidelines"' in project.label_config
+    tasks = sorted(iter_tasks(connection, result.project_id), key=lambda t: t["id"])
+    assert len(tasks) == 10 and not any(task.get("predictions") for task in tasks)
+    alice, bob = [], []
+    for index, task in enumerate(tasks):  # they disagree on the first three tasks
+        a = str(index % 4)
+        b = a if index >= 3 else str((index + 1) % 4)
+        _annotate(connection, task["id"], people["alice"], a)
+        _annotate(connection, task["id"], people["bob"], b)
+        alice.append(int(a))
+        bob.append(int(b))
+    pulled = pull(bench, job, connection, result.project_id, tie_break="lower")
+    assert pulled.new_labels == 20 and pulled.invalid == 0
+    agreement = human_reliability(bench.judgments(), "relevance")
+    assert agreement["annotators"] == 2 and agreement["items_with_two_or_more"] == 10
+    assert agreement["fleiss_items"] == 10
+    expected = krippendorff.alpha(reliability_data=[alice, bob],
+                                  level_of_measurement="nominal")
+    assert agreement["alpha_nominal"] == pytest.approx(expected, abs=1e-9)
+    assert 0 < agreement["fleiss_kappa"] < 1
+    report = CliRunner().invoke(build_app(), ["audit", "agreement", str(tmp_path),
+                                              "--resamples", "20"])
+    assert report.exit_code == 0, report.output
+    assert "people among themselves: annotators=2" in report.output

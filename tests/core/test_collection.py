@@ -21,10 +21,20 @@ def _bench(folder: Path, marker: str = "queries.jsonl") -> Path:
 
 def test_a_benchmark_folder_is_itself_alone(tmp_path: Path) -> None:
     root = _bench(tmp_path / "bench")
-    _bench(root / "nested")  # a benchmark's own subfolders are not searched
+    _bench(root / "eval" / "x")  # a benchmark's own output folders are not searched
+    _bench(root / ".irforge" / "y")
     found = benchmark_folders(root)
     assert found.folders == (root,) and not found.is_collection
     assert found.name(root) == "bench"
+
+
+def test_a_benchmark_with_method_folders_below_is_a_collection_of_all(tmp_path: Path) -> None:
+    """``irforge demo`` writes intents at the root and multicon/<domain> below it."""
+    root = _bench(tmp_path / "demo")
+    books = _bench(root / "multicon" / "books")
+    found = benchmark_folders(root)
+    assert found.folders == (root, books) and found.is_collection
+    assert [found.name(f) for f in found.folders] == ["demo", "multicon/books"]
 
 
 def test_a_run_folder_is_its_method_folders_in_path_order(tmp_path: Path) -> None:

@@ -33,10 +33,47 @@ def test_hand_computed_values_per_query():
 
 def test_means_and_run_record_and_missing_queries():
     qrels = {**QRELS, "q3": {"k": 1}}
-    means = evaluate(qrels, Run("r", RUN), ["mrr"])
+    means = evaluate(qrels, Run("r", RUN), ["mrr"], missing="zero")
     assert means["mrr"] == pytest.approx((1.0 + 0.5 + 0.0) / 3)
     skipped = evaluate(qrels, RUN, ["mrr"], missing="skip")
     assert skipped["mrr"] == pytest.approx(0.75)
+    # the default is pytrec_eval's: the query the run lacks is left out
+    assert evaluate(qrels, RUN, ["mrr"]) == skipped
+
+
+def test_default_mean_equals_pytrec_eval_when_the_run_misses_a_query():
+    import pytrec_eval
+
+    qrels = {**QRELS, "q3": {"k": 1}}
+    ours = evaluate(qrels, RUN, ["map"], per_query=True)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(RUN)
+    assert set(ours) == set(theirs) == {"q1", "q2"}
+
+
+def test_pytrec_eval_spellings_are_accepted_and_returned_as_asked():
+    names = ["ndcg_cut.10", "P.5", "ndcg_cut_3", "recall.100", "map_cut.10", "recip_rank",
+             "P@2", "ndcg@10"]
+    means = evaluate(QRELS, RUN, names)
+    assert list(means) == names
+    assert means["ndcg_cut.10"] == means["ndcg@10"]
+    assert means["P.5"] == evaluate(QRELS, RUN, ["p@5"])["p@5"]
+    assert means["P@2"] == pytest.approx((0.5 + 0.5) / 2)
+    # pytrec_eval's cutoff lists expand to one key per cutoff
+    assert list(evaluate(QRELS, RUN, ["P.5,10"])) == ["P.5", "P.10"]
+    table = evaluate(QRELS, RUN, ["ndcg_cut.10"], per_query=True)
+    assert set(table["q1"]) == {"ndcg_cut.10"}
+
+
+def test_pytrec_eval_spellings_equal_pytrec_eval():
+    import pytrec_eval
+
+    names = {"ndcg_cut.10": "ndcg_cut_10", "P.5": "P_5", "recall.100": "recall_100",
+             "map": "map", "recip_rank": "recip_rank"}
+    ours = evaluate(QRELS, RUN, list(names), per_query=True)
+    theirs = pytrec_eval.RelevanceEvaluator(QRELS, set(names)).evaluate(RUN)
+    for query_id, values in theirs.items():
+        for asked, key in names.items():
+            assert ours[query_id][asked] == pytest.approx(values[key], abs=1e-12)
 
 
 def test_ties_follow_trec_eval_docno_descending():

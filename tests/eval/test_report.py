@@ -36,6 +36,17 @@ def test_report_has_provenance_groups_significance_latex_and_titled_plots(tmp_pa
     assert "| ndcg@10 | bm25-lucene | bm25-okapi | 4 |" in report  # the significance table
     latex = written["latex"].read_text()
     assert "\\begin{tabular}{lrr}" in latex and "bm25-okapi &" in latex
+    # four queries cannot make two systems differ: no † anywhere, so no † note either
+    assert "†" not in report and "dagger" not in latex
+    assert "counts 0 (trec_eval -c" in report and r"counts 0 (trec\_eval -c" in latex
+    from rich.console import Console
+
+    from irforge.eval.report import rich_table
+
+    console = Console(width=200, record=True)
+    console.print(rich_table(results))
+    shown = console.export_text()
+    assert "†" not in shown and "counts 0 (trec_eval -c" in shown
     plots = tmp_path / "eval" / "plots"
     assert sorted(p.name for p in plots.iterdir()) == ["radar.png", "radar.svg"]
     svg = (plots / "radar.svg").read_text()

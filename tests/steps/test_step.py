@@ -48,8 +48,8 @@ def test_every_item_is_accepted_or_has_a_failure_with_its_reason() -> None:
     assert all(f.step == "demo.keywords" for f in outcome.failures)
     assert [j.query_id for j in outcome.judgments] == ["good"]
     assert outcome.yield_.attempted == 4 and outcome.yield_.accepted == 1
-    assert outcome.yield_.rejected == {"llm invalid": 1, "rejected: keyword 'the' is a": 1,
-                                       "rejected: keywords not in the": 1}
+    assert outcome.yield_.rejected == {"llm invalid": 1, "rejected: keyword '…' is a stop-word": 1,
+                                       "rejected: keywords not in the document": 1}
 
 
 def test_items_are_grouped_by_output_model_and_results_stay_in_order() -> None:
@@ -90,3 +90,22 @@ def test_yield_table_renders_and_round_trips_through_the_manifest() -> None:
     assert again.to_manifest() == table.to_manifest()
     assert "| a | 4 | 3 | llm invalid x1 |" in table.markdown()
     assert table.render().splitlines()[1].split()[:3] == ["a", "4", "3"]
+
+
+def test_reason_keys_are_whole_clauses_never_cut_mid_phrase() -> None:
+    from irforge.steps.step import reason_key
+
+    assert reason_key("rejected: the query is not self-contained: it says 'this'") == \
+        "rejected: the query is not self-contained"
+    assert reason_key("rejected: judge scored structure 2 < 3") == \
+        "rejected: judge scored structure N < N"
+    assert reason_key("rejected: keyword 'the' is a stop-word") == \
+        "rejected: keyword '…' is a stop-word"
+    assert reason_key("rejected: keyword 'river' is a stop-word") == \
+        reason_key("rejected: keyword 'the' is a stop-word")  # counted together
+    assert reason_key("rejected: repeats the prompt's example ('x'), not the document") == \
+        "rejected: repeats the prompt's example"
+    assert reason_key("rejected: too short, 3 words") == "rejected: too short"
+    long = "rejected: one two three four five six seven eight nine ten"
+    assert reason_key(long) == "rejected: one two three four five six seven eight …"
+    assert reason_key("llm invalid: not JSON") == "llm invalid"

@@ -10,9 +10,11 @@ import numpy as np
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Run
 from irforge.eval.metrics.ranking import QrelsDict, RunDict, iter_blocks
-from irforge.eval.metrics.registry import Measure, parse_metrics
+from irforge.eval.metrics.registry import Measure, labelled_metrics
 
 MissingQueries = Literal["zero", "skip"]
+DEFAULT_MISSING: MissingQueries = "skip"
+"""pytrec_eval's convention: a judged query the run does not list is left out of the mean."""
 
 
 class EvaluationInputError(IrforgeError, ValueError):
@@ -24,15 +26,16 @@ def _scores_of(run: RunDict | Run) -> RunDict:
 
 
 def evaluate_per_query(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[str | Measure],
-                       relevance_level: int = 1, missing: MissingQueries = "zero",
+                       relevance_level: int = 1, missing: MissingQueries = DEFAULT_MISSING,
                        ) -> dict[str, dict[str, float]]:
-    """Per-query values ``{query_id: {metric: value}}`` for the queries in ``qrels``.
+    """Per-query values ``{query_id: {metric as asked: value}}`` for the queries in ``qrels``.
 
-    ``missing="zero"`` scores queries of the qrels that the run lacks as 0 (trec_eval ``-c``);
-    ``"skip"`` leaves them out (pytrec_eval's default). Run queries without qrels, and queries
-    whose qrels are empty, are ignored (as trec_eval does).
+    ``missing="skip"`` (the default, as pytrec_eval) leaves out queries of the qrels that the
+    run lacks; ``"zero"`` scores them 0 (trec_eval ``-c``). Run queries without qrels, and
+    queries whose qrels are empty, are ignored (as trec_eval does).
     """
-    measures = parse_metrics(metrics)
+    labels = labelled_metrics(metrics)
+    measures = list(dict.fromkeys(labels.values()))
     scores = _scores_of(run)
     judged = [q for q, grades in qrels.items() if grades]
     if not judged:
@@ -45,7 +48,8 @@ def evaluate_per_query(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[s
     query_ids = [q for q in judged if missing == "zero" or q in scores]
     out: dict[str, dict[str, float]] = {query_id: {} for query_id in query_ids}
     for block in iter_blocks(qrels, scores, query_ids, relevance_level):
-        columns = [(str(measure), measure.compute(block).tolist()) for measure in measures]
+        computed = {measure: measure.compute(block).tolist() for measure in measures}
+        columns = [(label, computed[measure]) for label, measure in labels.items()]
         for row, query_id in enumerate(block.query_ids):
             values = out[query_id]
             for name, column in columns:
@@ -64,12 +68,14 @@ def mean_scores(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float
 
 def evaluate(qrels: QrelsDict, run: RunDict | Run, metrics: Iterable[str | Measure],
              per_query: bool = False, relevance_level: int = 1,
-             missing: MissingQueries = "zero"):
+             missing: MissingQueries = DEFAULT_MISSING):
     """Means per metric, or with ``per_query=True`` the ``{query_id: {metric: value}}`` table.
 
     Inputs are pytrec_eval-style dicts (``{qid: {docid: grade}}``, ``{qid: {docid: score}}``)
-    or a :class:`~irforge.core.records.Run`; metric names are parsed once (``"ndcg@10"``, ``"p@5"``,
-    ``"recall@100"``, ``"map"``, ``"mrr"``, ``"judged@10"``).
+    or a :class:`~irforge.core.records.Run`; metric names are parsed once (``"ndcg@10"``,
+    ``"P@5"``, pytrec_eval's ``"ndcg_cut.10"`` / ``"P.5,10"``, ``"map"``, ``"recip_rank"``) and
+    results are keyed by the name as asked. Judged queries the run lacks are skipped as
+    pytrec_eval does; ``missing="zero"`` counts them 0 (trec_eval ``-c``).
     """
     table = evaluate_per_query(qrels, run, metrics, relevance_level, missing)
     return table if per_query else mean_scores(table)

@@ -144,6 +144,6 @@ def robustness_at_k(variants: Sequence[tuple[QrelsDict, RunDict]], k: int = 10
     only queries present in every variant's qrels are scored.
     """
     metric = f"ndcg@{k}"
-    tables = [evaluate_per_query(qrels, run, [metric]) for qrels, run in variants]
+    tables = [evaluate_per_query(qrels, run, [metric], missing="zero") for qrels, run in variants]
     common = set.intersection(*(set(table) for table in tables)) if tables else set()
     return {q: min(table[q][metric] for table in tables) for q in sorted(common)}

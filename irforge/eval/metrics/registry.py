@@ -80,8 +80,10 @@ class Measure:
 
 REGISTRY: dict[str, MetricSpec] = {}
 ALIASES: dict[str, str] = {}
-_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*?)\s*(?:(?:@\s*|_)(\d+))?\s*$")
-"""``name``, ``name@k`` or the trec_eval spelling ``name_k`` (``ndcg_cut_10``, ``P_5``)."""
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*?)\s*(?:(?:@\s*|_|\.)(\d+))?\s*$")
+"""``name``, ``name@k``, trec_eval's output spelling ``name_k`` (``ndcg_cut_10``, ``P_5``) or
+pytrec_eval's measure spelling ``name.k`` (``ndcg_cut.10``, ``P.5``)."""
+_CUTOFF_LIST = re.compile(r"^\s*([A-Za-z_][A-Za-z_\-]*)\.(\d+(?:\s*,\s*\d+)+)\s*$")
 
 
 def register(spec: MetricSpec, *aliases: str) -> MetricSpec:
@@ -119,11 +121,30 @@ def parse_metric(text: str | Measure) -> Measure:
     return Measure(name=name, cutoff=cutoff)
 
 
-def parse_metrics(texts: Iterable[str | Measure]) -> list[Measure]:
-    """Parse several names, keeping order and dropping duplicates; at least one is needed."""
+def expand_names(texts: Iterable[str | Measure]) -> list[str | Measure]:
+    """Split pytrec_eval's cutoff lists: ``"P.5,10"`` -> ``"P.5"``, ``"P.10"``."""
     if isinstance(texts, str | Measure):
         texts = [texts]
-    measures = list(dict.fromkeys(parse_metric(text) for text in texts))
-    if not measures:
+    out: list[str | Measure] = []
+    for text in texts:
+        match = _CUTOFF_LIST.match(text) if isinstance(text, str) else None
+        if match:
+            out += [f"{match.group(1)}.{k.strip()}" for k in match.group(2).split(",")]
+        else:
+            out.append(text)
+    return out
+
+
+def labelled_metrics(texts: Iterable[str | Measure]) -> dict[str, Measure]:
+    """``{name as asked: Measure}`` in order: results are keyed the way the caller spelled
+    them (``"ndcg_cut.10"`` stays ``"ndcg_cut.10"``); a :class:`Measure` is keyed ``name@k``."""
+    labels = {(text.strip() if isinstance(text, str) else str(text)): parse_metric(text)
+              for text in expand_names(texts)}
+    if not labels:
         raise UnknownMetricError("no metric given; ask for at least one, e.g. 'ndcg@10'")
-    return measures
+    return labels
+
+
+def parse_metrics(texts: Iterable[str | Measure]) -> list[Measure]:
+    """Parse several names, keeping order and dropping duplicates; at least one is needed."""
+    return list(dict.fromkeys(labelled_metrics(texts).values()))

@@ -444,6 +444,12 @@ def substituted(sentence: str, term: str, replacement: str, examples: str = "",
                   flags=re.IGNORECASE)
 
 
+def hard_negative_metadata(item: HardNegativeItem) -> dict[str, str]:
+    """What a reviewer of a hard negative needs (Label Studio job ``hard_negative``): the
+    condition it must no longer satisfy and the sentence it rewrote."""
+    return {"source_doc": item.source, "condition": item.query, "original": item.sentence}
+
+
 def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
     """Step 3, 'substitute': the model picks a key term (an enum of the terms the query's
     condition names) and its replacement; code rewrites the sentence, so the hard negative is
@@ -460,7 +466,7 @@ def substitute_step(domain: Domain) -> Step[HardNegativeItem, str]:
         accept=lambda item, value: validate_hard_negative(
             item.sentence, substituted(item.sentence, value.term, value.replacement, examples,
                                        item.sentence), "modify")[0],
-        metadata=lambda item: {"source_doc": item.source})
+        metadata=hard_negative_metadata)
 
 
 def hard_negative_step(domain: Domain, strategy: str) -> Step[HardNegativeItem, str]:
@@ -479,4 +485,4 @@ def hard_negative_step(domain: Domain, strategy: str) -> Step[HardNegativeItem, 
         variables=lambda item: {"query": item.query, "sentence": item.sentence,
                                 "examples": examples},
         item_id=lambda item: item.key, accept=accept,
-        metadata=lambda item: {"source_doc": item.source})
+        metadata=hard_negative_metadata)

@@ -148,7 +148,7 @@ def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():
     assert failure.reason.startswith("rejected: judge scored structure 2 < 3")
     assert failure.step == "logical.judge" and failure.raw_output == '{"score": 2}'
     assert yields.steps["logical.judge"].accepted == 0
-    assert yields.steps["logical.judge"].rejected == {"rejected: judge scored structure 2": 1}
+    assert yields.steps["logical.judge"].rejected == {"rejected: judge scored structure N < N": 1}
     exact = ok(StructureJudgment(score=4, reason="exact"))
     kept, rows, _ = judge_queries(Replay(exact), [item], 3, yields, failures)
     assert kept == [item] and len(rows) == 2 and len(failures) == 1

@@ -214,6 +214,9 @@ def rewrite_step(template: str) -> Step[RewriteItem, str]:
         validators=(valid,), accept=lambda item, value: value.document.strip(),
         metadata=lambda item: {"dimension": item.group.dimension, "condition": item.target,
                                "source_doc_id": item.source.doc.doc_id,
-                               "source_doc": item.doc_id})
+                               "source_doc": item.doc_id,
+                               # what a reviewer checks (Label Studio job instruction_compliance)
+                               "query": item.group.query,
+                               "instruction": item.spec.value(item.target).description})
 
 

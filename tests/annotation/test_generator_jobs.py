@@ -1,0 +1,131 @@
+"""Jobs review what the generators write: a MultiConIR folder built from canned answers gives
+``hard_negative`` items with the condition and the rewritten sentence, and the LLM's implied
+answer on the job's scale; logical judgments feed ``logical_structure``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from irforge.annotation.items import bench_items
+from irforge.annotation.labeling import get_job
+from irforge.annotation.push import task_for
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Judgment, Query
+from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
+from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
+from tests.generators.multicon.test_pipeline import CannedEngine, answers
+
+
+def test_hard_negative_job_on_a_freshly_built_multicon_folder(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "multicon")
+    config = MulticonConfig(domain=get_domain("books"), n=3)
+    write_output(bench, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
+                                 CannedEngine(answers()), config), {})
+    assert {j.task for j in bench.judgments()} >= {"multicon.hard_negative"}
+    job = get_job("hard_negative")
+    items = bench_items(bench, job)
+    assert len(items) == len(NOVEL_CONDITIONS)
+    negatives = set(NOVEL_NEGATIVES)
+    for item in items:
+        assert item.data["sentence"] in negatives
+        assert item.data["condition"] and item.data["condition"] != "(not available)"
+        assert item.data["irforge_task"] == "hard_negative"
+        assert item.llm and set(item.llm.values()) == {0.0}  # "no longer satisfies"
+        review = task_for(item, job, show_predictions=True)
+        assert review["predictions"][0]["result"][0]["value"]["choices"] == ["no"]
+
+
+def test_logical_structure_job_reads_the_generator_judge_step(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "logical")
+    bench.write_corpus([Doc("d1", "Odile Varga wrote The Salt Orchard.")])
+    bench.write_queries([Query("lq-2in-0000", "novels by Varga not about bees", {
+        "type": "2in", "triples": '[["Varga", "wrote", "The Salt Orchard"]]'})])
+    # as irforge.generators.logical.build writes its judge scores
+    bench.add_judgments([Judgment("lq-2in-0000", "d1", 3.0, "llm", task="logical.structure",
+                                  prompt_id="logical.judge", model="m",
+                                  metadata={"reason": "keeps the negation", "type": "2in"})])
+    items = bench_items(bench, get_job("logical_structure"))
+    assert len(items) == 1 and items[0].llm == {"logical.judge": 3.0}
+    data = items[0].data
+    assert data["type_definition"].startswith("2in: a one-hop set minus another")
+    assert "Salt Orchard" in data["triples"]
+
+
+def test_instruction_compliance_job_on_a_freshly_built_instructions_folder(
+        tmp_path: Path) -> None:
+    from tests.generators.instructions.test_schema_and_yield import EXPERT, Pair, _build
+
+    pair = Pair("q1", "How do flood warnings work?", Doc("e1", EXPERT), "audience", None)
+    _build(tmp_path / "b", [pair])
+    bench = Benchmark(tmp_path / "b")
+    assert "instructions.rewrite" in {j.task for j in bench.judgments()}
+    job = get_job("instruction_compliance")
+    items = bench_items(bench, job)
+    assert items
+    corpus = {doc.doc_id: doc for doc in bench.corpus()}
+    for item in items:
+        assert item.data["query"] == "How do flood warnings work?"
+        assert item.data["instruction"] not in ("", "(not available)")
+        assert item.doc_id in corpus and corpus[item.doc_id].text in item.data["passage"]
+        assert set(item.llm.values()) == {1.0}  # an accepted rewrite claims it complies
+
+
+def test_sts_pairs_go_to_the_sts_job_and_not_to_relevance(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "intents")
+    bench.write_corpus([Doc("p1", "Sirens sound when the river rises."),
+                        Doc("p2", "Warnings go out when the river reaches 3 m.")])
+    bench.write_queries([Query("s1", "The sirens go off as the river comes up.",
+                               {"intent": "STS"}),
+                         Query("a1", "when do sirens sound", {"intent": "QA"})])
+    # as irforge.generators.relevance writes its labels: task "relevance", 0-5 for STS
+    bench.add_judgments([
+        Judgment("s1", "p1", 5.0, "llm", task="relevance", prompt_id="relevance.zero_shot"),
+        Judgment("a1", "p2", 2.0, "llm", task="relevance", prompt_id="relevance.zero_shot")])
+    sts = bench_items(bench, get_job("sts"))
+    assert [(i.query_id, i.llm["relevance.zero_shot"]) for i in sts] == [("s1", 5.0)]
+    assert sts[0].data["query"].startswith("The sirens") and sts[0].data["irforge_task"] == "sts"
+    relevance = bench_items(bench, get_job("relevance"))
+    assert [i.query_id for i in relevance] == ["a1"]
+
+
+def test_evidence_distribution_job_reads_kept_logical_queries(tmp_path: Path) -> None:
+    bench = Benchmark(tmp_path / "logical")
+    bench.write_corpus([Doc("d1", "Odile Varga wrote The Salt Orchard."),
+                        Doc("d2", "The Salt Orchard won the Harbour Prize.")])
+    bench.write_queries([Query("lq-2i-0000", "prize-winning novels by Varga", {
+        "type": "2i", "source_doc_ids": ["d1", "d2"],
+        "evidence": [{"passage": 1, "text": "Odile Varga wrote", "doc_id": "d1"},
+                     {"passage": 2, "text": "won the Harbour Prize", "doc_id": "d2"}]})])
+    # as run_step logs an accepted logical.query output (doc id = the query id)
+    bench.add_judgments([Judgment("lq-2i-0000", "lq-2i-0000", 1.0, "llm", task="logical.query",
+                                  prompt_id="logical.query", metadata={"type": "2i"})])
+    [item] = bench_items(bench, get_job("evidence_distribution"))
+    assert item.llm == {"logical.query": 1.0}
+    assert "[1]" in item.data["passages"] and "Harbour Prize" in item.data["passages"]
+    assert "won the Harbour Prize" in item.data["evidence"]
+
+
+def test_audit_agreement_pairs_people_with_the_generator_step_they_reviewed(
+        tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from irforge.cli.app import build_app
+
+    bench = Benchmark(tmp_path / "multicon")
+    config = MulticonConfig(domain=get_domain("books"), n=3)
+    write_output(bench, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
+                                 CannedEngine(answers()), config), {})
+    items = bench_items(bench, get_job("hard_negative"))
+    # two people: both agree with the model (0) except on the first rewrite
+    bench.add_judgments([Judgment(item.query_id, item.doc_id, float(index == 0 and person),
+                                  "human", task="hard_negative", annotator=f"p{person}")
+                         for index, item in enumerate(items) for person in (0, 1)])
+    done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
+                                            "hard_negative", "--resamples", "20",
+                                            "--tie-break", "lower"])
+    assert done.exit_code == 0, done.output
+    report = json.loads((bench.root / "audits" / "agreement_hard_negative.json").read_text())
+    assert report["pairs"] == len(items) == 3
+    assert report["human_reliability"]["annotators"] == 2
