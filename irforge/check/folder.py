@@ -36,7 +36,8 @@ def check_benchmark(root: Path) -> CheckReport:
     if not bench.root.is_dir():
         add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
         return report
-
+    if not (bench.queries_path.exists() or bench.splits()):
+        return _unbuilt(bench, report)
 
     docs = {doc.doc_id: doc for doc in bench.corpus(add)}
     queries = list(bench.queries(add))
@@ -83,6 +84,32 @@ def check_benchmark(root: Path) -> CheckReport:
         bench.manifest()
     except FormatError as exc:
         add(exc.problem)
+    return report
+
+
+def _unbuilt(bench: Benchmark, report: CheckReport) -> CheckReport:
+    """A folder without queries or qrels: a recipe run's root (check each method's folder),
+    a recipe not run yet, or no benchmark at all; each says what to run."""
+    root = bench.root
+    methods = sorted(path for path in root.iterdir()
+                     if path.is_dir() and (path / "queries.jsonl").is_file())
+    if methods:  # irforge run's layout: corpus here, one benchmark folder per method
+        for folder in methods:
+            inner = check_benchmark(folder)
+            report.problems.extend(inner.problems)
+            report.counts.update({f"{folder.name}/{key}": value
+                                  for key, value in inner.counts.items()})
+        return report
+    if (root / "recipe.yaml").is_file():
+        report.problems.append(Problem(
+            root, "nothing built yet: this folder has a recipe.yaml but no queries.jsonl or "
+            "qrels/", hint=f"run `irforge run {root}` (it reads recipe.yaml and resumes), then "
+            "check again"))
+    else:
+        report.problems.append(Problem(
+            root, "no benchmark here: no queries.jsonl or qrels/",
+            hint=f"build one with `irforge run {root} --recipe FILE` (`irforge recipe init "
+            "FILE` writes a recipe) or an `irforge build ...` verb, then check again"))
     return report
 
 
