@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, prog_name="irforge", standalone_mode=False)
     except IrforgeError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> None:
         known = os_failure(exc)
         if known is None:
             raise
-        console.print(f"[red]error:[/red] {known}", highlight=False)
+        console.print(f"[red]error:[/red] {known}", highlight=False, soft_wrap=True)
         sys.exit(known.exit_code)
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -130,10 +130,8 @@ def append_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 
 
 def _truncate(path: Path, size: int) -> None:
-    try:
+    with suppress(OSError):
         os.truncate(path, size)
-    except OSError:
-        pass
 
 
 def write_json(path: Path, data: Any) -> None:

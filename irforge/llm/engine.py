@@ -35,6 +35,7 @@ from irforge.llm.accounting import (
     summary_line,
     unpriced_budget_note,
 )
+from irforge.llm.answer_size import check_answer
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, RequestKeys
@@ -470,8 +471,10 @@ class Engine:
             self.total.requests += 1
             try:
                 with waits.request(id(job)) if waits is not None else nullcontext():
-                    return await backend.complete(job.messages, job.plan.schema,
-                                                  job.plan.params, self.timeout)
+                    completion = await backend.complete(job.messages, job.plan.schema,
+                                                        job.plan.params, self.timeout)
+                check_answer(completion.text, job.plan.params)  # AnswerTooLarge: no retry
+                return completion
             except Exception as exc:
                 if attempt > self.max_retries or not is_retryable(exc):
                     raise
