@@ -34,6 +34,7 @@ def rows(path: Path) -> int:
 def corpus_reasons(out: Path, top: int = TOP_REASONS) -> list[str]:
     """The commonest reasons ``corpus_work/`` logged for skipped or refused inputs."""
     counts: Counter[str] = Counter()
+    example: dict[str, str] = {}
     work = out / "corpus_work"
     for log in sorted(work.rglob("*.jsonl")) if work.is_dir() else ():
         with log.open(encoding="utf-8", errors="replace") as handle:
@@ -43,8 +44,11 @@ def corpus_reasons(out: Path, top: int = TOP_REASONS) -> list[str]:
                 except json.JSONDecodeError:
                     continue
                 if isinstance(row, dict) and row.get("reason") and row.get("status") != "ok":
-                    counts[str(row["reason"])[:160]] += 1
-    return [f"{reason} ({n}x)" for reason, n in counts.most_common(top)]
+                    reason = str(row["reason"])[:160]
+                    counts[reason] += 1
+                    example.setdefault(reason, str(row.get("file") or row.get("url") or ""))
+    return [f"{reason} ({n}x" + (f", e.g. {example[reason]})" if example[reason] else ")")
+            for reason, n in counts.most_common(top)]
 
 
 def _corpus_fix(out: Path, method: str | None) -> str:
