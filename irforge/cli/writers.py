@@ -60,7 +60,28 @@ def holding_lock(function: Callable[..., Any], writes: Writes) -> Callable[..., 
         folder = Path(folder)
         if not writes.creates and not folder.is_dir():
             return function(*args, **kwargs)
-        with FolderLock(folder):
-            return function(*args, **kwargs)
+        existed = folder.exists()
+        try:
+            with FolderLock(folder):
+                return function(*args, **kwargs)
+        finally:
+            if not existed:
+                _drop_if_only_lock(folder)
 
     return locked
+
+
+def _drop_if_only_lock(folder: Path) -> None:
+    """Remove a folder the lock created when the verb wrote nothing into it (a usage error
+    leaves no empty folder behind); anything else in it stays."""
+    from irforge.core.locks import LOCK_NAME
+
+    lock = folder / LOCK_NAME
+    try:
+        if sorted(folder.rglob("*")) != [lock.parent, lock]:
+            return
+        lock.unlink()
+        lock.parent.rmdir()
+        folder.rmdir()
+    except OSError:
+        pass
