@@ -50,10 +50,12 @@ test-latest:
 	$(LATEST_VENV)/bin/python -m pip install -q $(TORCH_PIN)
 	$(LATEST_VENV)/bin/python -m pip install -q -e ".[all,dev]"
 	$(LATEST_VENV)/bin/python -m pip install -q --upgrade $$($(LATEST_VENV)/bin/python -c \
-	  "import re, tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+	  "import re, sys; toml = __import__('tomllib' if sys.version_info >= (3, 11) else 'tomli'); \
+	  p = toml.load(open('pyproject.toml', 'rb'))['project']; \
 	  deps = p['dependencies'] + [d for ds in p['optional-dependencies'].values() for d in ds]; \
 	  names = {re.split(r'[<>=!~;\[ ]', d, maxsplit=1)[0] for d in deps}; \
-	  print(' '.join(sorted(n for n in names if n not in ('irforge', 'torch'))))") || true
+	  print(' '.join(sorted(n for n in names if n not in ('irforge', 'torch'))))") \
+	  || echo "note: the newest releases of some packages could not be installed together (above)"
 	$(LATEST_VENV)/bin/python -m pip list --format=freeze | grep -v -i '^irforge' > $(LATEST_VENV)/versions.txt
 	@echo "newest releases installed: $(LATEST_VENV)/versions.txt (diff it with $(CONSTRAINTS))"
 	IRFORGE_LABEL_STUDIO_BIN=$(abspath $(LS_VENV))/bin/label-studio \
