@@ -1,7 +1,8 @@
 """Huge answers and the budget message, against the scripted server on both transports.
 
 A 10 MB answer for ``max_tokens`` 64 fails its item with a clear error and reaches neither the
-cache nor the result; a normal answer beside it is kept. Items the budget skipped say what the
+cache nor the result, read no further than its limit on both transports; a normal answer
+beside it is kept. Items the budget skipped say what the
 run spent in the end, not what was spent when they were skipped.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from irforge.llm import Engine
@@ -23,17 +25,21 @@ class Label(BaseModel):
 HUGE = '{"label": 1, "pad": "' + "x" * 10_000_000 + '"}'
 
 
-def test_a_huge_answer_fails_its_item_and_is_not_stored(transport: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("api_key", [None, "sk-test-key-123456"])
+def test_a_huge_answer_fails_its_item_and_is_not_stored(transport: str, api_key: str | None,
+                                                        tmp_path: Path) -> None:
     script = Script(default=Action.answer({"label": 1}),
                     rules=(Rule("document huge", (Action.answer(HUGE),)),))
     items = [{"prompt": "document huge"}, {"prompt": "document small"}]
     with ScriptedServer(script) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
-            max_tokens=64, progress=False, transport=transport, max_retries=2) as engine:
+            api_key=api_key, max_tokens=64, progress=False, transport=transport,
+            max_retries=2) as engine:
         huge, small = engine.run(items, "llm.try", Label, step="size")
         assert server.count("document huge") == 1, "not retried: the server would resend it"
     assert huge.status == "error" and huge.value is None
     assert "far more than max_tokens 64 allows" in str(huge.error)
+    assert "body (bytes)" in str(huge.error), "the body was cut off while read, not after"
     assert small.status == "ok" and small.value.label == 1
     assert (tmp_path / "cache.sqlite").stat().st_size < 1_000_000
 
