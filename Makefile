@@ -8,21 +8,58 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 DEMO_DIR ?= demo-bench
 PYTEST_ARGS ?=
+# tested versions of every dependency (make constraints regenerates it on purpose)
+CONSTRAINTS ?= constraints.txt
+LATEST_VENV ?= .venv-latest
+# the CPU build of torch, installed first (an unpinned torch pulls CUDA wheels)
+TORCH_PIN ?= torch==2.13.0
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-fast lint venv clean chromium
+.PHONY: demo test test-fast test-latest constraints lint venv clean chromium
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip wheel setuptools
 	# torch first, pinned: 2.13.0 is the local CPU build (an unpinned torch pulls CUDA wheels)
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[all,dev]"
+	$(PIP) install -q $(TORCH_PIN)
+	# every other package at the version the tests passed with (constraints.txt)
+	$(PIP) install -q -c $(CONSTRAINTS) -e ".[all,dev]"
 	touch $@
+
+# Regenerate constraints.txt from the current environment, on purpose, after `make test`
+# passed on it (local version labels such as +cpu are dropped: ==2.13.0 matches 2.13.0+cpu).
+constraints:
+	@test -x $(PY) || { echo "no $(VENV) to read versions from: run make venv first"; exit 1; }
+	{ echo "# Tested versions of irforge's dependencies (pip constraints), generated $$(date -u +%Y-%m-%d)"; \
+	  echo "# from $(VENV), the environment make test runs in. Regenerate on purpose: make constraints"; \
+	  echo "# (then run make test again). make test-latest shows what the newest releases break."; \
+	  $(PIP) freeze --exclude-editable | grep -v -i '^irforge[ =@]' | sed -E 's/\+[A-Za-z0-9.]+$$//'; \
+	} > $(CONSTRAINTS).new && mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	@echo "wrote $(CONSTRAINTS): $$(grep -vc '^#' $(CONSTRAINTS)) pins"
+
+# The newest releases of every dependency, upper bounds in pyproject.toml ignored, in a venv of
+# their own: shows what a future install would break. Not part of `make test`.
+test-latest:
+	rm -rf $(LATEST_VENV)
+	$(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install -q --upgrade pip wheel setuptools
+	$(LATEST_VENV)/bin/python -m pip install -q $(TORCH_PIN)
+	$(LATEST_VENV)/bin/python -m pip install -q -e ".[all,dev]"
+	$(LATEST_VENV)/bin/python -m pip install -q --upgrade $$($(LATEST_VENV)/bin/python -c \
+	  "import re, sys; toml = __import__('tomllib' if sys.version_info >= (3, 11) else 'tomli'); \
+	  p = toml.load(open('pyproject.toml', 'rb'))['project']; \
+	  deps = p['dependencies'] + [d for ds in p['optional-dependencies'].values() for d in ds]; \
+	  names = {re.split(r'[<>=!~;\[ ]', d, maxsplit=1)[0] for d in deps}; \
+	  print(' '.join(sorted(n for n in names if n not in ('irforge', 'torch'))))") \
+	  || echo "note: the newest releases of some packages could not be installed together (above)"
+	$(LATEST_VENV)/bin/python -m pip list --format=freeze | grep -v -i '^irforge' > $(LATEST_VENV)/versions.txt
+	@echo "newest releases installed: $(LATEST_VENV)/versions.txt (diff it with $(CONSTRAINTS))"
+	IRFORGE_LABEL_STUDIO_BIN=$(abspath $(LS_VENV))/bin/label-studio \
+	  $(LATEST_VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # Label Studio's server pins old Django/openai packages: it gets its own environment.
 $(LS_VENV)/.installed:
@@ -52,4 +89,4 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check irforge tests benchmarks
 
 clean:
-	rm -rf $(VENV) $(LS_VENV) $(DEMO_DIR)
+	rm -rf $(VENV) $(LS_VENV) $(LATEST_VENV) $(DEMO_DIR)

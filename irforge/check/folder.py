@@ -91,7 +91,38 @@ def check_benchmark(root: Path) -> CheckReport:
         bench.manifest()
     except FormatError as exc:
         add(exc.problem)
+    if not (bench.queries_path.exists() or splits):
+        _unbuilt(bench, report)
     return report
+
+
+def _unbuilt(bench: Benchmark, report: CheckReport) -> None:
+    """A folder without queries or qrels: instead of "file not found", a recipe run's root
+    checks each method's folder, a recipe not run yet or an empty folder says what to run."""
+    root = bench.root
+    missing = {bench.queries_path, root / "qrels"}
+    if not bench.corpus_path.exists():
+        missing.add(bench.corpus_path)
+    report.problems[:] = [problem for problem in report.problems if problem.path not in missing]
+    methods = sorted(path for path in root.iterdir()
+                     if path.is_dir() and (path / "queries.jsonl").is_file())
+    if methods:  # irforge run's layout: corpus here, one benchmark folder per method
+        for folder in methods:
+            inner = check_benchmark(folder)
+            report.problems.extend(inner.problems)
+            report.counts.update({f"{folder.name}/{key}": value
+                                  for key, value in inner.counts.items()})
+        return
+    if (root / "recipe.yaml").is_file():
+        report.problems.append(Problem(
+            root, "nothing built yet: this folder has a recipe.yaml but no queries.jsonl or "
+            "qrels/", hint=f"run `irforge run {root}` (it reads recipe.yaml and resumes), then "
+            "check again"))
+    else:
+        report.problems.append(Problem(
+            root, "no benchmark here: no queries.jsonl or qrels/",
+            hint=f"build one with `irforge run {root} --recipe FILE` (`irforge recipe init "
+            "FILE` writes a recipe) or an `irforge build ...` verb, then check again"))
 
 
 def _duplicate_rows(path: Path, add) -> None:

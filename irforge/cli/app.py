@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from irforge.cli.writers import WRITERS, holding_lock
 from irforge.core.errors import IrforgeError
 from irforge.core.verbosity import set_verbosity
 
@@ -136,6 +138,9 @@ def build_app() -> typer.Typer:
     used: set[str] = set()
     for group, name, target in COMMANDS:
         function = _resolve(target)
+        writes = WRITERS.get((group, name))
+        if writes is not None:
+            function = holding_lock(function, writes)
         if group is None:
             app.command(name)(function)
         else:
@@ -145,6 +150,21 @@ def build_app() -> typer.Typer:
         if name in used:
             app.add_typer(sub, name=name)
     return app
+
+
+def os_failure(exc: BaseException) -> IrforgeError | None:
+    """A full disk or a file where a folder belongs, as a one-line error (None otherwise);
+    the verbs check for these up front, this catches what slips past them."""
+    from irforge.core.disk import disk_full
+
+    path = getattr(exc, "filename", None) or "the output folder"
+    full = disk_full(exc, Path(str(path)))
+    if full is not None:
+        return full
+    if isinstance(exc, NotADirectoryError | FileExistsError):
+        return IrforgeError(f"{path}: a file is where a folder is needed ({exc.strerror}); "
+                            "give a folder path, or move the file away")
+    return None
 
 
 def _usage_error_types() -> tuple[type[BaseException], ...]:
@@ -170,9 +190,8 @@ def main(argv: list[str] | None = None) -> None:
     except IrforgeError as exc:
         from rich.markup import escape
 
-        # no terminal (logs, CI): one line per message line, never re-wrapped at 80 columns
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False,
-                      soft_wrap=not console.is_terminal)
+        # one line per message line, never re-wrapped (logs, CI and terminals alike)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -182,5 +201,11 @@ def main(argv: list[str] | None = None) -> None:
     except usage_errors as exc:
         exc.show()  # type: ignore[attr-defined]
         sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    except Exception as exc:
+        known = os_failure(exc)
+        if known is None:
+            raise
+        console.print(f"[red]error:[/red] {known}", highlight=False, soft_wrap=True)
+        sys.exit(known.exit_code)
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -40,6 +40,13 @@ class InUseError(IrforgeError):
     exit_code = 6
 
 
+class DiskFullError(IrforgeError):
+    """The disk (or quota) filled up while writing; the message names the path and the space
+    to free. Nothing is half-written: files are replaced atomically, logs cut back."""
+
+    exit_code = 7
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a file: where it is, what is wrong, how to fix it."""

@@ -6,11 +6,13 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
+from irforge.core.disk import disk_full, umask_mode
 from irforge.core.errors import FormatError, Problem
+from irforge.core.redact import redact_data
 
 OnProblem = Callable[[Problem], None] | None
 
@@ -82,15 +84,27 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     encoding = None if "b" in mode else "utf-8"
     try:
+        os.fchmod(fd, umask_mode())  # mkstemp makes 0600; outputs follow the umask
         with os.fdopen(fd, mode, encoding=encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; honour the umask
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
+        written = _size(tmp)
         Path(tmp).unlink(missing_ok=True)
+        full = disk_full(exc, path, written)
+        if full is not None:
+            raise full from exc
         raise
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def dumps(row: dict[str, Any]) -> str:
@@ -98,27 +112,42 @@ def dumps(row: dict[str, Any]) -> str:
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
-    """Atomically write rows as JSONL; returns the number of rows written."""
+    """Atomically write rows as JSONL, every credential blanked (``irforge.core.redact``: this
+    and :func:`append_jsonl` are the data files' write boundary); returns the row count."""
     count = 0
     with atomic_open(path) as handle:
         for row in rows:
-            handle.write(dumps(row) + "\n")
+            handle.write(dumps(redact_data(row)) + "\n")
             count += 1
     return count
 
 
 def append_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
-    """Append rows to a JSONL log, flushed per call, so a killed run keeps what it wrote."""
+    """Append rows (credentials blanked) to a JSONL log, flushed per call, so a killed run
+    keeps what it wrote; a full disk leaves no torn row."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with path.open("a", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(dumps(row) + "\n")
-            count += 1
-        handle.flush()
-        os.fsync(handle.fileno())
-    return count
+    text = "".join(dumps(redact_data(row)) + "\n" for row in rows)
+    if not text:
+        return 0
+    start = _size(str(path))
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        full = disk_full(exc, path, len(text.encode()))
+        if full is None:
+            raise
+        _truncate(path, start)  # no torn half row is left behind
+        raise full from exc
+    return text.count("\n")
+
+
+def _truncate(path: Path, size: int) -> None:
+    with suppress(OSError):
+        os.truncate(path, size)
 
 
 def write_json(path: Path, data: Any) -> None:

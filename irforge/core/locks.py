@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from irforge.core.disk import ensure_folder
 from irforge.core.errors import InUseError
 
 WAIT_ENV = "IRFORGE_LOCK_WAIT"
@@ -49,6 +50,7 @@ class FolderLock:
             handle.close()
 
     def _acquire(self) -> IO[str]:
+        ensure_folder(self.path.parent.parent)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = self.path.open("a+", encoding="utf-8")
         deadline = time.monotonic() + self.wait_s

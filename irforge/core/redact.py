@@ -18,7 +18,7 @@ from typing import Any
 MASK = "***"
 SECRET_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD",
                           "CREDENTIAL", "CREDENTIALS"})
-MIN_SECRET_LENGTH = 8
+MIN_SECRET_LENGTH = 6  # shorter values would blank ordinary words out of the data
 # (pattern, replacement, cue): a pattern cannot match unless its cue is in the lowered text,
 # so the regex runs only on texts that could hold such a credential (redact is on hot paths)
 SHAPES = (
@@ -93,6 +93,12 @@ def redact(text: str | None) -> str | None:
         if cue in lowered:
             text = pattern.sub(replacement, text)
     return text
+
+
+def contains_secret(text: str | None) -> bool:
+    """Whether ``text`` holds a credential :func:`redact` would blank (a generated item that
+    does is rejected, not stored with ``***``)."""
+    return bool(text) and redact(text) != text
 
 
 def redact_data(data: Any) -> Any:

@@ -23,6 +23,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from irforge.corpus.deadline import deadline_transport, until
+
 PDF_TYPES = {"application/pdf", "application/x-pdf", "application/acrobat"}
 GENERIC_TYPES = {"application/octet-stream", "binary/octet-stream", "application/download",
                  "application/force-download", ""}
@@ -202,7 +204,9 @@ class _PastDeadline(Exception):
 
 def make_client(settings: DownloadSettings) -> httpx.Client:
     timeout = httpx.Timeout(settings.read_timeout_s, connect=settings.connect_timeout_s)
+    # the transport cuts every read to the URL's total deadline (a header trickle included)
     return httpx.Client(timeout=timeout, follow_redirects=False,  # hop by hop, each checked
+                        transport=deadline_transport(),
                         max_redirects=settings.max_redirects,
                         headers={"User-Agent": settings.user_agent,
                                  "Accept": "application/pdf,*/*"})
@@ -220,10 +224,14 @@ def download(client: httpx.Client, url: str, settings: DownloadSettings, folder:
     last: Outcome | None = None
     for attempt in range(1, settings.retries + 2):
         try:
-            outcome = _fetch(client, url, settings, Path(folder), deadline)
+            with until(deadline):
+                outcome = _fetch(client, url, settings, Path(folder), deadline)
         except httpx.TooManyRedirects as exc:
             return Outcome(url=url, status="too_many_redirects", detail=str(exc), attempts=attempt)
         except httpx.TimeoutException as exc:
+            if time.monotonic() >= deadline:
+                return Outcome(url=url, status="timeout", attempts=attempt, detail=(
+                    f"deadline: more than {settings.total_timeout_s:g} s in total"))
             last = Outcome(url=url, status="timeout", detail=type(exc).__name__, attempts=attempt)
         except (httpx.HTTPError, OSError) as exc:
             last = Outcome(url=url, status="network_error", detail=f"{type(exc).__name__}: {exc}",

@@ -16,6 +16,7 @@ from typing import Any
 
 from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import write_jsonl
+from irforge.core.redact import redact_data
 from irforge.export.source import ExportSource, instruction_of
 
 FILE_FORMATS = ("parquet", "jsonl")
@@ -46,6 +47,7 @@ def query_rows(source: ExportSource) -> list[dict[str, Any]]:
 def _write(path: Path, rows: list[dict[str, Any]], file_format: str) -> Path:
     path = path.with_suffix(f".{file_format}")
     path.parent.mkdir(parents=True, exist_ok=True)
+    rows = redact_data(rows)  # no credential reaches a published file
     if file_format == "jsonl":
         write_jsonl(path, rows)
         return path

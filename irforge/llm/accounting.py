@@ -159,6 +159,19 @@ def budget_reservation(total: StepStats, reserved: float, budget_usd: float | No
     return estimate
 
 
+BUDGET_SKIP = "not attempted: the budget of $"
+
+
+def budget_skip_message(budget_usd: float | None, spent_usd: float,
+                        in_flight_usd: float = 0.0) -> str:
+    """Why an item was skipped for the budget, with the money actually spent (and what
+    requests still in flight had set aside when it stopped)."""
+    flight = (f", ${in_flight_usd:.4f} set aside for requests in flight"
+              if in_flight_usd > 0 else "")
+    return (f"{BUDGET_SKIP}{budget_usd} was reached (${spent_usd:.4f} spent{flight}); "
+            "completed answers are cached, re-run with a higher --budget to continue")
+
+
 def unpriced_budget_note(spec: ModelSpec, budget_usd: float | None) -> str:
     """A budget needs a price: refused (IrforgeError) for a remote model; for a local one,
     the note that it has no effect."""

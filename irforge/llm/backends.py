@@ -73,6 +73,7 @@ class LiteLLMBackend:
         self.response_format = choose_response_format(spec, response_format)
         self.observe = observe
         self._keyless: tuple[asyncio.AbstractEventLoop, Any] | None = None
+        self._capped: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     def session(self) -> AbstractAsyncContextManager[Any]:
         return contextlib.nullcontext()
@@ -83,6 +84,16 @@ class LiteLLMBackend:
         cached = self._keyless
         if cached is None or cached[0] is not loop:
             self._keyless = cached = (loop, keyless_openai_client(str(self.spec.api_base)))
+        return cached[1]
+
+    def _capped_client(self) -> Any:
+        """One keyed OpenAI client per event loop for an OpenAI-compatible api_base, whose
+        transport caps each answer by its token budget (irforge/llm/capped_http.py)."""
+        loop = asyncio.get_running_loop()
+        cached = self._capped
+        if cached is None or cached[0] is not loop:
+            client = capped_openai_client(str(self.spec.api_base), str(self._api_key))
+            self._capped = cached = (loop, client)
         return cached[1]
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
@@ -122,6 +133,8 @@ class LiteLLMBackend:
             placeholder = keyless and self.provider in KEY_REQUIRED
             if placeholder:
                 kwargs["client"] = self._keyless_client()
+            elif self._api_key and self.spec.api_base and self.provider == "openai":
+                kwargs["client"] = self._capped_client()
             try:
                 return await asyncio.wait_for(litellm.acompletion(**kwargs), deadline)
             except asyncio.TimeoutError:
@@ -156,8 +169,22 @@ def keyless_openai_client(api_base: str) -> Any:
     import httpx
     from openai import AsyncOpenAI
 
-    http = httpx.AsyncClient(event_hooks={"request": [drop_placeholder_key]})
+    from irforge.llm.capped_http import CappedTransport
+
+    http = httpx.AsyncClient(event_hooks={"request": [drop_placeholder_key]},
+                             transport=CappedTransport())
     return AsyncOpenAI(api_key=NO_KEY, base_url=api_base, http_client=http, max_retries=0)
+
+
+def capped_openai_client(api_base: str, api_key: str) -> Any:
+    """An OpenAI SDK client whose HTTP client reads no answer past its token budget."""
+    import httpx
+    from openai import AsyncOpenAI
+
+    from irforge.llm.capped_http import CappedTransport
+
+    http = httpx.AsyncClient(transport=CappedTransport())
+    return AsyncOpenAI(api_key=api_key, base_url=api_base, http_client=http, max_retries=0)
 
 
 # what the OpenAI SDK says when it will not build a client without a key (new, older SDKs)

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from irforge.core.redact import register_secret
+from irforge.llm.answer_size import body_limit, too_large
 from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.routing import endpoint_base, provider_key, provider_model
@@ -149,18 +150,20 @@ class DirectBackend:
                        params: dict[str, Any], timeout: float) -> Completion:
         while True:
             try:
-                return await self._post(self.encode(messages, schema, params), timeout)
+                return await self._post(self.encode(messages, schema, params), timeout,
+                                        body_limit(params), params)
             except APIStatusError as exc:
                 if not self._adapt(exc):
                     raise
 
-    async def _post(self, data: bytes, timeout: float) -> Completion:
+    async def _post(self, data: bytes, timeout: float, limit: int,
+                    params: Mapping[str, Any]) -> Completion:
         headers: Mapping[str, str] | None = None
         try:
             async with self._client().post(self.url, data=data, proxy=self.proxy,
                                            timeout=self._timeout(timeout)) as response:
-                raw = await response.read()
                 headers = response.headers
+                raw = await read_capped(response, limit, params)
                 status = response.status
         except asyncio.TimeoutError:
             raise RequestTimeoutError(
@@ -195,6 +198,23 @@ class DirectBackend:
                 self.notes.append(note)
             return True
         return False
+
+
+async def read_capped(response: Any, limit: int, params: Mapping[str, Any]) -> bytes:
+    """The response body, read no further than ``limit`` bytes (AnswerTooLarge past it)."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise too_large("body (bytes)", declared, limit, params)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await response.content.read(min(1 << 16, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise too_large("body (bytes)", size, limit, params)
+        chunks.append(chunk)
 
 
 def env_proxy(url: str) -> str | None:

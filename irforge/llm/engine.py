@@ -20,12 +20,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from irforge.core.errors import IrforgeError
-from irforge.core.redact import redact, register_secret
+from irforge.core.redact import contains_secret, redact, register_secret
 from irforge.llm.accounting import (
+    BUDGET_SKIP,
     Estimate,
     Price,
     StepStats,
     budget_reservation,
+    budget_skip_message,
     context_tokens,
     cost_usd,
     estimate_tokens,
@@ -33,6 +35,7 @@ from irforge.llm.accounting import (
     summary_line,
     unpriced_budget_note,
 )
+from irforge.llm.answer_size import check_answer
 from irforge.llm.backends import Backend, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, RequestKeys
@@ -260,6 +263,9 @@ class Engine:
             self.cache.flush_hits()
         final = [result for result in results if result is not None]
         assert len(final) == len(results)
+        for result in final:  # say what the run spent in the end, not when the item stopped
+            if result.status == "skipped" and (result.error or "").startswith(BUDGET_SKIP):
+                result.error = budget_skip_message(self.budget_usd, self.total.cost_usd)
         for result in final:
             for target in (stats, self.total):
                 target.items += 1
@@ -406,10 +412,8 @@ class Engine:
             reservation = self._budget_reservation(job)
             if reservation is None:
                 stats.budget_stopped = self.total.budget_stopped = self.budget_stopped = True
-                return job.finish("skipped", error=(
-                    f"not attempted: the budget of ${self.budget_usd} was reached "
-                    f"(${self.total.cost_usd:.4f} spent); completed answers are cached, "
-                    "re-run with a higher --budget to continue"))
+                return job.finish("skipped", error=budget_skip_message(
+                    self.budget_usd, self.total.cost_usd, self._reserved))
             self._reserved += reservation
             shared = self._inflight[key] = asyncio.get_running_loop().create_future()
             try:
@@ -438,7 +442,9 @@ class Engine:
                 target.cost_usd += cost
             job.cost_usd += cost
             job.answers_fetched += 1
-            if self.cache is not None:
+            # an answer holding a credential is rejected, and not cached either: the cache
+            # keeps only blanked text, which a resumed run would otherwise accept
+            if self.cache is not None and not contains_secret(completion.text):
                 self.cache.put(job.request_key(), self.spec.name, completion,
                                prompt_id=job.plan.template.name, step=job.plan.step)
             done = self._advance(job, completion)
@@ -465,8 +471,10 @@ class Engine:
             self.total.requests += 1
             try:
                 with waits.request(id(job)) if waits is not None else nullcontext():
-                    return await backend.complete(job.messages, job.plan.schema,
-                                                  job.plan.params, self.timeout)
+                    completion = await backend.complete(job.messages, job.plan.schema,
+                                                        job.plan.params, self.timeout)
+                check_answer(completion.text, job.plan.params)  # AnswerTooLarge: no retry
+                return completion
             except Exception as exc:
                 if attempt > self.max_retries or not is_retryable(exc):
                     raise

@@ -8,11 +8,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from irforge.core.redact import redact
+from irforge.core.redact import contains_secret, redact
 from irforge.llm.completion import Completion, Message, RequestKeys
 from irforge.llm.result import LLMResult, Status
 from irforge.llm.structured import judge, reask_messages
 from irforge.prompts import Template
+
+# an answer that repeats a key, token or password is never kept (nor cached: see the engine)
+LEAKED_SECRET = ("rejected: the answer contains a credential (an API key, token or password; "
+                 "blanked here), e.g. a server echoing the request headers; it is not stored")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class Job:
         self.raw = completion.text
         self.logprobs = completion.logprobs
         plan = self.plan
+        if contains_secret(completion.text) or contains_secret(completion.refusal):
+            return self.finish("invalid", error=LEAKED_SECRET)
         verdict = judge(completion, plan.output_model, self.reasks, max_reasks,
                         int(plan.params["max_tokens"]))
         if verdict.status is not None:

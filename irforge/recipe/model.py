@@ -166,6 +166,7 @@ def load_recipe(path: Path) -> Recipe:
                                   line=None if line is None else line + 1)) from None
     if not isinstance(data, dict):
         raise FormatError(Problem(path, "a recipe is a YAML mapping (corpus:, methods:, ...)"))
+    _refuse_redacted(path, data)
     try:
         recipe = Recipe.model_validate(data)
     except ValidationError as exc:
@@ -176,6 +177,18 @@ def load_recipe(path: Path) -> Recipe:
             raise FormatError(problems[0]) from None
         raise RecipeError(path, problems) from None
     return _absolute(recipe, path.parent)
+
+
+def _refuse_redacted(path: Path, data: Any, where: str = "") -> None:
+    """A URL whose credentials irforge blanked when it saved the recipe cannot be used."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            _refuse_redacted(path, value, f"{where}.{key}" if where else str(key))
+    elif isinstance(data, str) and "://***@" in data:
+        raise FormatError(Problem(
+            path, "the credentials in this URL were removed when irforge saved the recipe",
+            field=where, hint="pass --recipe with your original recipe file, or drop the "
+            "user:password@ part and give the key in IRFORGE_API_KEY"))
 
 
 class RecipeError(FormatError):
@@ -204,7 +217,11 @@ def _absolute(recipe: Recipe, base: Path) -> Recipe:
 
 def write_recipe(recipe: Recipe, path: Path) -> Path:
     """The resolved recipe as YAML (what ``irforge run`` re-reads to rebuild)."""
+    from irforge.core.redact import redact_data
+
+    # credentials never land in the file (a user:password@ in api_base becomes ***@)
     text = ("# Resolved by irforge: every default filled in. `irforge run` on this file "
-            "rebuilds the same benchmark.\n" + yaml.safe_dump(recipe.resolved(), sort_keys=False))
+            "rebuilds the same benchmark.\n"
+            + yaml.safe_dump(redact_data(recipe.resolved()), sort_keys=False))
     path.write_text(text, encoding="utf-8")
     return path

@@ -21,6 +21,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError, IrforgeError
 from irforge.recipe.model import Recipe, StageModel, write_recipe
+from irforge.recipe.outputs import empty_output
 
 CACHE = Path(".irforge") / "cache.sqlite"
 
@@ -196,9 +197,15 @@ def _with_budget(stage: Stage, recipe: Recipe, out: Path) -> list[str]:
 
 def run_recipe(recipe: Recipe, out: Path, redo_from: str | None = None,
                invoke: Invoke = invoke_verb, echo: Callable[[str], None] = print) -> RunReport:
-    """Run every stage not already done; returns what happened to each."""
+    """Run every stage not already done, holding the folder's writer lock throughout (a
+    second run on the folder is refused before it writes); returns what happened to each."""
     out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    with Benchmark(out).writing():
+        return _run_stages(recipe, out, redo_from, invoke, echo)
+
+
+def _run_stages(recipe: Recipe, out: Path, redo_from: str | None, invoke: Invoke,
+                echo: Callable[[str], None]) -> RunReport:
     write_recipe(recipe, out / "recipe.yaml")
     bench = Benchmark(out)
     stages = plan(recipe, out)
@@ -244,9 +251,7 @@ def _run_stage(stage: Stage, recipe: Recipe, out: Path, done: dict[str, Any],
     if code:
         return StageResult(stage.name, "failed", f"irforge {' '.join(stage.argv[:2])} exited "
                                                  f"with {code}", int(code))
-    if stage.name.startswith("build-") and stage.method:
-        queries = out / stage.method / "queries.jsonl"
-        if not queries.is_file() or not queries.read_text(encoding="utf-8").strip():
-            return StageResult(stage.name, "failed", f"0 queries written to {queries}; "
-                               f"{stage.method}/failures.jsonl lists every item and why", 3)
+    empty = empty_output(stage.name, stage.method, out)
+    if empty is not None:  # an empty stage is never done: the stages after it are skipped
+        return StageResult(stage.name, "failed", empty, 3)
     return StageResult(stage.name, "done")

@@ -37,7 +37,8 @@ REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
 class Action:
     """What the server does with one request."""
 
-    kind: str = "answer"  # answer | status | hang | broken_body | truncated | refusal | echo
+    # answer | status | hang | broken_body | truncated | refusal | echo | echo_answer
+    kind: str = "answer"
     content: str = ""
     status: int = 200
     retry_after: float | None = None
@@ -60,6 +61,13 @@ class Action:
     def echo_headers(cls, status: int = 500) -> Action:
         """An error whose message repeats the request headers (as some proxies do)."""
         return cls("echo", status=status)
+
+    @classmethod
+    def echo_in_answer(cls, content: str | dict[str, Any]) -> Action:
+        """A normal answer in which ``{authorization}`` becomes the request's Authorization
+        header (a server leaking the caller's key into the data)."""
+        text = content if isinstance(content, str) else json.dumps(content)
+        return cls("echo_answer", text)
 
     @classmethod
     def broken_body(cls) -> Action:
@@ -205,6 +213,9 @@ class ScriptedApp:
         elif action.kind == "echo":
             action = Action("echo", status=action.status,
                             content=json.dumps({k: v for k, v in headers.items()}))
+        elif action.kind == "echo_answer":
+            action = Action("answer", content=action.content.replace(
+                "{authorization}", headers.get("authorization", "")))
         log(action.kind)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -77,6 +77,8 @@ def _fake_verbs(calls: list[list[str]], fail: str | None = None):
         calls.append(argv)
         if fail and argv[:2] == fail.split():
             raise IrforgeError("the model answered nothing usable")
+        if argv[:2] == ["corpus", "build"]:
+            _write_corpus(Path(argv[2]))
         if argv[0] == "build":
             folder = Path(argv[2])
             folder.mkdir(parents=True, exist_ok=True)
@@ -84,6 +86,12 @@ def _fake_verbs(calls: list[list[str]], fail: str | None = None):
         return 0
 
     return invoke
+
+
+def _write_corpus(out: Path) -> None:
+    """What a corpus stage leaves behind (an empty one is a failed stage)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "corpus.jsonl").write_text('{"_id": "d1", "text": "a passage"}\n')
 
 
 def test_a_rerun_skips_finished_stages_and_from_redoes_the_rest(tmp_path: Path) -> None:
@@ -124,7 +132,9 @@ def test_a_method_that_wrote_no_query_is_a_failure_even_if_its_verb_said_ok(
         tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
 
-    def silent(argv: list[str]) -> int:
+    def silent(argv: list[str]) -> int:  # the corpus is written, the method writes nothing
+        if argv[:2] == ["corpus", "build"]:
+            _write_corpus(Path(argv[2]))
         return 0
 
     report = run_recipe(recipe, tmp_path / "bench", invoke=silent, echo=lambda line: None)
@@ -144,3 +154,20 @@ def test_the_budget_is_shared_by_every_llm_stage(tmp_path: Path) -> None:
     build = next(c for c in calls if c[:2] == ["build", "logical"])
     assert build[build.index("--budget") + 1] == "1.000000"
     assert "--budget" not in calls[0]  # corpus build calls no LLM
+
+
+def test_an_empty_corpus_stage_is_failed_and_never_recorded_done(tmp_path: Path) -> None:
+    recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
+    out = tmp_path / "bench"
+
+    def empty_corpus(argv: list[str]) -> int:  # the verb says ok but writes no passage
+        if argv[:2] == ["corpus", "build"]:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "corpus.jsonl").write_text("")
+        return 0
+
+    report = run_recipe(recipe, out, invoke=empty_corpus, echo=lambda line: None)
+    assert [r.status for r in report.results] == ["failed", "skipped", "skipped"]
+    assert "0 passages in" in report.results[0].detail and report.exit_code == 3
+    stages = json.loads((out / "manifest.json").read_text())["steps"]["recipe"]["stages"]
+    assert stages["corpus"]["status"] == "failed"

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from irforge.core.digest import short_digest
 from irforge.core.records import Doc, Query
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.selection import QueryPlan
@@ -186,7 +187,7 @@ def groups_model(type_name: str, names: tuple[str, ...] = ()) -> type[TripleGrou
                                    {"maxItems": 0}))
         for name, (low, high) in _group_sizes(qtype).items()}
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"TripleGroups_{type_name}_{abs(hash(names)) % 10**8}", __base__=_GroupsSchema,
+        f"TripleGroups_{type_name}_{short_digest(names)}", __base__=_GroupsSchema,
         **fields)
 
 
@@ -201,7 +202,7 @@ def query_model(type_name: str, passages: tuple[str, ...],
     answer_extra = {"enum": list(choices)} if choices and not qtype.has_union else None
     names = tuple(dict.fromkeys((*answer_choices(titles), *choices)))
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"LogicalQuery_{type_name}_{abs(hash((passages, titles))) % 10**8}",
+        f"LogicalQuery_{type_name}_{short_digest((passages, titles))}",
         __base__=_QuerySchema,
         answer=(str, Field(max_length=150, description="the answer entity or entities",
                            json_schema_extra=answer_extra)),

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from pydantic import Field, create_model
 
+from irforge.core.digest import short_digest
 from irforge.core.records import Doc
 from irforge.generators.instructions.dimensions import ConditionValue
 from irforge.generators.instructions.steps.common import (
@@ -77,7 +78,7 @@ def _request_model(base: type[_Output], field: str, pattern: str | None) -> type
     if pattern is None:
         return base
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"{base.__name__}{abs(hash(pattern)) % 10**8}", __base__=base,
+        f"{base.__name__}{short_digest(pattern)}", __base__=base,
         **{field: (str, Field(min_length=1, json_schema_extra={"pattern": pattern}))})
 
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from pydantic import Field, create_model
 
+from irforge.core.digest import short_digest
 from irforge.generators.instructions.steps.common import (
     MAX_KEYWORD_WORDS,
     STEP,
@@ -67,7 +68,7 @@ def keyword_model(choices: tuple[str, ...]) -> type[KeywordCondition]:
     if not choices:
         return KeywordCondition
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"KeywordCondition{len(choices)}x{abs(hash(choices)) % 10**8}",
+        f"KeywordCondition{len(choices)}x{short_digest(choices)}",
         __base__=KeywordCondition,
         keyword=(str, Field(min_length=1, max_length=60,
                             json_schema_extra={"enum": list(choices)})))

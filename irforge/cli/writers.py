@@ -1,0 +1,87 @@
+"""Verbs that write a benchmark folder take its writer lock once, before they write anything.
+
+:data:`WRITERS` names, per verb, the parameter that holds the folder and whether the verb may
+create it. :func:`holding_lock` wraps the verb so the lock (``irforge/core/locks.py``) is held
+for its whole run: a second process writing the same folder is refused at once (exit 6, naming
+the pid). Verbs called inside a locked run (``irforge run``) re-enter the lock.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+class Writes(NamedTuple):
+    """Which argument is the folder a verb writes, and whether the verb creates it."""
+
+    param: str
+    creates: bool = True
+
+
+# (group or None, verb) -> the folder it writes; reading verbs and those writing elsewhere
+# (export --out, audits' reports) are not here
+WRITERS: dict[tuple[str | None, str], Writes] = {
+    (None, "run"): Writes("bench_dir"),
+    (None, "label"): Writes("bench_dir"),
+    (None, "eval"): Writes("bench_dir", creates=False),
+    ("corpus", "build"): Writes("out"),
+    ("corpus", "collect"): Writes("out"),
+    ("corpus", "extract"): Writes("out"),
+    ("corpus", "dedup"): Writes("out"),
+    ("corpus", "chunk"): Writes("out"),
+    ("corpus", "dedup-passages"): Writes("out"),
+    ("corpus", "write"): Writes("out"),
+    ("corpus", "pool"): Writes("bench", creates=False),
+    ("build", "intents"): Writes("bench_dir"),
+    ("build", "logical"): Writes("bench_dir"),
+    ("build", "multicon"): Writes("bench_dir"),
+    ("build", "instructions"): Writes("bench_dir"),
+    ("annotate", "pull"): Writes("bench_dir", creates=False),
+    ("annotate", "import-tasks"): Writes("bench_dir", creates=False),
+    ("qrels", "merge"): Writes("bench_dir", creates=False),
+}
+
+
+def holding_lock(function: Callable[..., Any], writes: Writes) -> Callable[..., Any]:
+    """``function`` run under the writer lock of the folder in its ``writes.param`` argument
+    (not for ``--dry-run``, which writes nothing; not for a missing folder the verb only
+    reads, which it reports itself)."""
+
+    @functools.wraps(function)
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        from irforge.core.locks import FolderLock
+
+        folder = kwargs.get(writes.param)
+        if folder is None or kwargs.get("dry_run"):
+            return function(*args, **kwargs)
+        folder = Path(folder)
+        if not writes.creates and not folder.is_dir():
+            return function(*args, **kwargs)
+        existed = folder.exists()
+        try:
+            with FolderLock(folder):
+                return function(*args, **kwargs)
+        finally:
+            if not existed:
+                _drop_if_only_lock(folder)
+
+    return locked
+
+
+def _drop_if_only_lock(folder: Path) -> None:
+    """Remove a folder the lock created when the verb wrote nothing into it (a usage error
+    leaves no empty folder behind); anything else in it stays."""
+    from irforge.core.locks import LOCK_NAME
+
+    lock = folder / LOCK_NAME
+    try:
+        if sorted(folder.rglob("*")) != [lock.parent, lock]:
+            return
+        lock.unlink()
+        lock.parent.rmdir()
+        folder.rmdir()
+    except OSError:
+        pass
