@@ -63,6 +63,18 @@ def eval_command(
     out: Annotated[Path | None, typer.Option(
         help="Output folder (default BENCH_DIR/eval).")] = None,
     plots: Annotated[bool, typer.Option(help="Write matplotlib plots.")] = True,
+    device: Annotated[str, typer.Option(
+        help="Device of dense encoders and local rerankers: auto (CUDA when torch sees a GPU, "
+        "else CPU), cpu, cuda, cuda:N.")] = "auto",
+    dtype: Annotated[str, typer.Option(
+        help="Model precision: auto (bf16 on GPUs that have it, else fp16; fp32 on CPU), "
+        "float32, bfloat16, float16.")] = "auto",
+    batch_size: Annotated[int | None, typer.Option(
+        min=1, help="Most passages per dense encoding batch (default 64 on CPU, 1024 on a "
+        "GPU).")] = None,
+    batch_tokens: Annotated[int | None, typer.Option(
+        min=1, help="Most tokens (rows x longest) per dense encoding batch (default 8192 on "
+        "CPU, 262144 on a GPU).")] = None,
     ray: Annotated[str | None, typer.Option(
         "--ray", envvar="IRFORGE_RAY_ADDRESS",
         help="Encode and search with dense retrievers on a Ray cluster: HOST:PORT of its "
@@ -76,6 +88,7 @@ def eval_command(
     from rich.console import Console
 
     from irforge.eval.report import rich_table, write_outputs
+    from irforge.eval.retrievers.device import encode_options, placement
     from irforge.eval.runner import evaluate_benchmark
     from irforge.scale.executor import cluster
 
@@ -84,7 +97,10 @@ def eval_command(
         from irforge.cli.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
-    with cluster(ray):
+    if ray is None and device != "auto":
+        placement(device, dtype)  # a device that is not here fails before any work
+    with cluster(ray), encode_options(device=device, dtype=dtype, batch_size=batch_size,
+                                      batch_tokens=batch_tokens):
         results = evaluate_benchmark(
             bench_dir, retrievers=retriever or ["bm25"], rerankers=reranker or [],
             metrics=metric or DEFAULT_METRICS, run_files=run_file or [], split=split,
