@@ -146,3 +146,19 @@ def test_explicit_options_reach_the_dense_encoder():
     assert (encoder.where.device, encoder.where.dtype) == ("cpu", "bfloat16")
     assert (encoder.batch_size, encoder.batch_tokens) == (7, 300)
     assert DenseRetriever(batch_size=5).encoder().batch_size == 5
+
+
+def test_on_a_ray_cluster_the_key_names_where_the_actors_encode():
+    from irforge.scale.executor import using_executor
+
+    class Cluster:
+        distributed = True
+
+        def __init__(self, gpus: float) -> None:
+            self.gpus_per_worker = gpus
+
+    with using_executor(Cluster(1.0)):
+        assert DenseRetriever().model_key.endswith("|dtype=float16|device=cuda|normalize=True")
+        assert DenseRetriever(dtype="bf16").placement.dtype == "bfloat16"
+    with using_executor(Cluster(0.0)):
+        assert DenseRetriever().model_key.endswith("|dtype=float32|device=cpu|normalize=True")

@@ -83,9 +83,11 @@ class DenseRetriever:
     def placement(self) -> Placement:
         """Where the vectors are computed: here, or on the cluster's GPU actors under --ray."""
         executor = distributed_executor()
-        if executor is not None and getattr(executor, "gpus_per_worker", 0) > 0:
+        if executor is None:
+            return placement(self.device, self.dtype)
+        if getattr(executor, "gpus_per_worker", 0) > 0:
             return Placement("cuda", self.dtype or RAY_GPU_DTYPE)
-        return placement(self.device, self.dtype)
+        return Placement("cpu", self.dtype or "float32")  # actors without a GPU
 
     @property
     def model_key(self) -> str:
