@@ -220,13 +220,12 @@ class TextEncoder:
                                    normalize_embeddings=self.normalize,
                                    show_progress_bar=False)
             return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-        dimension = (getattr(model, "get_embedding_dimension", None)
-                     or model.get_sentence_embedding_dimension)
-        dim = dimension()
-        out = np.zeros((len(texts), dim or 0), dtype=np.float32)
+        self.path = "pipeline"
         if not texts:
-            return out
-        return self._run(model, plan, texts, out)
+            dimension = (getattr(model, "get_embedding_dimension", None)
+                         or model.get_sentence_embedding_dimension)
+            return np.zeros((0, dimension() or 0), dtype=np.float32)
+        return self._run(model, plan, texts)
 
     def _chunks(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[str]]]:
         order = np.argsort(-np.fromiter((len(t) for t in texts), dtype=np.int64,
@@ -240,7 +239,7 @@ class TextEncoder:
         """Batches in chunk order, tokenized ahead by the worker threads."""
         pin = self.where.device_class == "cuda"
         tokenizing = Tokenizing(plan, self.batch_size, self.batch_tokens, pin)
-        ahead = 2 * self.workers
+        ahead = self.workers + 1
         with ThreadPoolExecutor(self.workers, thread_name_prefix="irforge-tokenize") as pool:
             pending: list[Future] = []
             for positions, chunk in self._chunks(texts):
@@ -250,8 +249,10 @@ class TextEncoder:
             for future in pending:
                 yield from future.result()
 
-    def _run(self, model, plan: TokenPlan, texts: list[str], out: np.ndarray) -> np.ndarray:
+    def _run(self, model, plan: TokenPlan, texts: list[str]) -> np.ndarray:
         torch = require("torch", "eval")
+        truncate = getattr(model, "truncate_dim", None)  # what ST's encode would apply
+        out: list[np.ndarray] = []  # filled by the first flush, once the width is known
         device = torch.device(self.where.device)
         blocking = device.type == "cpu"
         kept: list[tuple[np.ndarray, object]] = []
@@ -262,21 +263,27 @@ class TextEncoder:
                             for name, tensor in batch.arrays.items()}
                 features.update(plan.extras)
                 vectors = model.forward(features)["sentence_embedding"].float()
+                if truncate:
+                    vectors = vectors[:, :truncate]
                 if self.normalize:
                     vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
                 kept.append((batch.positions, vectors))
                 rows += len(batch.positions)
                 if rows >= FLUSH_ROWS:
-                    _flush(torch, kept, out)
+                    _flush(torch, kept, out, len(texts))
                     rows = 0
-            _flush(torch, kept, out)
-        return out
+            _flush(torch, kept, out, len(texts))
+        return out[0]
 
 
-def _flush(torch, kept: list, out: np.ndarray) -> None:
-    """Copy the vectors kept on the device back into ``out`` (one transfer)."""
+def _flush(torch, kept: list, out: list[np.ndarray], total: int) -> None:
+    """Copy the vectors kept on the device back into ``out[0]`` (one transfer), which is
+    made ``total`` rows tall on the first call."""
     if not kept:
         return
     positions = np.concatenate([p for p, _ in kept])
-    out[positions] = torch.cat([v for _, v in kept]).cpu().numpy()
+    vectors = torch.cat([v for _, v in kept]).cpu().numpy()
+    if not out:
+        out.append(np.zeros((total, vectors.shape[1]), dtype=np.float32))
+    out[0][positions] = vectors
     kept.clear()
