@@ -104,4 +104,9 @@ def test_llama_cpp_offloads_all_layers_when_it_has_a_gpu(monkeypatch, tmp_path):
         assert built[-1]["n_gpu_layers"] == layers
     LlamaYesNo(gguf, n_gpu_layers=12)._load()
     assert built[-1]["n_gpu_layers"] == 12
+    monkeypatch.setattr(llama_cpp, "llama_supports_gpu_offload", lambda: True)
+    with encode_options(device="cpu"):
+        on_cpu = LlamaYesNo(gguf)
+    on_cpu._load()
+    assert built[-1]["n_gpu_layers"] == 0  # --device cpu keeps llama.cpp off the GPU
     assert pointwise.gpu_layers(object()) == 0  # a build without the function

@@ -42,7 +42,8 @@ def gpu_layers(llama_cpp) -> int:
 
 class LlamaYesNo:
     """llama.cpp backend (``logits_all=True`` so the last position's logits can be read);
-    every layer on the GPU when the llama.cpp build can offload (``n_gpu_layers`` overrides)."""
+    every layer on the GPU when the llama.cpp build can offload, none under ``--device cpu``
+    (``n_gpu_layers`` overrides both)."""
 
     def __init__(self, gguf: Path | None = None, n_ctx: int = 2048, seed: int = 0,
                  n_gpu_layers: int | None = None) -> None:
@@ -51,7 +52,10 @@ class LlamaYesNo:
 
             gguf = embedded_gguf()
         self.path, self.n_ctx, self.seed = Path(gguf), n_ctx, seed
-        self.n_gpu_layers = n_gpu_layers
+        from irforge.eval.retrievers.device import current_options
+
+        on_cpu = current_options().device == "cpu"
+        self.n_gpu_layers = 0 if n_gpu_layers is None and on_cpu else n_gpu_layers
         self.name = f"llama-{self.path.stem}"
         self._llm = None
 
