@@ -24,7 +24,8 @@ export TOKENIZERS_PARALLELISM := false
 $(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip wheel setuptools
-	# torch first, pinned: 2.13.0 is the local CPU build (an unpinned torch pulls CUDA wheels)
+	# torch first, pinned: 2.13.0 is the local CPU build (an unpinned torch pulls CUDA wheels);
+	# the [eval] extra asks only torch>=2.1,<3, so a user's own CUDA build is kept
 	$(PIP) install -q $(TORCH_PIN)
 	# every other package at the version the tests passed with (constraints.txt)
 	$(PIP) install -q -c $(CONSTRAINTS) -e ".[all,dev]"

@@ -66,6 +66,17 @@ Plots = Annotated[bool, typer.Option(help="Write matplotlib plots.")]
 Replace = Annotated[bool, typer.Option(
     "--replace", help="Replace an earlier evaluation of other systems or another split in "
     "the output folder (without it, eval refuses to drop those results).")]
+Device = Annotated[str, typer.Option(
+    help="Device of dense encoders and local rerankers: auto (CUDA when torch sees a GPU, "
+    "else CPU), cpu, cuda, cuda:N.")]
+Dtype = Annotated[str, typer.Option(
+    help="Model precision: auto (bf16 on GPUs that have it, else fp16; fp32 on CPU), "
+    "float32, bfloat16, float16.")]
+BatchSize = Annotated[int | None, typer.Option(
+    min=1, help="Most passages per dense encoding batch (default 64 on CPU, 1024 on a GPU).")]
+BatchTokens = Annotated[int | None, typer.Option(
+    min=1, help="Most tokens (rows x longest) per dense encoding batch (default 8192 on "
+    "CPU, 262144 on a GPU).")]
 Ray = Annotated[str | None, typer.Option(
     "--ray", envvar="IRFORGE_RAY_ADDRESS",
     help="Encode and search with dense retrievers on a Ray cluster: HOST:PORT of its "
@@ -81,6 +92,8 @@ def eval_command(
     model: ModelOption = None, api_base: ApiBaseOption = None, seed: Seed = 0,
     bootstrap: Bootstrap = 1000, trials: Trials = 10_000, out: Out = None,
     plots: Plots = True, replace: Replace = False, ray: Ray = None,
+    device: Device = "auto", dtype: Dtype = "auto", batch_size: BatchSize = None,
+    batch_tokens: BatchTokens = None,
     as_json: JsonOption = False,
 ) -> None:
     """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
@@ -104,7 +117,12 @@ def eval_command(
         from irforge.cli.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
-    with cluster(ray):
+    from irforge.eval.retrievers.device import encode_options, placement
+
+    if ray is None and device != "auto":
+        placement(device, dtype)  # a device that is not here fails before any work
+    with cluster(ray), encode_options(device=device, dtype=dtype, batch_size=batch_size,
+                                      batch_tokens=batch_tokens):
         outcomes, combined = evaluate_folders(bench_dir, options, out, engine)
     if as_json:
         emit(_json(outcomes, combined), "", as_json=True)

@@ -14,7 +14,12 @@ from irforge.eval.retrievers.search import HnswIndex, ann_recall, exact_search
 def test_default_model_is_the_embedded_minilm_folder():
     path = default_model_path()
     assert (path / "modules.json").is_file()
-    assert pick_device() == ("cpu", "float32")  # this machine has no GPU
+    import torch
+
+    expected = (("cuda", "bfloat16" if torch.cuda.is_bf16_supported() else "float16")
+                if torch.cuda.is_available() else ("cpu", "float32"))
+    assert pick_device() == expected  # a GPU when there is one, in half precision
+    assert pick_device("cpu") == ("cpu", "float32")
 
 
 def test_exact_search_matches_brute_force_in_small_chunks():
@@ -105,3 +110,55 @@ def test_prefixes_are_put_before_queries_and_passages(monkeypatch):
     retriever.index([Doc("d1", "body", "Title")])
     retriever.search([Query("q1", "what")], k=1)
     assert seen == ["passage: Title\nbody", "query: what"]
+
+
+def test_cache_key_has_model_dtype_device_class_and_normalisation(tmp_path, monkeypatch):
+    texts = ["flood warnings on the river", "a recipe for bread"]
+    calls: list[str] = []
+
+    def encoder(retriever):
+        def encode(batch):
+            calls.append(retriever.placement.dtype)
+            return np.full((len(batch), 4), 1.0 if retriever.dtype == "float32" else 2.0,
+                           dtype=np.float32)
+        return encode
+
+    fp32 = DenseRetriever(cache_dir=tmp_path, device="cpu", dtype="float32")
+    assert fp32.model_key.endswith("|dtype=float32|device=cpu|normalize=True")
+    monkeypatch.setattr(fp32, "_encode", encoder(fp32))
+    assert fp32.embed(texts)[0, 0] == 1.0
+    bf16 = DenseRetriever(cache_dir=tmp_path, device="cpu", dtype="bf16")
+    monkeypatch.setattr(bf16, "_encode", encoder(bf16))
+    assert bf16.embed(texts)[0, 0] == 2.0  # re-encoded, not the fp32 vectors
+    assert calls == ["float32", "bfloat16"]
+    again = DenseRetriever(cache_dir=tmp_path, device="cpu", dtype="fp32")
+    monkeypatch.setattr(again, "_encode", encoder(again))
+    assert again.embed(texts)[1, 0] == 1.0 and calls == ["float32", "bfloat16"]
+    assert bf16.cache.misses == 2 and again.cache.hits == 2
+
+
+def test_explicit_options_reach_the_dense_encoder():
+    from irforge.eval.retrievers.device import encode_options
+
+    with encode_options(device="cpu", dtype="bf16", batch_size=7, batch_tokens=300):
+        retriever = get_retriever("dense")
+    encoder = retriever.encoder()
+    assert (encoder.where.device, encoder.where.dtype) == ("cpu", "bfloat16")
+    assert (encoder.batch_size, encoder.batch_tokens) == (7, 300)
+    assert DenseRetriever(batch_size=5).encoder().batch_size == 5
+
+
+def test_on_a_ray_cluster_the_key_names_where_the_actors_encode():
+    from irforge.scale.executor import using_executor
+
+    class Cluster:
+        distributed = True
+
+        def __init__(self, gpus: float) -> None:
+            self.gpus_per_worker = gpus
+
+    with using_executor(Cluster(1.0)):
+        assert DenseRetriever().model_key.endswith("|dtype=float16|device=cuda|normalize=True")
+        assert DenseRetriever(dtype="bf16").placement.dtype == "bfloat16"
+    with using_executor(Cluster(0.0)):
+        assert DenseRetriever().model_key.endswith("|dtype=float32|device=cpu|normalize=True")

@@ -11,34 +11,45 @@ from irforge.core.errors import require
 from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.base import pairs_for, run_from_pairs
 
+GPU_BATCH = 128  # pairs per forward pass on a GPU (32 on CPU)
+
 
 class CrossEncoderReranker:
-    """Score (query, document) pairs jointly with a cross-encoder (CPU or CUDA automatically)."""
+    """Score (query, document) pairs jointly with a cross-encoder, batched: CUDA in bf16/fp16
+    when present, else CPU in fp32 (``device``/``dtype``, or ``--device``/``--dtype``)."""
 
     failed_calls = 0  # a local model either answers or raises
 
-    def __init__(self, model: str, batch_size: int = 32, max_length: int = 512,
-                 device: str | None = None) -> None:
+    def __init__(self, model: str, batch_size: int | None = None, max_length: int = 512,
+                 device: str | None = None, dtype: str | None = None) -> None:
+        from irforge.eval.retrievers.device import current_options
+
+        options = current_options()
         self.model_path, self.batch_size = model, batch_size
-        self.max_length, self.device = max_length, device
+        self.max_length = max_length
+        self.device, self.dtype = device or options.device, dtype or options.dtype
         self.name = f"ce-{Path(model).name}"
         self._model = None
 
     def _load(self):
         if self._model is None:
-            from irforge.eval.retrievers.dense import pick_device
+            from irforge.eval.retrievers.device import placement, torch_dtype
 
             st = require("sentence_transformers", "eval")
-            device = self.device or pick_device()[0]
+            where = placement(self.device, self.dtype)
+            self.batch_size = self.batch_size or (GPU_BATCH if where.device_class != "cpu"
+                                                  else 32)
             self._model = st.CrossEncoder(self.model_path, max_length=self.max_length,
-                                          device=device)
+                                          device=where.device,
+                                          model_kwargs={"dtype": torch_dtype(where.dtype)})
         return self._model
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """Raw cross-encoder scores (one per pair; higher is more relevant)."""
         if not pairs:
             return np.zeros(0)
-        scores = self._load().predict(list(pairs), batch_size=self.batch_size,
+        model = self._load()
+        scores = model.predict(list(pairs), batch_size=self.batch_size,
                                       show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(scores, dtype=np.float64).reshape(len(pairs), -1)[:, -1]
 

