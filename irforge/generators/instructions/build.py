@@ -11,13 +11,11 @@ folder already holds (``merge.py``).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment
 from irforge.generators.instructions import steps
 from irforge.generators.instructions.assemble import assemble, write_assembled
@@ -25,9 +23,10 @@ from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.merge import merge_previous
 from irforge.generators.instructions.pairs import PENDING, Pair, group_pairs
 from irforge.generators.instructions.units import Group, Member, Unit
-from irforge.generators.kept import require_kept
 from irforge.llm.protocol import EngineLike
-from irforge.steps import Step, StepYield, reason_key, run_step
+from irforge.steps import Step
+from irforge.steps.ledger import merge_metadata
+from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
 
 STEP = steps.STEP
@@ -74,36 +73,18 @@ class BuildReport:
                      f" in {self.root}")
 
 
-@dataclass
-class _Run:
-    """One build's engine and what its steps produced so far."""
+Judged = Callable[[Any, Any, Judgment], Judgment]
 
-    engine: EngineLike
-    failures: list[Failure] = field(default_factory=list)
-    judgments: list[Judgment] = field(default_factory=list)
-    yields: YieldTable = field(default_factory=YieldTable)
 
-    def run(self, step: Step, items: Sequence[Any],
-            judged: Callable[[Any, Any, Judgment], Judgment] | None = None) -> dict[str, Any]:
-        """Run one step; keeps failures, yield and the provenance of each accepted output
-        (with the item's metadata; ``judged`` may retarget a judgment)."""
-        outcome = run_step(self.engine, step, items)
-        self.failures.extend(outcome.failures)
-        self.yields.add(outcome.yield_)
-        by_key = {step.item_id(item): item for item in items}
-        for judgment in outcome.judgments:
-            item = by_key[judgment.query_id]
-            judgment = replace(judgment, metadata={**dict(step.metadata(item)),
-                                                   **dict(judgment.metadata)})
-            value = outcome.accepted[judgment.query_id]
-            self.judgments.append(judged(item, value, judgment) if judged else judgment)
-        return outcome.accepted
+def _run(run: BuildRunner, step: Step, items: Sequence[Any],
+         judged: Judged | None = None) -> dict[str, Any]:
+    """Run one step; each provenance judgment carries the item's metadata (``judged`` may
+    retarget it)."""
+    def with_item(item: Any, value: Any, judgment: Judgment) -> Judgment:
+        judgment = merge_metadata(judgment, step.metadata(item))
+        return judged(item, value, judgment) if judged else judgment
 
-    def plain(self, name: str, attempted: int, failures: Sequence[Failure]) -> None:
-        """Count a plain-code step (no LLM) in the yield table and keep its failures."""
-        self.failures.extend(failures)
-        self.yields.add(StepYield(name, attempted, attempted - len(failures),
-                                  Counter(reason_key(f.reason) for f in failures)))
+    return run.run(step, items, with_item)
 
 
 def _split_small(groups: Sequence[Group]) -> tuple[list[Group], list[Failure]]:
@@ -132,11 +113,11 @@ def _descriptions(dimensions: Mapping[str, Dimension], units: Iterable[Unit]
             for u in units}
 
 
-def _keywords(run: _Run, groups: Sequence[Group]) -> list[Group]:
+def _keywords(run: BuildRunner, groups: Sequence[Group]) -> list[Group]:
     """Step 1 for members still pending; members without an accepted keyword are dropped."""
     items = [steps.KeywordItem(g, m) for g in groups for m in g.members
              if m.condition == PENDING]
-    found = run.run(steps.keyword_step(), items, lambda item, keyword, j: replace(
+    found = _run(run, steps.keyword_step(), items, lambda item, keyword, j: replace(
         j, query_id=item.group.query_id, doc_id=item.member.doc.doc_id,
         metadata={**dict(j.metadata), "keyword": keyword}))
     out = []
@@ -152,7 +133,7 @@ def _keywords(run: _Run, groups: Sequence[Group]) -> list[Group]:
     return out
 
 
-def _rewrites(run: _Run, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
+def _rewrites(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
               seed: int) -> list[Group]:
     """Step 4: each group's source document rewritten into every missing condition value."""
     by_template: dict[str, list[steps.RewriteItem]] = {}
@@ -170,7 +151,7 @@ def _rewrites(run: _Run, groups: Sequence[Group], dimensions: Mapping[str, Dimen
                     steps.RewriteItem(group, spec, source, target, tuple(names)))
     added: dict[tuple[str, str], list[Member]] = {}
     for template, items in by_template.items():
-        written = run.run(steps.rewrite_step(template), items, lambda item, text, j: replace(
+        written = _run(run, steps.rewrite_step(template), items, lambda item, text, j: replace(
             j, query_id=item.group.query_id, doc_id=item.doc_id))
         for item in items:
             key = f"{item.group.query_id}/{item.doc_id}"
@@ -187,7 +168,7 @@ def _rewrites(run: _Run, groups: Sequence[Group], dimensions: Mapping[str, Dimen
             for group in groups]
 
 
-def _instructions(run: _Run, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
+def _instructions(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
                   phrasings: int, seed: int) -> list[Unit]:
     """Step 3: ``phrasings`` instructed queries per condition; units lack reversed text yet."""
     items = [steps.InstructionItem(group, member, dimensions[group.dimension].value(
@@ -195,12 +176,12 @@ def _instructions(run: _Run, groups: Sequence[Group], dimensions: Mapping[str, D
              for group in groups for member in group.members
              for index, style in enumerate(steps.phrasing_styles(seed, group, member,
                                                                  phrasings))]
-    made = run.run(steps.instruction_step(), items, lambda item, unit, j: replace(
+    made = _run(run, steps.instruction_step(), items, lambda item, unit, j: replace(
         j, metadata={**dict(j.metadata), "instructed": unit.instructed}))
     return [made[item.key] for item in items if item.key in made]
 
 
-def _reversals(run: _Run, units: Sequence[Unit], groups: Sequence[Group],
+def _reversals(run: BuildRunner, units: Sequence[Unit], groups: Sequence[Group],
                dimensions: Mapping[str, Dimension]) -> list[Unit]:
     """Step 5: each unit's condition negated; units without an accepted reversal are dropped."""
     by_key = {(g.query_id, g.dimension): g for g in groups}
@@ -210,12 +191,13 @@ def _reversals(run: _Run, units: Sequence[Unit], groups: Sequence[Group],
         gold = next(m.doc for m in group.members if m.doc.doc_id == unit.gold_doc_id)
         items.append(steps.ReverseItem(unit, group.query,
                                        dimensions[unit.dimension].value(unit.condition), gold))
-    made = run.run(steps.reverse_step(), items, lambda item, unit, j: replace(
+    made = _run(run, steps.reverse_step(), items, lambda item, unit, j: replace(
         j, metadata={**dict(j.metadata), "reversed": unit.reversed}))
     return [made[unit.unit_id] for unit in units if unit.unit_id in made]
 
 
-def _hard_negatives(run: _Run, groups: Sequence[Group], count: int, seed: int) -> list[Group]:
+def _hard_negatives(run: BuildRunner, groups: Sequence[Group], count: int,
+                    seed: int) -> list[Group]:
     """Step 6: ``count`` hard negatives per core query, shared by its dimension groups; each
     is logged as judged irrelevant (0) to its query."""
     queries = {g.query_id: g.query for g in groups}
@@ -226,7 +208,7 @@ def _hard_negatives(run: _Run, groups: Sequence[Group], count: int, seed: int) -
                                     tuple(positives[query_id]))
              for query_id in queries
              for index, angle in enumerate(steps.angles(seed, query_id, count))]
-    written = run.run(steps.hard_negative_step(), items, lambda item, text, j: replace(
+    written = _run(run, steps.hard_negative_step(), items, lambda item, text, j: replace(
         j, query_id=item.query_id, doc_id=item.doc_id, label=0.0))
     found: dict[str, list[Doc]] = {}
     for item in items:
@@ -237,31 +219,31 @@ def _hard_negatives(run: _Run, groups: Sequence[Group], count: int, seed: int) -
     return [g.with_hard_negatives(tuple(found.get(g.query_id, ()))) for g in groups]
 
 
-def run_steps(engine: EngineLike, pairs: Sequence[Pair],
+def run_steps(run: BuildRunner, pairs: Sequence[Pair],
               dimensions: Mapping[str, Dimension], settings: BuildSettings
-              ) -> tuple[list[Group], list[Unit], _Run]:
-    """All LLM steps; returns the groups and units that survived and the run's records."""
-    run = _Run(engine)
+              ) -> tuple[list[Group], list[Unit]]:
+    """All LLM steps on ``run``; returns the groups and units that survived."""
     groups, failures = group_pairs(pairs, dimensions)
-    run.plain("instructions.pairs", len(pairs), failures)
+    run.ledger.count("instructions.pairs", len(pairs), failures)
     groups = _keywords(run, groups)
     if settings.rewrite:
         groups = _rewrites(run, groups, dimensions, settings.seed)
     groups, small = _split_small(groups)
-    run.plain("instructions.group", len(groups) + len(small), small)
+    run.ledger.count("instructions.group", len(groups) + len(small), small)
     units = _instructions(run, groups, dimensions, settings.phrasings, settings.seed)
     units = _reversals(run, units, groups, dimensions)
     groups = _with_units(groups, units)
     if settings.hard_negatives and groups:
         groups = _hard_negatives(run, groups, settings.hard_negatives, settings.seed)
-    return groups, units, run
+    return groups, units
 
 
 def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
                        dimensions: Mapping[str, Dimension],
                        settings: BuildSettings | None = None,
                        distractors: Iterable[Doc] = (),
-                       recipe: Mapping[str, Any] | None = None) -> BuildReport:
+                       recipe: Mapping[str, Any] | None = None,
+                       runner: BuildRunner | None = None) -> BuildReport:
     """Run every step on ``pairs`` and write (or merge into) the benchmark folder at ``out``.
 
     ``distractors`` (for example the rest of an input corpus) join the corpus unjudged, except
@@ -270,9 +252,16 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
     show ``report.yields`` and call :meth:`BuildReport.require_yield`.
     """
     settings = settings or BuildSettings()
-    bench = Benchmark(Path(out))
+    run = runner or BuildRunner.open(engine, out, STEP)
+    bench = run.bench
     bench.root.mkdir(parents=True, exist_ok=True)
-    groups, units, run = run_steps(engine, pairs, dimensions, settings)
+    existing = list(bench.queries()) if bench.queries_path.exists() else []
+    attempted_ids = {pair.query_id for pair in pairs}
+    rewritten = {q.query_id for q in existing
+                 if str(q.metadata.get("core_query_id", q.query_id)) in attempted_ids}
+    run.use_gates((pair.doc.text for pair in pairs),
+                  keep=lambda query_id: query_id not in rewritten)
+    groups, units = run_steps(run, pairs, dimensions, settings)
     kept_ids = {m.doc.doc_id for g in groups for m in g.members}
     dropped = {pair.doc.doc_id for pair in pairs} - kept_ids
     extra = [doc for doc in distractors if doc.doc_id not in dropped]
@@ -283,16 +272,9 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
     if merged.queries:
         report.counts = write_assembled(bench, merged)
     report.counts.update(units=len(units), pairs=len(pairs))
-    bench.add_failures(run.failures)
-    bench.add_judgments(run.judgments)
-    entry: dict[str, Any] = {"method": "InfoSearch (Lin et al.), section 2.2 / appendix A",
-                             "settings": vars(settings), "counts": report.counts,
-                             "failures": report.failures_by_step,
-                             "yield": report.yields.to_manifest(),
-                             "dimensions": sorted({p.dimension for p in pairs}),
-                             **dict(recipe or {})}
-    manifest_entry = getattr(engine, "manifest_entry", None)
-    if callable(manifest_entry):
-        entry["llm"] = manifest_entry()
-    bench.record_step(STEP, entry)
+    run.write_logs()
+    run.record("InfoSearch (Lin et al.), section 2.2 / appendix A", vars(settings),
+               report.counts, {"failures_by_step": report.failures_by_step,
+                               "dimensions": sorted({p.dimension for p in pairs}),
+                               **dict(recipe or {})})
     return report

@@ -19,7 +19,6 @@ from irforge.cli.options import (
     PriceOption,
     PromptsDirOption,
     TimeoutOption,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
@@ -70,6 +69,7 @@ def build_logical_command(
     from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput
     from irforge.generators.logical.types import parse_types
+    from irforge.steps.runner import BuildRunner
 
     config = LogicalConfig(
         types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
@@ -87,11 +87,11 @@ def build_logical_command(
             typer.echo(f"query step: {estimate.describe()} (judge and hypothetical steps add at "
                        "most one call per accepted query each)")
             return
-        summary = build_logical(bench_dir, docs, config, engine)
+        runner = BuildRunner.open(engine, bench_dir, "logical")
+        summary = build_logical(bench_dir, docs, config, engine, runner)
         note = grade_note(engine.demo_grade)
     fields = {k: v for k, v in asdict(summary).items() if k != "yields"}
     emit({"folder": bench_dir, **fields, "yield": summary.yields.to_manifest(),
           "demo_grade": bool(note)},
          f"{bench_dir}: {summary.line()}{note}\n{summary.yields.render()}", as_json)
-    raise_for_stop(engine)
-    summary.require_yield(f" in {bench_dir}")
+    runner.finish(summary.accepted, "logical queries")

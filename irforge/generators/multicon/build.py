@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
 from irforge.generators.multicon.domains import STRATEGIES, Domain
@@ -40,11 +42,12 @@ from irforge.generators.multicon.task_files import (
     source_row,
 )
 from irforge.llm.protocol import EngineLike
-from irforge.steps import Rejected, Step, StepOutcome, StepYield, reason_key, run_step
-from irforge.steps.assembled import AssembledQuery, gate_assembled
+from irforge.steps import Rejected, StepYield
+from irforge.steps.assembled import AssembledQuery
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
 from irforge.steps.gates import QueryGates, corpus_language
+from irforge.steps.runner import BuildRunner
 from irforge.steps.yields import YieldTable
 
 
@@ -111,39 +114,32 @@ class MulticonOutput:
 
 @dataclass
 class _Run:
-    """Mutable state of one build: the engine, the config and what was produced so far."""
+    """One build's state: the shared runner (steps, gates, ledger), the config, the records."""
 
-    engine: EngineLike
+    runner: BuildRunner
     config: MulticonConfig
     out: MulticonOutput
-    gates: QueryGates
-
-    def run(self, step: Step, items: Sequence[Any]) -> dict[str, Any]:
-        """Run one step through the shared runner; keeps its failures, provenance and yield."""
-        return self.keep(step.name, run_step(self.engine, step, items, self.gates))
-
-    def keep(self, name: str, outcome: StepOutcome) -> dict[str, Any]:
-        """Record one step's failures, provenance and yield; returns its accepted values."""
-        self.out.failures.extend(outcome.failures)
-        self.out.accepted.extend(outcome.judgments)
-        self.out.yields.setdefault(name, StepYield(name)).add(outcome.yield_)
-        return outcome.accepted
 
 
 def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
              given: Mapping[str, Sequence[str]] | None = None,
-             gates: QueryGates | None = None) -> MulticonOutput:
+             gates: QueryGates | None = None, runner: BuildRunner | None = None
+             ) -> MulticonOutput:
     """Build the MultiConIR tasks for ``docs`` of one domain.
 
     ``given`` maps doc ids to condition sentences chosen beforehand (by people, or an earlier
-    run); they pass the same validator and skip step 1 for those documents. ``gates`` carries
-    queries other builds of the same benchmark already hold (default: fresh gates in the
-    configured language, else the corpus's).
+    run); they pass the same validator and skip step 1 for those documents. ``runner`` is the
+    build runner (its gates know the benchmark's queries); without one, ``gates`` (default:
+    fresh gates in the configured language, else the corpus's) and nothing is written.
     """
-    if gates is None:
-        language = config.language or corpus_language(doc.text for doc in docs)
-        gates = QueryGates(language=language)
-    run = _Run(engine, config, MulticonOutput(language=gates.language), gates)
+    if runner is None:
+        runner = BuildRunner(engine, Benchmark(Path()), STEP, gates or QueryGates(
+            language=config.language or corpus_language(doc.text for doc in docs)))
+    runner.use_gates((doc.text for doc in docs), config.language)
+    ledger = runner.ledger
+    run = _Run(runner, config, MulticonOutput(
+        failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,
+        language=runner.language))
     by_id = {doc.doc_id: doc for doc in docs}
     given = dict(given or {})
     conditions = _given_conditions(run, [d for d in docs if d.doc_id in given], given)
@@ -153,7 +149,7 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     adaptive = _adaptive(run, instruction) if config.adaptive else {}
     for source, located in conditions.items():
         if not instruction.get(source) and not descriptive.get(source):
-            run.out.failures.append(Failure(
+            ledger.note(Failure(
                 step=f"{STEP}.documents", item_id=source, metadata={"source_doc": source},
                 reason="no query passed the checks and gates; the source document and its "
                        "hard negatives are left out"))
@@ -161,7 +157,7 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
         wanted = [f"{source}:c{i}" for i in range(1, len(located) + 1)]
         missing = [key.rsplit(":c", 1)[1] for key in wanted if key not in negatives]
         if missing:
-            run.out.failures.append(Failure(
+            ledger.note(Failure(
                 step=f"{STEP}.documents", item_id=source, metadata={"source_doc": source},
                 reason=f"no hard-negative sentence for condition(s) {', '.join(missing)}; "
                        "its hard-negative documents and queries are left out"))
@@ -180,7 +176,7 @@ def _given_conditions(run: _Run, docs: Sequence[Doc], given: Mapping[str, Sequen
             out[doc.doc_id] = validate_conditions(list(given[doc.doc_id]), doc.text, run.config.n,
                                                   run.config.threshold)
         except Rejected as exc:
-            run.out.failures.append(rejection_failure(
+            run.runner.ledger.note(rejection_failure(
                 exc, f"{STEP}.conditions", doc.doc_id, None,
                 {"source_doc": doc.doc_id, "given": True}))
     return out
@@ -192,13 +188,13 @@ def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
     for doc in docs:
         count = len(candidate_sentences(doc.text))
         if count < config.n:
-            run.out.failures.append(Failure(
+            run.runner.ledger.note(Failure(
                 step=f"{STEP}.conditions", item_id=doc.doc_id, metadata={"source_doc": doc.doc_id},
                 reason=f"document has {count} sentence(s) of {MIN_WORDS}+ words, fewer than "
                        f"n={config.n}"))
             continue
         usable.append(doc)
-    return run.run(conditions_step(config.domain, config.n), usable)
+    return run.runner.run(conditions_step(config.domain, config.n), usable)
 
 
 def _phrases(run: _Run, conditions: Mapping[str, list[Located]]) -> dict[str, list[str]]:
@@ -207,7 +203,7 @@ def _phrases(run: _Run, conditions: Mapping[str, list[Located]]) -> dict[str, li
     items = [PhraseItem(f"{source}:p{index}", source, index, condition.span.text)
              for source, located in conditions.items()
              for index, condition in enumerate(located, start=1)]
-    got = run.run(condition_phrase_step(run.config.domain, run.config.phrases), items)
+    got = run.runner.run(condition_phrase_step(run.config.domain, run.config.phrases), items)
     out: dict[str, list[str]] = {}
     for source, located in conditions.items():
         phrases: list[str] = []
@@ -217,7 +213,7 @@ def _phrases(run: _Run, conditions: Mapping[str, list[Located]]) -> dict[str, li
                 break
             repeats = duplicate_phrases([*phrases, phrase])
             if repeats:  # a document-level decision: the phrase itself passed its step
-                run.out.failures.append(Failure(
+                run.runner.ledger.note(Failure(
                     step=f"{STEP}.documents", item_id=source, raw_output=phrase,
                     reason=f"{'; '.join(repeats)}; its queries stop at q_{len(phrases)}",
                     metadata={"source_doc": source, "condition": index}))
@@ -236,17 +232,14 @@ def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[s
                                 (docs[source].title, docs[source].text),
                                 {"source_doc": source, "k": k})
                  for source, own in phrases.items() for k in range(1, len(own) + 1)]
-    outcome = gate_assembled(f"{STEP}.instruction_query", assembled, run.gates)
-    for source, own in phrases.items():  # q_k past the last usable phrase: say why it is missing
-        for k in range(len(own) + 1, len(conditions[source]) + 1):
-            failure = Failure(
-                step=f"{STEP}.instruction_query", item_id=query_id(source, k, "instruction"),
-                reason=f"missing: no usable phrase for condition {len(own) + 1} "
-                       f"(see {source}:p{len(own) + 1})", metadata={"source_doc": source, "k": k})
-            outcome.failures.append(failure)
-            outcome.yield_.attempted += 1
-            outcome.yield_.rejected[reason_key(failure.reason)] += 1
-    kept = run.keep(f"{STEP}.instruction_query", outcome)
+    kept = run.runner.gate(f"{STEP}.instruction_query", assembled)
+    missing = [Failure(step=f"{STEP}.instruction_query", item_id=query_id(source, k, "instruction"),
+                       reason=f"missing: no usable phrase for condition {len(own) + 1} "
+                              f"(see {source}:p{len(own) + 1})",
+                       metadata={"source_doc": source, "k": k})
+               for source, own in phrases.items()  # q_k past the last usable phrase
+               for k in range(len(own) + 1, len(conditions[source]) + 1)]
+    run.runner.ledger.count(f"{STEP}.instruction_query", len(missing), missing)
     instruction: dict[str, dict[int, list[str]]] = {}
     for query in assembled:
         if query.key in kept:
@@ -259,7 +252,7 @@ def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[s
                            docs[source].text, tuple(phrases[source][:k])
                            if len(phrases[source]) >= k else ())
                  for source, located in conditions.items()]
-        for key, text in run.run(descriptive_query_step(domain), items).items():
+        for key, text in run.runner.run(descriptive_query_step(domain), items).items():
             descriptive.setdefault(_source(items, key), {})[k] = text
     return instruction, descriptive
 
@@ -286,7 +279,7 @@ def _hard_negatives(run: _Run, conditions: Mapping[str, list[Located]],
              for source, located in conditions.items()
              for index, condition in enumerate(located, start=1)]
     step = hard_negative_step(run.config.domain, run.config.hard_negative_strategy)
-    return run.run(step, items)
+    return run.runner.run(step, items)
 
 
 def _adaptive(run: _Run, instruction: Mapping[str, Mapping[int, Sequence[str]]]
@@ -297,7 +290,7 @@ def _adaptive(run: _Run, instruction: Mapping[str, Mapping[int, Sequence[str]]]
                                tuple(conditions), {"source_doc": source, "k": k})
              for source, phrases in instruction.items()
              for k, conditions in phrases.items() if k >= 2]
-    got = run.run(adaptive_step(f"{STEP}.adaptive_decomposition"), items)
+    got = run.runner.run(adaptive_step(f"{STEP}.adaptive_decomposition"), items)
     out: dict[str, dict[int, list[dict[str, Any]]]] = {}
     for item in items:
         if item.key in got:

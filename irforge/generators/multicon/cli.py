@@ -23,7 +23,6 @@ from irforge.cli.options import (
     SamplesOption,
     TimeoutOption,
     TpmOption,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
@@ -34,8 +33,7 @@ from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.domains import get_domain, load_domains
 from irforge.generators.multicon.writer import write_output
 from irforge.llm.protocol import EngineLike
-from irforge.steps import StepYield
-from irforge.steps.yields import YieldTable, require_yield
+from irforge.steps.runner import BuildRunner, engine_entry
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -57,33 +55,25 @@ def read_given_conditions(path: Path) -> dict[str, list[str]]:
 def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
                    engine: EngineLike, source: str = "",
                    given: dict[str, list[str]] | None = None,
-                   echo: Callable[[str], Any] | None = None) -> dict[str, int]:
+                   echo: Callable[[str], Any] | None = None,
+                   runner: BuildRunner | None = None) -> dict[str, int]:
     """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
 
-    The yield table goes to ``echo`` (when given) and into the manifest; a build that keeps
-    no source document raises :class:`~irforge.core.errors.EmptyResultError` after writing the
-    failures, naming the commonest reasons.
+    The yield table goes to ``echo`` (when given) and into the manifest; then the runner's
+    :meth:`~irforge.steps.runner.BuildRunner.finish` ends it: a budget stop (exit 4) first,
+    a build that kept no source document (exit 3) second, after writing the failures.
     """
     if not docs:
         raise IrforgeError("no documents to build from (is the corpus empty?)")
-    output = generate(docs, engine, config, given)
-    manifest_entry = getattr(engine, "manifest_entry", None)
-    entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
-    entry.update({"generator": "multicon", "params": config.params(),
-                  "source_corpus": source, "source_docs": len(docs)})
-    counts = write_output(Benchmark(bench_dir), output, entry)
-    table = output.yield_table()
+    runner = runner or BuildRunner.open(engine, bench_dir, "multicon")
+    output = generate(docs, engine, config, given, runner=runner)
+    counts = write_output(runner.bench, output, {
+        "config": config.params(), "engine": engine_entry(engine),
+        "details": {"source_corpus": source, "source_docs": len(docs)}})
     if echo is not None:
-        echo(table.render())
-    if not output.sources:
-        require_yield(_nothing_kept(table), "MultiConIR source documents", f" in {bench_dir}")
+        echo(runner.yields.render())
+    runner.finish(len(output.sources), "MultiConIR source documents")
     return counts
-
-
-def _nothing_kept(table: YieldTable) -> YieldTable:
-    """The table with its accepted counts zeroed: no source survived all steps."""
-    return YieldTable().extend(StepYield(y.step, y.attempted, 0, y.rejected, y.samples)
-                               for y in table.steps.values())
 
 
 def _derived_domain(docs: list, seed: int):
@@ -161,7 +151,7 @@ def build_command(
             timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir,
             samples=samples) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
-                                echo=typer.echo)
+                                echo=None if as_json else typer.echo)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     if as_json:
@@ -172,4 +162,3 @@ def build_command(
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
                    f"{Benchmark(bench_dir).failures_path}")
-    raise_for_stop(engine)

@@ -10,7 +10,6 @@ generated passages the ensemble does not give the top label to, to ``relevance/f
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +29,9 @@ from irforge.generators.relevance.aggregate import (
     round_half_up,
 )
 from irforge.generators.relevance.pairs import read_pairs
-from irforge.generators.relevance.probabilities import RecordingEngine
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
-from irforge.steps import StepYield, reason_key
+from irforge.steps.runner import BuildRunner
 
 ENSEMBLE_STEP = f"{STEP}.ensemble"
 # ensembles that count votes use the decoded (argmax) labels; the others the expected grades
@@ -157,59 +155,50 @@ def _judgment(pair: relsteps.Pair, outcome: strat.Outcome) -> Judgment:
                         else "argmax"})
 
 
-def run_strategies(engine: Any, pairs: Sequence[relsteps.Pair],
+def run_strategies(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
                    strategies: Sequence[str]) -> dict[str, dict[int, strat.Outcome]]:
     """Every chosen strategy on the pairs whose intent allows it: {strategy: {pair index: ...}}."""
-    engine = engine if isinstance(engine, RecordingEngine) else RecordingEngine(engine)
     out: dict[str, dict[int, strat.Outcome]] = {}
     for name in strategies:
         indexes = [i for i, pair in enumerate(pairs) if name in pair.intent.relevance.strategies]
-        outcomes = strat.STRATEGIES[name](engine, [pairs[i] for i in indexes], f"{STEP}.{name}")
+        outcomes = strat.STRATEGIES[name](runner, [pairs[i] for i in indexes], f"{STEP}.{name}")
         out[name] = dict(zip(indexes, outcomes, strict=True))
     return out
 
 
 def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                     intents: Mapping[str, IntentSpec], settings: LabelSettings,
-                    dry_run: bool = False) -> LabelReport:
+                    dry_run: bool = False, runner: BuildRunner | None = None) -> LabelReport:
     """Label the pairs with every strategy, ensemble, write judgments, qrels and flags."""
     pairs = collect_pairs(bench, pair_files, intents, settings)
     report = LabelReport(counts={"pairs": len(pairs), "judgments_written": 0,
                                  "judgments_reused": 0, "failures": 0, "qrels": 0,
                                  "flagged": 0, "positives_checked": 0})
     report.estimate = estimate_labeling(engine, pairs, settings.strategies)
+    runner = runner or BuildRunner.open(engine, bench.root, STEP)
+    report.yields = runner.yields
     if dry_run or not pairs:
         return report
-    by_strategy = run_strategies(engine, pairs, settings.strategies)
+    by_strategy = run_strategies(runner, pairs, settings.strategies)
     seen = {(j.query_id, j.doc_id, j.metadata.get("strategy"), j.model)
             for j in bench.judgments() if j.source == "llm" and j.task == "relevance"}
-    judgments: list[Judgment] = []
-    failures: list[Failure] = []
-    counts = report.counts
+    ledger, counts = runner.ledger, report.counts
     for name, outcomes in by_strategy.items():
-        step_yield = StepYield(f"{STEP}.{name}", attempted=len(outcomes))
+        failed = [o.failure for o in outcomes.values() if o.failure is not None
+                  and o.label is None]
+        ledger.count(f"{STEP}.{name}", len(outcomes), failed)
         for i, outcome in outcomes.items():
             if outcome.label is None:
-                assert outcome.failure is not None
-                failures.append(outcome.failure)
-                step_yield.rejected[reason_key(outcome.failure.reason)] += 1
                 continue
-            step_yield.accepted += 1
-            key = (pairs[i].query_id, pairs[i].doc_id, name, outcome.model)
-            if key in seen:
+            ledger.succeeded.append((f"{STEP}.{name}", pairs[i].item_id))
+            if (pairs[i].query_id, pairs[i].doc_id, name, outcome.model) in seen:
                 counts["judgments_reused"] += 1
                 continue
-            judgments.append(_judgment(pairs[i], outcome))
-        report.yields.add(step_yield)
+            ledger.judgments.append(_judgment(pairs[i], outcome))
     rows, qrels, more = ensemble(pairs, by_strategy, settings, _positives(bench))
-    failures.extend(more)
-    report.yields.add(StepYield(ENSEMBLE_STEP, len(pairs), len(qrels),
-                                Counter(reason_key(f"rejected: {f.reason}") for f in more)))
-    counts["judgments_written"] = bench.add_judgments(judgments)
-    counts["failures"] = bench.add_failures(failures)
-    bench.retire_failures((f"{STEP}.{name}", pairs[i].item_id)
-                          for name, outcomes in by_strategy.items()
-                          for i, outcome in outcomes.items() if outcome.label is not None)
+    ledger.count(ENSEMBLE_STEP, len(pairs), more)
+    written = runner.write_logs()
+    counts["judgments_written"], counts["failures"] = written["judgments"], written["failures"]
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
