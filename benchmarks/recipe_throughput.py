@@ -1,0 +1,91 @@
+"""A whole ``irforge run`` (all four methods plus labeling) against the scripted server.
+
+The server answers every request after a fixed latency L; the engine of each LLM stage sends
+at most C requests at once, so one stage's ideal is C / L requests per second. Printed: the
+requests the server answered over the whole run's wall time against that ideal (the corpus,
+pooling and eval stages send none, so they pull the ratio down), and the same ratio for the
+longest LLM stage alone (its own requests over its own wall time). With ``--parallel``
+(default) independent method stages run at once, each with its own engine, so the whole run
+may pass C / L. The corpus is the test suite's scripted documents plus ``--copies`` variants of
+each (a unique first sentence, so deduplication keeps them; the script still answers them).
+Not part of CI. Example::
+
+    python benchmarks/recipe_throughput.py --concurrency 16 --latency 0.05 --copies 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import irforge
+from irforge.testing.scripted import ScriptedServer
+from tests.recipe.test_run_all_methods import DOCS, RECIPE, good_script
+
+WORDS = ("amber", "birch", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo",
+         "juniper", "kestrel", "lagoon", "meadow", "nutmeg", "orchid", "pepper")
+
+
+def _documents(folder: Path, copies: int) -> int:
+    folder.mkdir(parents=True)
+    count = 0
+    for key, title, text, _, _ in DOCS:
+        for copy in range(copies + 1):
+            lead = "" if copy == 0 else (f"Note {WORDS[copy % len(WORDS)]} {copy} on "
+                                         f"{WORDS[(copy * 7) % len(WORDS)]} matters here. ")
+            (folder / f"{key}-{copy}.txt").write_text(f"{title} {copy or ''}\n\n{lead}{text}\n",
+                                                      encoding="utf-8")
+            count += 1
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--copies", type=int, default=6, help="variants of each document")
+    parser.add_argument("--serial", action="store_true", help="run stages one at a time")
+    args = parser.parse_args()
+    ideal = args.concurrency / args.latency
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        docs = _documents(root / "docs", args.copies)
+        script = good_script()
+        script = type(script)(default=script.default, rules=script.rules, latency=args.latency)
+        with ScriptedServer(script) as server:
+            recipe = RECIPE.format(url=server.url).replace(
+                "model: openai/scripted",
+                f"model: openai/scripted\nconcurrency: {args.concurrency}\n"
+                f"parallel: {'false' if args.serial else 'true'}")
+            (root / "recipe.yaml").write_text(recipe, encoding="utf-8")
+            start = time.perf_counter()
+            report = irforge.run(root / "recipe.yaml", root / "bench", echo=lambda line: None)
+            wall = time.perf_counter() - start
+            answered = len(server.log)
+    print(f"documents {docs}, concurrency {args.concurrency}, latency {args.latency * 1000:.0f} "
+          f"ms, ideal {ideal:.0f} req/s, stages {'serial' if args.serial else 'parallel'}, "
+          f"exit {report.exit_code}")
+    for result in report.results:
+        rate = result.requests / result.seconds if result.seconds else 0.0
+        print(f"  {result.name:<20} {result.status:<8} {result.seconds:7.2f} s "
+              f"{result.requests:6d} req {rate:8.1f} req/s")
+    llm = [r for r in report.results if r.requests]
+    longest = max(llm, key=lambda r: r.seconds)
+    stage_rate = longest.requests / longest.seconds
+    print(f"whole run: {answered} requests in {wall:.2f} s = {answered / wall:.1f} req/s, "
+          f"ratio to ideal {answered / wall / ideal:.2f}")
+    print(f"longest LLM stage ({longest.name}): {longest.requests} requests in "
+          f"{longest.seconds:.2f} s = {stage_rate:.1f} req/s, ratio to ideal "
+          f"{stage_rate / ideal:.2f}")
+
+
+if __name__ == "__main__":
+    main()
