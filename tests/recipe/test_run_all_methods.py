@@ -135,7 +135,7 @@ def test_every_method_writes_one_manifest_layout(built) -> None:
                for method in METHODS}
     entries["relevance"] = Benchmark(out / "intents").manifest()["steps"]["relevance"]
     for name, entry in entries.items():
-        assert tuple(entry) == (*MANIFEST_KEYS, "finished"), name
+        assert set(entry) == {*MANIFEST_KEYS, "finished"}, name
         assert entry["engine"]["model"] == "openai/scripted", name
         assert entry["yield"] and entry["counts"], name
 
