@@ -16,18 +16,14 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.multicon.assembly import DEFAULT_FILLER, plan_padding
 from irforge.generators.multicon.domains import STRATEGIES, Domain
+from irforge.generators.multicon.queries import queries_of
 from irforge.generators.multicon.sentences import MIN_WORDS, Located
 from irforge.generators.multicon.steps import (
     PHRASE_MODES,
     STEP,
     HardNegativeItem,
-    PhraseItem,
-    QueryItem,
     candidate_sentences,
-    condition_phrase_step,
     conditions_step,
-    descriptive_query_step,
-    duplicate_phrases,
     hard_negative_step,
     render_instruction,
     validate_conditions,
@@ -43,7 +39,6 @@ from irforge.generators.multicon.task_files import (
 )
 from irforge.llm.protocol import EngineLike
 from irforge.steps import Rejected, StepYield
-from irforge.steps.assembled import AssembledQuery
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
 from irforge.steps.gates import QueryGates, corpus_language
@@ -113,7 +108,7 @@ class MulticonOutput:
 
 
 @dataclass
-class _Run:
+class BuildState:
     """One build's state: the shared runner (steps, gates, ledger), the config, the records."""
 
     runner: BuildRunner
@@ -137,14 +132,14 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
             language=config.language or corpus_language(doc.text for doc in docs)))
     runner.use_gates((doc.text for doc in docs), config.language)
     ledger = runner.ledger
-    run = _Run(runner, config, MulticonOutput(
+    run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,
         language=runner.language))
     by_id = {doc.doc_id: doc for doc in docs}
     given = dict(given or {})
     conditions = _given_conditions(run, [d for d in docs if d.doc_id in given], given)
     conditions.update(_conditions(run, [d for d in docs if d.doc_id not in given]))
-    instruction, descriptive = _queries(run, conditions, by_id)
+    instruction, descriptive = queries_of(run, conditions, by_id)
     negatives = _hard_negatives(run, conditions, instruction)
     adaptive = _adaptive(run, instruction) if config.adaptive else {}
     for source, located in conditions.items():
@@ -168,7 +163,7 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     return run.out
 
 
-def _given_conditions(run: _Run, docs: Sequence[Doc], given: Mapping[str, Sequence[str]]
+def _given_conditions(run: BuildState, docs: Sequence[Doc], given: Mapping[str, Sequence[str]]
                       ) -> dict[str, list[Located]]:
     out: dict[str, list[Located]] = {}
     for doc in docs:
@@ -182,7 +177,7 @@ def _given_conditions(run: _Run, docs: Sequence[Doc], given: Mapping[str, Sequen
     return out
 
 
-def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
+def _conditions(run: BuildState, docs: Sequence[Doc]) -> dict[str, list[Located]]:
     config = run.config
     usable = []
     for doc in docs:
@@ -197,70 +192,6 @@ def _conditions(run: _Run, docs: Sequence[Doc]) -> dict[str, list[Located]]:
     return run.runner.run(conditions_step(config.domain, config.n), usable)
 
 
-def _phrases(run: _Run, conditions: Mapping[str, list[Located]]) -> dict[str, list[str]]:
-    """Each source's condition phrases 1..m: the longest run from condition 1 whose phrases
-    were all accepted and differ from each other (q_k needs phrases 1..k)."""
-    items = [PhraseItem(f"{source}:p{index}", source, index, condition.span.text)
-             for source, located in conditions.items()
-             for index, condition in enumerate(located, start=1)]
-    got = run.runner.run(condition_phrase_step(run.config.domain, run.config.phrases), items)
-    out: dict[str, list[str]] = {}
-    for source, located in conditions.items():
-        phrases: list[str] = []
-        for index in range(1, len(located) + 1):
-            phrase = got.get(f"{source}:p{index}")
-            if phrase is None:
-                break
-            repeats = duplicate_phrases([*phrases, phrase])
-            if repeats:  # a document-level decision: the phrase itself passed its step
-                run.runner.ledger.note(Failure(
-                    step=f"{STEP}.documents", item_id=source, raw_output=phrase,
-                    reason=f"{'; '.join(repeats)}; its queries stop at q_{len(phrases)}",
-                    metadata={"source_doc": source, "condition": index}))
-                break
-            phrases.append(phrase)
-        out[source] = phrases
-    return out
-
-
-def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[str, Doc]
-             ) -> tuple[dict[str, dict[int, list[str]]], dict[str, dict[int, str]]]:
-    domain, n = run.config.domain, run.config.n
-    phrases = _phrases(run, conditions)
-    assembled = [AssembledQuery(query_id(source, k, "instruction"),
-                                render_instruction(domain.instruction_text, own[:k]),
-                                (docs[source].title, docs[source].text),
-                                {"source_doc": source, "k": k})
-                 for source, own in phrases.items() for k in range(1, len(own) + 1)]
-    kept = run.runner.gate(f"{STEP}.instruction_query", assembled)
-    missing = [Failure(step=f"{STEP}.instruction_query", item_id=query_id(source, k, "instruction"),
-                       reason=f"missing: no usable phrase for condition {len(own) + 1} "
-                              f"(see {source}:p{len(own) + 1})",
-                       metadata={"source_doc": source, "k": k})
-               for source, own in phrases.items()  # q_k past the last usable phrase
-               for k in range(len(own) + 1, len(conditions[source]) + 1)]
-    run.runner.ledger.count(f"{STEP}.instruction_query", len(missing), missing)
-    instruction: dict[str, dict[int, list[str]]] = {}
-    for query in assembled:
-        if query.key in kept:
-            source, k = query.metadata["source_doc"], query.metadata["k"]
-            instruction.setdefault(source, {})[k] = phrases[source][:k]
-    descriptive: dict[str, dict[int, str]] = {}
-    for k in range(1, n + 1):
-        items = [QueryItem(query_id(source, k, "descriptive"), source, k,
-                           tuple(c.span.text for c in located[:k]), docs[source].title,
-                           docs[source].text, tuple(phrases[source][:k])
-                           if len(phrases[source]) >= k else ())
-                 for source, located in conditions.items()]
-        for key, text in run.runner.run(descriptive_query_step(domain), items).items():
-            descriptive.setdefault(_source(items, key), {})[k] = text
-    return instruction, descriptive
-
-
-def _source(items: Sequence[QueryItem], key: str) -> str:
-    return next(item.source for item in items if item.key == key)
-
-
 def _condition_phrase(phrases: Mapping[int, Sequence[str]], index: int, sentence: str) -> str:
     """The phrase that asks for condition ``index`` (from the largest query that has it), or
     the sentence itself when no accepted query lists that condition."""
@@ -270,7 +201,7 @@ def _condition_phrase(phrases: Mapping[int, Sequence[str]], index: int, sentence
     return sentence
 
 
-def _hard_negatives(run: _Run, conditions: Mapping[str, list[Located]],
+def _hard_negatives(run: BuildState, conditions: Mapping[str, list[Located]],
                     instruction: Mapping[str, Mapping[int, Sequence[str]]]) -> dict[str, str]:
     items = [HardNegativeItem(f"{source}:c{index}", source,
                               _condition_phrase(instruction.get(source, {}), index,
@@ -282,7 +213,7 @@ def _hard_negatives(run: _Run, conditions: Mapping[str, list[Located]],
     return run.runner.run(step, items)
 
 
-def _adaptive(run: _Run, instruction: Mapping[str, Mapping[int, Sequence[str]]]
+def _adaptive(run: BuildState, instruction: Mapping[str, Mapping[int, Sequence[str]]]
               ) -> dict[str, dict[int, list[dict[str, Any]]]]:
     domain = run.config.domain
     items = [DecompositionItem(query_id(source, k, "instruction"),
@@ -299,7 +230,7 @@ def _adaptive(run: _Run, instruction: Mapping[str, Mapping[int, Sequence[str]]]
     return out
 
 
-def _assemble(run: _Run, doc: Doc, located: list[Located], negatives: list[str],
+def _assemble(run: BuildState, doc: Doc, located: list[Located], negatives: list[str],
               instruction: Mapping[int, list[str]], descriptive: Mapping[int, str],
               adaptive: Mapping[int, list[dict[str, Any]]]) -> None:
     config = run.config

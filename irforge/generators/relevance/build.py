@@ -17,25 +17,22 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, IrforgeError, Problem
-from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.core.records import Failure, Judgment, Qrel
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Judgment
 from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
 from irforge.generators.relevance import steps as relsteps
 from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.aggregate import (
-    Binarization,
-    get_ensemble,
-    is_flagged,
-    round_half_up,
+from irforge.generators.relevance.aggregate import Binarization, get_ensemble
+from irforge.generators.relevance.ensemble import (
+    ENSEMBLE_STEP,
+    ensemble,
+    generated_positives,
+    merge_rows,
 )
 from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.steps.runner import BuildRunner
-
-ENSEMBLE_STEP = f"{STEP}.ensemble"
-# ensembles that count votes use the decoded (argmax) labels; the others the expected grades
-DISCRETE_ENSEMBLES = ("mode", "majority")
 
 
 @dataclass(frozen=True)
@@ -195,7 +192,7 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                 counts["judgments_reused"] += 1
                 continue
             ledger.judgments.append(_judgment(pairs[i], outcome))
-    rows, qrels, more = ensemble(pairs, by_strategy, settings, _positives(bench))
+    rows, qrels, more = ensemble(pairs, by_strategy, settings, generated_positives(bench))
     ledger.count(ENSEMBLE_STEP, len(pairs), more)
     written = runner.write_logs()
     counts["judgments_written"], counts["failures"] = written["judgments"], written["failures"]
@@ -203,65 +200,10 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
     counts["qrels"] = bench.write_qrels(existing.values(), settings.split)
-    merged = _merge_rows(bench.root / STEP / "ensemble.jsonl", rows)
+    merged = merge_rows(bench.root / STEP / "ensemble.jsonl", rows)
     write_jsonl(bench.root / STEP / "ensemble.jsonl", merged)
     flagged = [row for row in merged if row["flagged"]]
     write_jsonl(bench.root / STEP / "flagged.jsonl", flagged)
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
     return report
-
-
-def _merge_rows(path: Path, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Earlier ensemble rows for pairs not labeled this time, then this run's rows."""
-    fresh = {(row["query_id"], row["doc_id"]) for row in rows}
-    old = [row for _, row in iter_jsonl(path)] if path.exists() else []
-    return [row for row in old if (row.get("query_id"), row.get("doc_id")) not in fresh] + \
-        list(rows)
-
-
-def _positives(bench: Benchmark) -> set[tuple[str, str]]:
-    out = set()
-    for query in bench.queries():
-        positive = query.metadata.get("positive_doc_id")
-        if isinstance(positive, str):
-            out.add((query.query_id, positive))
-    return out
-
-
-def ensemble(pairs: Sequence[relsteps.Pair], by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
-             settings: LabelSettings, positives: set[tuple[str, str]],
-             ) -> tuple[list[dict[str, Any]], list[Qrel], list[Failure]]:
-    """Per pair: the ensemble score, the qrel label, and the consistency flag."""
-    combine = get_ensemble(settings.ensemble)
-    binarize = Binarization(settings.binarization)
-    rows: list[dict[str, Any]] = []
-    qrels: list[Qrel] = []
-    failures: list[Failure] = []
-    discrete = settings.ensemble in DISCRETE_ENSEMBLES
-    for i, pair in enumerate(pairs):
-        labels = {name: outcomes[i].label if discrete else outcomes[i].value
-                  for name, outcomes in by_strategy.items()
-                  if i in outcomes and outcomes[i].label is not None}
-        score = combine(list(labels.values()))
-        if score is None:
-            allowed = pair.intent.relevance.strategies
-            if not any(name in allowed for name in settings.strategies):
-                reason = (f"none of the chosen strategies applies to intent "
-                          f"{pair.intent.name!r} (it allows {allowed})")
-            elif not labels:
-                reason = "no strategy produced a label"
-            else:
-                reason = f"no {settings.ensemble} among labels {labels}"
-            failures.append(Failure(ENSEMBLE_STEP, pair.item_id, reason))
-            continue
-        graded = round_half_up(score)
-        positive = (pair.query_id, pair.doc_id) in positives
-        top = pair.intent.relevance.top_label
-        qrel = binarize.label(score)
-        qrels.append(Qrel(pair.query_id, pair.doc_id, qrel))
-        rows.append({"query_id": pair.query_id, "doc_id": pair.doc_id,
-                     "intent": pair.intent.name, "labels": labels, "method": settings.ensemble,
-                     "score": score, "graded": graded, "qrel": qrel, "top_label": top,
-                     "positive": positive, "flagged": positive and is_flagged(graded, top)})
-    return rows, qrels, failures
