@@ -130,7 +130,8 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     if runner is None:
         runner = BuildRunner(engine, Benchmark(Path()), STEP, gates or QueryGates(
             language=config.language or corpus_language(doc.text for doc in docs)))
-    runner.use_gates((doc.text for doc in docs), config.language)
+    # a build rewrites the folder's queries.jsonl whole: its earlier queries are no duplicates
+    runner.use_gates((doc.text for doc in docs), config.language, keep=lambda query_id: False)
     ledger = runner.ledger
     run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,
