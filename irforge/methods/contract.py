@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from irforge.steps.runner import BuildRunner
+
+ConfigT = TypeVar("ConfigT", bound="MethodConfig")
 
 
 class MethodConfig(BaseModel):
@@ -30,6 +32,19 @@ class MethodConfig(BaseModel):
     def options(self) -> dict[str, Any]:
         """The method's own options (the LLM choice left out), for the manifest."""
         return self.model_dump(mode="json", exclude={"model", "api_base"})
+
+
+def validated(config: type[ConfigT], **options: Any) -> ConfigT:
+    """The method's Config from a verb's flags: a bad value is a usage error naming the
+    flag (``--per-type: Input should be greater than or equal to 1``), exit 2."""
+    from irforge.core.errors import IrforgeError
+
+    try:
+        return config.model_validate(options)
+    except ValidationError as exc:
+        problems = [f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: "
+                    f"{error['msg']}" for error in exc.errors()]
+        raise IrforgeError("; ".join(problems)) from None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from irforge.methods.contract import Built, Inputs, Method, MethodConfig
@@ -23,22 +25,28 @@ class Config(MethodConfig):
     seed: int = 0
 
 
-def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
-    """Read the corpus and build (``build_logical``)."""
-    from dataclasses import asdict
-
-    from irforge.core import beir
-    from irforge.generators.logical.build import LogicalConfig, build_logical
+def generator_config(config: Config) -> Any:
+    """The generator's ``LogicalConfig`` for ``config`` (types parsed, ``all`` expanded)."""
+    from irforge.generators.logical.build import LogicalConfig
     from irforge.generators.logical.types import parse_types
 
-    generator = LogicalConfig(
+    return LogicalConfig(
         types=tuple(t.name for t in parse_types(",".join(config.types))),
         per_type=config.per_type, seed=config.seed, group_key=config.group_key,
         max_passages=config.max_passages, distractors=config.distractors,
         hypothetical=config.hypothetical, judge=config.judge,
         min_judge_score=config.min_judge_score, passage_sentences=config.passage_sentences)
+
+
+def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
+    """Read the corpus and build (``build_logical``)."""
+    from dataclasses import asdict
+
+    from irforge.core import beir
+    from irforge.generators.logical.build import build_logical
+
     summary = build_logical(runner.bench.root, list(beir.read_corpus(inputs.corpus)),
-                            generator, runner.engine, runner)
+                            generator_config(config), runner.engine, runner)
     return Built(summary.accepted, {k: v for k, v in asdict(summary).items() if k != "yields"})
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from itertools import islice
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from irforge.methods.contract import Built, Inputs, Method, MethodConfig
 from irforge.steps.runner import BuildRunner
@@ -18,29 +18,43 @@ class Config(MethodConfig):
     limit: int | None = Field(3, ge=1, description="documents used")
     domain: str = "derived"
     phrases: Literal["write", "pick"] = "write"
-    strategy: Literal["modify", "keyword", "substitute"] | None = None
+    strategy: str | None = None
     pad_to: int | None = Field(None, ge=1)
     seed: int = 0
     threshold: float = Field(90.0, gt=0, le=100)
     adaptive: bool = False
     language: str | None = None
 
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str | None) -> str | None:
+        from irforge.generators.multicon.domains import STRATEGIES
+
+        if value is not None and value not in STRATEGIES:
+            raise ValueError(f"unknown strategy {value!r}; use one of {STRATEGIES}")
+        return value
+
+    def generator_config(self, domain: Any) -> Any:
+        """The generator's ``MulticonConfig`` for this config and a chosen domain."""
+        from irforge.generators.multicon.build import MulticonConfig
+
+        return MulticonConfig(domain=domain, n=self.n, strategy=self.strategy,
+                              pad_to=self.pad_to, seed=self.seed, threshold=self.threshold,
+                              adaptive=self.adaptive, language=self.language,
+                              phrases=self.phrases)
+
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     """Read the corpus, pick the domain, build and write (``build_multicon``)."""
     from irforge.core import beir
-    from irforge.generators.multicon.build import MulticonConfig
     from irforge.generators.multicon.cli import _derived_domain, build_multicon
     from irforge.generators.multicon.domains import get_domain
 
     docs = list(islice(beir.read_corpus(inputs.corpus), config.limit))
     domain = (_derived_domain(docs, config.seed) if config.domain == "derived"
               else get_domain(config.domain, {}))
-    generator = MulticonConfig(domain=domain, n=config.n, strategy=config.strategy,
-                               pad_to=config.pad_to, seed=config.seed,
-                               threshold=config.threshold, adaptive=config.adaptive,
-                               language=config.language, phrases=config.phrases)
-    counts = build_multicon(runner.bench.root, docs, generator, runner.engine,
+    counts = build_multicon(runner.bench.root, docs, config.generator_config(domain),
+                            runner.engine,
                             source=str(inputs.corpus), runner=runner)
     return Built(counts["sources"], counts)
 

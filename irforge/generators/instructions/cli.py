@@ -74,7 +74,13 @@ def build_command(
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
+    from irforge.methods import instructions as method
+    from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner
+
+    validated(method.Config, split=split, phrasings=phrasings, hard_negatives=hard_negatives,
+              rewrite=rewrite, seed=seed, limit=limit,
+              **({"dimension": dimension} if dimension else {}))
     if (pairs is None) == (corpus is None):
         raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
                                      "BEIR_DIR")

@@ -61,8 +61,12 @@ def build_intents_command(
     from irforge.generators.intents import build_intents, load_intents, select_intents
     from irforge.generators.intents.build import source_docs
     from irforge.generators.intents.taxonomy import choose_taxonomy
+    from irforge.methods import intents as method
+    from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner
 
+    validated(method.Config, intents=split_names(intents), per_task=per_task, taxonomy=taxonomy,
+              intents_file=intents_file, needs=needs, seed=seed)  # the recipe block's rules
     bench = Benchmark(bench_dir)
     source = corpus if corpus is not None else bench.corpus_path
     if source.is_dir():

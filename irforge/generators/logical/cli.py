@@ -66,16 +66,17 @@ def build_logical_command(
     """
     from irforge.cli.options import engine_from_options, grade_note
     from irforge.core.beir import read_corpus
-    from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
+    from irforge.generators.logical.build import build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput
-    from irforge.generators.logical.types import parse_types
+    from irforge.methods import logical
+    from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner
 
-    config = LogicalConfig(
-        types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
-        group_key=group_key, max_passages=max_passages, distractors=distractors,
-        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
-        passage_sentences=passage_sentences)
+    options = validated(logical.Config, types=types.split(","), per_type=per_type, seed=seed,
+                        group_key=group_key, max_passages=max_passages, distractors=distractors,
+                        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
+                        passage_sentences=passage_sentences)
+    config = logical.generator_config(options)  # the recipe's methods.logical is this Config
     docs = list(read_corpus(corpus))
     with Benchmark(bench_dir).writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency,

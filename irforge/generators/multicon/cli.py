@@ -130,15 +130,19 @@ def build_command(
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge.cli.options import engine_from_options, grade_note
     from irforge.core import beir
+    from irforge.methods import multicon
+    from irforge.methods.contract import validated
 
+    # the recipe's methods.multicon is the same Config: one set of rules for both
+    options = validated(multicon.Config, n=n, limit=limit, domain=domain, phrases=phrases,
+                        strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
+                        adaptive=adaptive, language=language)
     extra = load_domains(domains) if domains is not None else {}
     docs = list(islice(beir.read_corpus(corpus), limit))
     try:
         chosen = (_derived_domain(docs, seed) if domain == "derived" and domain not in extra
                   else get_domain(domain, extra))
-        config = MulticonConfig(domain=chosen, n=n, strategy=strategy, phrases=phrases,
-                                pad_to=pad_to, seed=seed, threshold=threshold,
-                                adaptive=adaptive, language=language)
+        config = options.generator_config(chosen)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None

@@ -70,8 +70,13 @@ def label_command(
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.build import ENSEMBLE_STEP
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
+    from irforge.methods import relevance
+    from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner
 
+    validated(relevance.Config, strategies=split_names(strategies), ensemble=ensemble,
+              binarization=binarize, split=split, include_positives=positives,
+              label_probs=label_probs)  # the recipe's label block follows the same rules
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
                              binarization=binarize, split=split, default_intent=intent,
