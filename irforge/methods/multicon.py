@@ -47,11 +47,11 @@ class Config(MethodConfig):
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     """Read the corpus, pick the domain, build and write (``build_multicon``)."""
     from irforge.core import beir
-    from irforge.generators.multicon.cli import _derived_domain, build_multicon
     from irforge.generators.multicon.domains import get_domain
+    from irforge.generators.multicon.folder import build_multicon, derived_domain
 
     docs = list(islice(beir.read_corpus(inputs.corpus), config.limit))
-    domain = (_derived_domain(docs, config.seed) if config.domain == "derived"
+    domain = (derived_domain(docs, config.seed) if config.domain == "derived"
               else get_domain(config.domain, {}))
     counts = build_multicon(runner.bench.root, docs, config.generator_config(domain),
                             runner.engine,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -28,12 +27,8 @@ from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, IrforgeError, Problem
 from irforge.core.jsonl import iter_jsonl
-from irforge.core.records import Doc
-from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.domains import get_domain, load_domains
-from irforge.generators.multicon.writer import write_output
-from irforge.llm.protocol import EngineLike
-from irforge.steps.runner import BuildRunner, engine_entry
+from irforge.generators.multicon.folder import build_multicon, derived_domain
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -50,39 +45,6 @@ def read_given_conditions(path: Path) -> dict[str, list[str]]:
                                       hint="copy N sentences from the document"))
         out[doc_id] = conditions
     return out
-
-
-def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
-                   engine: EngineLike, source: str = "",
-                   given: dict[str, list[str]] | None = None,
-                   echo: Callable[[str], Any] | None = None,
-                   runner: BuildRunner | None = None) -> dict[str, int]:
-    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
-
-    The yield table goes to ``echo`` (when given) and into the manifest; then the runner's
-    :meth:`~irforge.steps.runner.BuildRunner.finish` ends it: a budget stop (exit 4) first,
-    a build that kept no source document (exit 3) second, after writing the failures.
-    """
-    if not docs:
-        raise IrforgeError("no documents to build from (is the corpus empty?)")
-    runner = runner or BuildRunner.open(engine, bench_dir, "multicon")
-    output = generate(docs, engine, config, given, runner=runner)
-    counts = write_output(runner.bench, output, {
-        "config": config.params(), "engine": engine_entry(engine),
-        "details": {"source_corpus": source, "source_docs": len(docs)}})
-    if echo is not None:
-        echo(runner.yields.render())
-    runner.finish(len(output.sources), "MultiConIR source documents")
-    return counts
-
-
-def _derived_domain(docs: list, seed: int):
-    """The domain of a corpus no built-in domain is named for (term clusters, no model)."""
-    from irforge.generators.domain_profile import derive_domain
-
-    if not docs:
-        raise ValueError("no documents to derive a domain from (is the corpus empty?)")
-    return derive_domain(docs, seed)
 
 
 def build_command(
@@ -140,7 +102,7 @@ def build_command(
     extra = load_domains(domains) if domains is not None else {}
     docs = list(islice(beir.read_corpus(corpus), limit))
     try:
-        chosen = (_derived_domain(docs, seed) if domain == "derived" and domain not in extra
+        chosen = (derived_domain(docs, seed) if domain == "derived" and domain not in extra
                   else get_domain(domain, extra))
         config = options.generator_config(chosen)
     except ValueError as exc:

@@ -19,7 +19,7 @@ from irforge.core.errors import EmptyResultError
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, get_domain
-from irforge.generators.multicon.cli import build_multicon
+from irforge.generators.multicon.folder import build_multicon
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
