@@ -195,6 +195,9 @@ def _schedule(stages: list[Stage], todo: set[str], ctx: RunContext,
                     continue
                 _end(stage, result, ok, ended, settle)
             if not running:
+                if waiting and not any(all(n in ended for n in w.needs) for w in waiting):
+                    raise IrforgeError("stages wait on stages that are not in the plan: "
+                                       + ", ".join(w.name for w in waiting))
                 continue
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
