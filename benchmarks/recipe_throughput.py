@@ -1,8 +1,9 @@
 """A whole ``irforge run`` (all four methods plus labeling) against the scripted server.
 
-The server answers every request after a fixed latency L; the engine of each LLM stage sends
-at most C requests at once, so one stage's ideal is C / L requests per second. Printed: the
-requests the server answered over the whole run's wall time against that ideal (the corpus,
+The server (its own process) answers every request after a fixed latency L; the engine of
+each LLM stage sends at most C requests at once, so one stage's ideal is C / L requests per
+second. Printed: the requests the engines sent (cache misses, counted by the runner) over the
+whole run's wall time against that ideal (the corpus,
 pooling and eval stages send none, so they pull the ratio down), and the same ratio for the
 longest LLM stage alone (its own requests over its own wall time). With ``--parallel``
 (default) independent method stages run at once, each with its own engine, so the whole run
@@ -16,10 +17,13 @@ Imports are warmed before the clock starts. Not part of CI. Example::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -27,7 +31,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import irforge
-from irforge.testing.scripted import ScriptedServer
 from tests.recipe.test_run_all_methods import DOCS, RECIPE, good_script
 
 WORDS = ("amber", "birch", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo",
@@ -45,6 +48,24 @@ def _documents(folder: Path, copies: int) -> int:
                                                       encoding="utf-8")
             count += 1
     return count
+
+
+@contextlib.contextmanager
+def _server(script_path: Path, latency: float) -> Iterator[str]:
+    """The scripted server in its own process (it must not share the run's interpreter)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "irforge.testing.scripted", "--script", str(script_path),
+         "--latency", str(latency)], stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().split()
+        if not line or line[0] != "PORT":
+            raise SystemExit("scripted server did not start")
+        yield f"http://127.0.0.1:{line[1]}/v1"
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def _warm_imports() -> None:
@@ -72,10 +93,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         docs = _documents(root / "docs", args.copies)
-        script = good_script()
-        script = type(script)(default=script.default, rules=script.rules, latency=args.latency)
-        with ScriptedServer(script) as server:
-            recipe = RECIPE.format(url=server.url).replace(
+        script_path = root / "script.json"
+        script_path.write_text(good_script().to_json(), encoding="utf-8")
+        with _server(script_path, args.latency) as url:
+            recipe = RECIPE.format(url=url).replace(
                 "model: openai/scripted",
                 f"model: openai/scripted\nconcurrency: {args.concurrency}\n"
                 f"parallel: {'false' if args.serial else 'true'}").replace(
@@ -85,7 +106,7 @@ def main() -> None:
             start = time.perf_counter()
             report = irforge.run(root / "recipe.yaml", root / "bench", echo=lambda line: None)
             wall = time.perf_counter() - start
-            answered = len(server.log)
+        answered = sum(result.requests for result in report.results)
     print(f"documents {docs}, concurrency {args.concurrency}, latency {args.latency * 1000:.0f} "
           f"ms, ideal {ideal:.0f} req/s, stages {'serial' if args.serial else 'parallel'}, "
           f"exit {report.exit_code}")
