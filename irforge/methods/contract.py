@@ -10,7 +10,7 @@ and the step-by-step verbs look methods up in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,7 +53,6 @@ class Inputs:
 
     corpus: Path
     source: Path | None = None  # instructions: the intents folder; relevance: the pool file
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.records import Failure, Judgment
+from irforge.core.records import Judgment
 from irforge.steps.gates import QueryCheck, QueryGates, corpus_language
 from irforge.steps.ledger import Ledger
 from irforge.steps.step import Step, StepOutcome, StepYield, run_step
@@ -71,6 +71,12 @@ class BuildRunner:
             self.gates = QueryGates.for_benchmark(
                 self.bench.root, language or corpus_language(texts), keep)
             self.gates.checks = self.gate_checks
+        elif language and language != self.gates.language:
+            from irforge.core.errors import IrforgeError
+
+            raise IrforgeError(f"{self.method}: language {language!r} differs from the run's "
+                               f"query gates ({self.gates.language!r}, one language per run); "
+                               "leave the method's language unset or build it on its own")
         return self.gates
 
     @property
@@ -198,8 +204,3 @@ def require_kept(table: YieldTable, kept: int, what: str, where: str = "") -> No
     nothing = YieldTable().extend(StepYield(y.step, y.attempted, 0, y.rejected, y.samples)
                                   for y in table.steps.values())
     require_yield(nothing, what, where)
-
-
-def failure(step: str, item_id: str, reason: str, **metadata: Any) -> Failure:
-    """A Failure of a decision taken in plain code."""
-    return Failure(step=step, item_id=item_id, reason=reason, metadata=dict(metadata))
