@@ -124,3 +124,12 @@ def test_finish_says_budget_before_empty_and_empty_before_success(tmp_path: Path
         empty.finish(0, "queries")
     assert nothing.value.exit_code == 3 and "judge said no" in str(nothing.value)
     empty.finish(1, "queries")  # something kept: no error
+
+
+def test_a_method_language_other_than_the_runs_gates_is_refused(tmp_path):
+    from irforge.core.errors import IrforgeError
+
+    runner = BuildRunner.open(_engine(), tmp_path, "multicon", QueryGates(language="en"))
+    assert runner.use_gates(language="en").language == "en"
+    with pytest.raises(IrforgeError, match="language 'de' differs from the run's query gates"):
+        runner.use_gates(language="de")
