@@ -18,13 +18,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from irforge import __version__
 from irforge.core import beir
 from irforge.core.errors import FormatError, Problem
-from irforge.core.jsonl import OnProblem, write_json, write_jsonl
+from irforge.core.jsonl import OnProblem, iter_jsonl, write_json, write_jsonl
 from irforge.core.locks import FolderLock
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query, qrels_to_dict
 from irforge.core.redact import redact, redact_data
+from irforge.core.version import __version__
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,6 @@ class Benchmark:
             return self.write_queries(merge_records(existing, queries, replaces,
                                                     lambda query: query.query_id))
 
-    def merge_corpus(self, docs: Iterable[Doc],
-                     replaces: Callable[[Doc], bool] = lambda doc: False) -> int:
-        """Like :meth:`merge_queries` for ``corpus.jsonl``."""
-        with self.writing():
-            existing = list(self.corpus()) if self.corpus_path.exists() else []
-            return self.write_corpus(merge_records(existing, docs, replaces,
-                                                   lambda doc: doc.doc_id))
-
     def add_judgments(self, judgments: Iterable[Judgment]) -> int:
         """Append judgments; rows identical to logged ones are skipped, so re-runs add no copies."""
         with self.writing():
@@ -137,6 +129,19 @@ class Benchmark:
                              metadata=redact_data(dict(f.metadata))) for f in failures]
             new = _unlogged(self.failures(), clean, asdict)
             return beir.append_failures(self.failures_path, new)
+
+    def replace_logs(self, owner: str, failures: Iterable[Failure],
+                     judgments: Iterable[Judgment]) -> int:
+        """Replace the log rows a generator owns (``step``/``task`` starting with ``owner``)
+        by this run's, redacted; other steps' rows stay. Returns the failures written."""
+        with self.writing():
+            for path, key in ((self.failures_path, "step"), (self.judgments_path, "task")):
+                if path.exists():
+                    kept = [row for _, row in iter_jsonl(path)
+                            if not str(row.get(key) or "").startswith(owner)]
+                    write_jsonl(path, kept)
+            self.add_judgments(judgments)
+            return self.add_failures(failures)
 
     def retire_failures(self, succeeded: Iterable[tuple[str, str]]) -> int:
         """Drop failure rows of ``(step, item_id)`` pairs that a later run produced; returns

@@ -12,8 +12,8 @@ import typer
 
 from irforge.core.errors import EmptyResultError
 from irforge.generators.multicon.build import MulticonConfig
-from irforge.generators.multicon.cli import build_multicon
 from irforge.generators.multicon.domains import get_domain
+from irforge.generators.multicon.folder import build_multicon
 
 # Sample-corpus file names carry their kind; each kind maps to a built-in domain.
 DEMO_DOMAINS: dict[str, str] = {"-novel-": "books", "-film-": "movies", "-case-": "medical"}

@@ -31,7 +31,9 @@ def qrels_provenance(bench: Benchmark) -> dict[str, Any]:
     models = sorted({str(e["model"]) for e in _llm_entries(steps)})
     demo = any(bool(e["demo_grade"]) for e in _llm_entries(steps))
     strategies = sorted({str(s) for entry in steps.values() if isinstance(entry, Mapping)
-                         for s in entry.get("strategies", []) or []})
+                         for s in (entry.get("strategies")
+                                   or dict(entry.get("config") or {}).get("strategies")
+                                   or [])})
     if any(name.startswith("annotate.pull") for name in steps):
         source = "human"
     elif models:

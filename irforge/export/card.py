@@ -94,7 +94,7 @@ def card_text(source: ExportSource, license_id: str, pretty_name: str) -> str:
     for name, step in steps.items():
         if isinstance(step, Mapping):
             method = step.get("method") or step.get("recipe") or ""
-            settings = step.get("settings") or step.get("params") or {}
+            settings = step.get("config") or step.get("settings") or step.get("params") or {}
             text = json.dumps(settings, sort_keys=True, default=str)[:400] if settings else ""
             lines.append(f"- `{name}`" + (f": {method}" if method else "")
                          + (f" settings `{text}`" if text else ""))

@@ -1,15 +1,14 @@
 """What a generation or labeling run reports: its yield table, its counts and the cost
-estimate made before it (``--dry-run`` prints the estimate and stops)."""
+estimate made before it (``--dry-run`` prints the estimate and stops). Whether it kept
+anything is the build runner's ``finish`` (:mod:`irforge.steps.runner`)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from irforge.steps import StepYield
-from irforge.steps.yields import YieldTable, require_yield
+from irforge.steps.yields import YieldTable
 
 
 @dataclass
@@ -23,15 +22,6 @@ class RunSummary:
     def manifest(self) -> dict[str, Any]:
         """The manifest step entry's share: counts, estimate and ``yield``."""
         return {**self.counts, "estimate": self.estimate, "yield": self.yields.to_manifest()}
-
-    def require(self, step: str, what: str, where: str = "") -> None:
-        """Raise :class:`~irforge.core.errors.EmptyResultError` (exit 3) unless ``step`` accepted
-        something, naming the commonest reasons over every step and what to do."""
-        final = self.yields.steps.get(step)
-        if final is not None and final.accepted:
-            return
-        require_yield(YieldTable().extend(StepYield(y.step, y.attempted, 0, Counter(y.rejected))
-                                          for y in self.yields.steps.values()), what, where)
 
 
 SUMMED = ("requests", "cached_items", "prompt_tokens", "max_completion_tokens",

@@ -40,6 +40,7 @@ def run_command(
     if table.steps:
         typer.echo("\n" + table.render())
     typer.echo(f"\nreport: {written}")
+    typer.echo(f"LLM cost of this run: ${report.spent_usd:.4f}")
     if report.failed:
         typer.echo(f"{len(report.failed)} stage(s) did not finish:", err=True)
         for result in report.failed:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from irforge.core.errors import FormatError, Problem
+from irforge.methods import instructions, intents, logical, multicon, relevance
 
 DEFAULT_RECIPE = Path(__file__).with_name("default.yaml")
 METHODS = ("intents", "logical", "multicon", "instructions")
@@ -47,29 +48,11 @@ class CorpusSpec(_Strict):
         return self
 
 
-class IntentsSpec(StageModel):
-    intents: list[str] = ["QA", "FC"]
-    per_task: int = Field(2, ge=1)
-    taxonomy: str = "derived"
-
-
-class LogicalSpec(StageModel):
-    types: list[str] = ["1p", "2i", "2in"]
-    per_type: int = Field(2, ge=1)
-    passage_sentences: int = Field(4, ge=0)
-
-
-class MulticonSpec(StageModel):
-    n: int = Field(3, ge=2)
-    limit: int | None = Field(3, ge=1)
-    domain: str = "derived"
-    phrases: Literal["write", "pick"] = "write"
-
-
-class InstructionsSpec(StageModel):
-    from_: Literal["intents"] = Field("intents", alias="from")
-    dimension: str = "audience"
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+# each method's block is the method's own Config (irforge/methods/<name>.py): one source
+IntentsSpec = intents.Config
+LogicalSpec = logical.Config
+MulticonSpec = multicon.Config
+InstructionsSpec = instructions.Config
 
 
 class MethodsSpec(_Strict):
@@ -87,8 +70,7 @@ class PoolSpec(_Strict):
     k: int = Field(10, ge=1)
 
 
-class LabelSpec(StageModel):
-    strategies: list[str] = ["zero_shot"]
+LabelSpec = relevance.Config
 
 
 class EvalSpec(_Strict):
@@ -103,6 +85,8 @@ class Recipe(_Strict):
     model: str | None = None
     api_base: str | None = None
     budget_usd: float | None = Field(None, gt=0)
+    concurrency: int | None = Field(None, ge=1)
+    parallel: bool = True
     methods: MethodsSpec = MethodsSpec(intents=IntentsSpec())
     pool: PoolSpec = PoolSpec()
     label: LabelSpec = LabelSpec()

@@ -1,43 +1,35 @@
-"""Run a recipe end to end: corpus -> methods -> pool -> labels -> eval -> report.
+"""Run a recipe end to end, in this process: corpus -> methods -> pool -> labels -> eval.
 
-Each stage is one of the step-by-step verbs (the same ones the README shows), run in this
-process with the arguments the recipe resolves to, so a recipe run and a hand-typed run do the
-same thing. Stages are resumable: the manifest's ``recipe`` entry records each finished stage
-with a hash of its arguments, a re-run skips those (``--from STAGE`` redoes from there), and
-every LLM call goes through one cache in the benchmark folder, so a killed run never repeats a
-finished call. A stage that fails stops the stages that need it, the others go on, and the run
-ends non-zero naming what failed and why.
+:func:`plan` turns the typed recipe into stages (kind, method, the typed config they run
+with, the stages they need); :func:`run_recipe` runs them with the actions of
+:mod:`irforge.recipe.stages` (the same library calls the step-by-step verbs wrap). Stages
+whose needs are met run concurrently (independent methods at once) unless the recipe says
+``parallel: false`` or sets a budget (each LLM stage gets what is left, so they go one by one).
+Stages are resumable: the manifest's ``recipe`` entry records each finished stage with a digest
+of its config and what it spent; a re-run skips those (``--from STAGE`` redoes from there), and
+every LLM call goes through one cache, so a killed run never repeats a finished call. A stage
+that fails stops the stages that need it, the others go on, and the run ends non-zero naming
+what failed and why, with the failing stage's exit code (docs/failures.md).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Iterator
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.errors import EmptyResultError, IrforgeError
-from irforge.recipe.model import Recipe, StageModel, write_recipe
+from irforge.core.errors import IrforgeError
+from irforge.recipe.model import Recipe, write_recipe
 from irforge.recipe.outputs import empty_output
+from irforge.recipe.stages import ACTIONS, CACHE, Action, RunContext, Stage
 
-CACHE = Path(".irforge") / "cache.sqlite"
+__all__ = ["CACHE", "RunReport", "Stage", "StageResult", "plan", "run_recipe"]
 
-
-@dataclass(frozen=True)
-class Stage:
-    """One verb run: its name, the stages it needs, and its command-line arguments."""
-
-    name: str
-    argv: tuple[str, ...]
-    needs: tuple[str, ...] = ()
-    method: str | None = None
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -46,14 +38,18 @@ class StageResult:
     status: str  # done, done-earlier, failed, skipped
     detail: str = ""
     exit_code: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0  # wall time of the stage in this run
+    requests: int = 0  # LLM requests it sent (cache hits not counted)
 
 
 @dataclass
 class RunReport:
-    """What a recipe run did, stage by stage."""
+    """What a recipe run did, stage by stage, and what its LLM stages spent."""
 
     out: Path
     results: list[StageResult] = field(default_factory=list)
+    spent_usd: float = 0.0
 
     @property
     def failed(self) -> list[StageResult]:
@@ -67,145 +63,53 @@ class RunReport:
 
 # -- the stages a recipe resolves to ---------------------------------------------------------
 
-def _llm_args(recipe: Recipe, stage: StageModel | None, out: Path) -> list[str]:
-    model, base = recipe.llm_for(stage)
-    args = ["--cache", str(out / CACHE)]
-    if model:
-        args += ["--model", model]
-    if base:
-        args += ["--api-base", base]
-    return args
+def _llm(recipe: Recipe, own: Any) -> dict[str, Any]:
+    model, base = recipe.llm_for(own)
+    return {"model": model, "api_base": base}
 
 
-def _corpus_stage(recipe: Recipe, out: Path) -> Stage:
-    spec = recipe.corpus
-    argv = ["corpus", "build", str(out), "--max-tokens", str(spec.max_tokens)]
-    for flag, value in (("--input", spec.input), ("--urls", spec.urls),
-                        ("--queries", spec.queries)):
-        if value is not None:
-            argv += [flag, str(value)]
-    if not spec.passage_dedup:
-        argv.append("--skip-passage-dedup")
-    return Stage("corpus", tuple(argv))
-
-
-def _method_stages(recipe: Recipe, out: Path) -> Iterator[Stage]:
-    corpus = str(out / "corpus.jsonl")
-    methods = recipe.methods
-    if methods.intents:
-        spec = methods.intents
-        argv = ["build", "intents", str(out / "intents"), "--corpus", corpus,
-                "--intents", ",".join(spec.intents), "--per-task", str(spec.per_task)]
-        if spec.taxonomy != "derived":
-            argv += ["--taxonomy", spec.taxonomy]
-        yield Stage("build-intents", (*argv, *_llm_args(recipe, spec, out)), ("corpus",),
-                    "intents")
-        yield Stage("pool-intents", ("corpus", "pool", str(out / "intents"),
-                                     *(x for r in recipe.pool.retrievers
-                                       for x in ("--retriever", r)),
-                                     "--k", str(recipe.pool.k)), ("build-intents",), "intents")
-        yield Stage("label-intents", (
-            "label", str(out / "intents"), "--pool",
-            str(out / "intents" / "pool" / "candidates.jsonl"),
-            "--strategies", ",".join(recipe.label.strategies),
-            *_llm_args(recipe, recipe.label, out)), ("pool-intents",), "intents")
-    if methods.logical:
-        spec = methods.logical
-        yield Stage("build-logical", (
-            "build", "logical", str(out / "logical"), "--corpus", corpus,
-            "--types", ",".join(spec.types), "--per-type", str(spec.per_type),
-            "--passage-sentences", str(spec.passage_sentences),
-            *_llm_args(recipe, spec, out)), ("corpus",), "logical")
-    if methods.multicon:
-        spec = methods.multicon
-        argv = ["build", "multicon", str(out / "multicon"), "--corpus", corpus,
-                "--n", str(spec.n), "--phrases", spec.phrases]
-        if spec.limit:
-            argv += ["--limit", str(spec.limit)]
-        if spec.domain != "derived":
-            argv += ["--domain", spec.domain]
-        yield Stage("build-multicon", (*argv, *_llm_args(recipe, spec, out)), ("corpus",),
-                    "multicon")
-    if methods.instructions:
-        spec = methods.instructions
-        yield Stage("build-instructions", (
-            "build", "instructions", str(out / "instructions"), "--corpus",
-            str(out / spec.from_), "--dimension", spec.dimension,
-            *_llm_args(recipe, spec, out)), ("label-intents",), "instructions")
-
-
-def _eval_stage(recipe: Recipe, out: Path, method: str, needs: str) -> Stage:
-    argv = ["eval", str(out / method)]
-    for retriever in recipe.eval.retrievers:
-        argv += ["--retriever", retriever]
-    for metric in recipe.eval.metrics:
-        argv += ["--metric", metric]
-    return Stage(f"eval-{method}", tuple(argv), (needs,), method)
+def _method_stages(recipe: Recipe) -> list[Stage]:
+    methods, stages = recipe.methods, []
+    for name in methods.chosen():
+        spec = getattr(methods, name)
+        config = {**spec.model_dump(mode="json", by_alias=True), **_llm(recipe, spec)}
+        needs = ("label-intents",) if name == "instructions" else ("corpus",)
+        stages.append(Stage(f"build-{name}", "build", config, needs, name))
+        if name == "intents":  # intents' qrels come from pooling and LLM labels
+            stages.append(Stage("pool-intents", "pool", recipe.pool.model_dump(mode="json"),
+                                ("build-intents",), "intents"))
+            stages.append(Stage("label-intents", "label", {
+                **recipe.label.model_dump(mode="json"), **_llm(recipe, recipe.label)},
+                ("pool-intents",), "intents"))
+    return stages
 
 
 def plan(recipe: Recipe, out: Path) -> list[Stage]:
-    """Every stage of ``recipe`` in run order."""
-    stages = [_corpus_stage(recipe, out), *_method_stages(recipe, out)]
+    """Every stage of ``recipe`` in run order (a stage's needs come before it)."""
+    corpus = Stage("corpus", "corpus", recipe.corpus.model_dump(mode="json"))
+    stages = [corpus, *_method_stages(recipe)]
     last = {stage.method: stage.name for stage in stages if stage.method}
-    stages += [_eval_stage(recipe, out, method, name) for method, name in last.items()]
+    evals = recipe.eval.model_dump(mode="json")
+    stages += [Stage(f"eval-{method}", "eval", evals, (name,), method)
+               for method, name in last.items()]
     return stages
 
 
 # -- running ---------------------------------------------------------------------------------
 
-Invoke = Callable[[list[str]], int]
-
-
-def invoke_verb(argv: list[str]) -> int:
-    """Run one irforge verb in this process; its exit code (errors raise IrforgeError)."""
-    from irforge.cli.app import build_app
-
-    code = build_app()(args=argv, standalone_mode=False)
-    return code if isinstance(code, int) else 0
-
-
-def _spent(out: Path) -> float:
-    """US dollars every LLM stage of this run has spent so far (from the manifests)."""
-
-    def walk(node: Any) -> float:
-        if isinstance(node, dict):
-            own = float(node["cost_usd"]) if "cost_usd" in node and "prompts" in node else 0.0
-            return own + sum(walk(v) for k, v in node.items() if k != "cost_usd")
-        if isinstance(node, list):
-            return sum(walk(v) for v in node)
-        return 0.0
-
-    total = 0.0
-    for manifest in sorted(out.rglob("manifest.json")):
-        try:
-            total += walk(json.loads(manifest.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def _with_budget(stage: Stage, recipe: Recipe, out: Path) -> list[str]:
-    argv = list(stage.argv)
-    if recipe.budget_usd is None or "--cache" not in argv:
-        return argv
-    left = recipe.budget_usd - _spent(out)
-    if left <= 0:
-        raise IrforgeError(f"the recipe's budget of ${recipe.budget_usd:g} is spent "
-                           f"(${_spent(out):.4f}); raise budget_usd to go on")
-    return [*argv, "--budget", f"{left:.6f}"]
-
-
 def run_recipe(recipe: Recipe, out: Path, redo_from: str | None = None,
-               invoke: Invoke = invoke_verb, echo: Callable[[str], None] = print) -> RunReport:
+               echo: Callable[[str], None] = print,
+               actions: Mapping[str, Action] = ACTIONS) -> RunReport:
     """Run every stage not already done, holding the folder's writer lock throughout (a
-    second run on the folder is refused before it writes); returns what happened to each."""
+    second run on the folder is refused before it writes); returns what happened to each and
+    the money spent."""
     out = Path(out).resolve()
     with Benchmark(out).writing():
-        return _run_stages(recipe, out, redo_from, invoke, echo)
+        return _run_stages(recipe, out, redo_from, echo, actions)
 
 
-def _run_stages(recipe: Recipe, out: Path, redo_from: str | None, invoke: Invoke,
-                echo: Callable[[str], None]) -> RunReport:
+def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
+                echo: Callable[[str], None], actions: Mapping[str, Action]) -> RunReport:
     write_recipe(recipe, out / "recipe.yaml")
     bench = Benchmark(out)
     stages = plan(recipe, out)
@@ -215,43 +119,95 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None, invoke: Invoke
                            f"{', '.join(names)}")
     done = dict(bench.manifest().get("steps", {}).get("recipe", {}).get("stages", {}))
     redo = set(names[names.index(redo_from):]) if redo_from else set()
+    todo = {s.name for s in stages if not _finished(s, done, redo)}
+    ctx = RunContext(recipe, out, frozenset(s.method for s in stages
+                                            if s.kind == "build" and s.name in todo))
+    ctx.spent_usd = sum(float(done.get(s.name, {}).get("cost_usd", 0.0)) for s in stages
+                        if s.name not in todo)
     report = RunReport(out)
-    ok: set[str] = set()
-    for stage in stages:
-        result = _run_stage(stage, recipe, out, done, redo, ok, invoke)
-        report.results.append(result)
-        echo(f"[{stage.name}] {result.status}" + (f": {result.detail}" if result.detail else ""))
-        if result.status in ("done", "done-earlier"):
-            ok.add(stage.name)
-        done[stage.name] = {"status": result.status.replace("done-earlier", "done"),
-                            "digest": stage.digest, "detail": result.detail,
-                            "argv": ["irforge", *stage.argv]}
-        bench.record_step("recipe", {"recipe": recipe.resolved(), "stages": done})
+    lock = threading.Lock()
+
+    def settle(stage: Stage, result: StageResult) -> None:
+        with lock:
+            report.results.append(result)
+            echo(f"[{stage.name}] {result.status}"
+                 + (f": {result.detail}" if result.detail else ""))
+            done[stage.name] = {"status": result.status.replace("done-earlier", "done"),
+                                "digest": stage.digest, "detail": result.detail,
+                                "kind": stage.kind, "config": dict(stage.config),
+                                "cost_usd": round(result.cost_usd, 6),
+                                "seconds": round(result.seconds, 3),
+                                "requests": result.requests}
+            bench.record_step("recipe", {"recipe": recipe.resolved(), "stages": done,
+                                         "spent_usd": round(ctx.spent_usd, 6)})
+
+    workers = 1 if (recipe.budget_usd is not None or not recipe.parallel) else len(stages)
+    _schedule(stages, todo, ctx, actions, settle, workers)
+    report.results.sort(key=lambda r: names.index(r.name))
+    report.spent_usd = ctx.spent_usd
     return report
 
 
-def _run_stage(stage: Stage, recipe: Recipe, out: Path, done: dict[str, Any],
-               redo: set[str], ok: set[str], invoke: Invoke) -> StageResult:
-    missing = [need for need in stage.needs if need not in ok]
-    if missing:
-        return StageResult(stage.name, "skipped", f"needs {', '.join(missing)}, which did "
-                                                  "not finish")
+def _finished(stage: Stage, done: Mapping[str, Any], redo: set[str]) -> bool:
     earlier = done.get(stage.name, {})
-    if (stage.name not in redo and earlier.get("status") == "done"
-            and earlier.get("digest") == stage.digest):
-        return StageResult(stage.name, "done-earlier", "finished in an earlier run")
+    return (stage.name not in redo and earlier.get("status") == "done"
+            and earlier.get("digest") == stage.digest)
+
+
+def _schedule(stages: list[Stage], todo: set[str], ctx: RunContext,
+              actions: Mapping[str, Action], settle: Callable[[Stage, StageResult], None],
+              workers: int) -> None:
+    """Start every stage whose needs finished; a stage whose need failed is skipped."""
+    ok: set[str] = set()
+    ended: set[str] = set()
+    waiting = list(stages)
+    running: dict[Future, Stage] = {}
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        while waiting or running:
+            for stage in list(waiting):
+                if not all(need in ended for need in stage.needs):
+                    continue
+                waiting.remove(stage)
+                missing = [need for need in stage.needs if need not in ok]
+                if missing:
+                    result = StageResult(stage.name, "skipped", f"needs {', '.join(missing)}, "
+                                                                "which did not finish")
+                elif stage.name not in todo:
+                    result = StageResult(stage.name, "done-earlier", "finished in an earlier run")
+                else:
+                    running[pool.submit(_run_stage, stage, ctx, actions)] = stage
+                    continue
+                _end(stage, result, ok, ended, settle)
+            if not running:
+                if waiting and not any(all(n in ended for n in w.needs) for w in waiting):
+                    raise IrforgeError("stages wait on stages that are not in the plan: "
+                                       + ", ".join(w.name for w in waiting))
+                continue
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                stage = running.pop(future)
+                _end(stage, future.result(), ok, ended, settle)
+
+
+def _end(stage: Stage, result: StageResult, ok: set[str], ended: set[str],
+         settle: Callable[[Stage, StageResult], None]) -> None:
+    if result.status in ("done", "done-earlier"):
+        ok.add(stage.name)
+    ended.add(stage.name)
+    settle(stage, result)
+
+
+def _run_stage(stage: Stage, ctx: RunContext, actions: Mapping[str, Action]) -> StageResult:
+    start = time.perf_counter()
     try:
-        code = invoke(_with_budget(stage, recipe, out))
-    except EmptyResultError as exc:
-        return StageResult(stage.name, "failed", str(exc), exc.exit_code)
+        result = StageResult(stage.name, "done", actions[stage.kind](ctx, stage))
     except IrforgeError as exc:
-        return StageResult(stage.name, "failed", str(exc), exc.exit_code)
-    except SystemExit as exc:  # a verb that exits on its own
-        code = exc.code if isinstance(exc.code, int) else 1
-    if code:
-        return StageResult(stage.name, "failed", f"irforge {' '.join(stage.argv[:2])} exited "
-                                                 f"with {code}", int(code))
-    empty = empty_output(stage.name, stage.method, out)
-    if empty is not None:  # an empty stage is never done: the stages after it are skipped
-        return StageResult(stage.name, "failed", empty, 3)
-    return StageResult(stage.name, "done")
+        result = StageResult(stage.name, "failed", str(exc), exc.exit_code)
+    else:
+        empty = empty_output(stage.name, stage.method, ctx.out)
+        if empty is not None:  # an empty stage is never done: the stages after it are skipped
+            result = StageResult(stage.name, "failed", empty, 3)
+    result.seconds = time.perf_counter() - start
+    result.cost_usd = ctx.costs.get(stage.name, 0.0)
+    result.requests = ctx.requests.get(stage.name, 0)
+    return result

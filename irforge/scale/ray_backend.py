@@ -166,22 +166,23 @@ class RayExecutor:
 
     def check_workers(self) -> None:
         """Fail early, with the fix, when the cluster's workers run another irforge."""
-        import irforge
+        from irforge.core.version import __version__
 
         @self.ray.remote(num_cpus=0)
         def version() -> str | None:
-            try:
-                import irforge as remote
+            from importlib.metadata import PackageNotFoundError
+            from importlib.metadata import version as installed
 
-                return remote.__version__
-            except ImportError:
+            try:
+                return installed("irforge")
+            except PackageNotFoundError:
                 return None
 
         found = self.ray.get(version.remote())
-        if found != irforge.__version__:
+        if found != __version__:
             raise IrforgeError(
                 f"the Ray workers have irforge {found or 'not installed'}, this process "
-                f"{irforge.__version__}: install the same irforge (pip install "
+                f"{__version__}: install the same irforge (pip install "
                 "'irforge[ray,corpus,eval]') on every node of the cluster")
 
     def close(self) -> None:

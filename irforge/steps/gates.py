@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -226,17 +226,23 @@ def single_query_reasons(query: str, title: str = "", text: str = "",
 
 # -- the duplicate index ---------------------------------------------------------------------
 
+#: an extra gate: (query, (title, text) of its passage) -> a reason ``gate <name>: ...`` or None
+QueryCheck = Callable[[str, tuple[str, str]], "str | None"]
+
+
 @dataclass
 class QueryGates:
     """The gates of one run: the expected language and the queries admitted so far.
 
     ``existing`` holds queries already in the benchmark (id -> text) that new ones must not
     duplicate; queries admitted by :meth:`admit` join the index, so a run never accepts two
-    queries that ask the same thing.
+    queries that ask the same thing. ``checks`` are extra gates (query validators) every
+    query passes after the built-in ones: the hook the build runner exposes.
     """
 
     language: str | None = DEFAULT_LANGUAGE
     existing: Mapping[str, str] = field(default_factory=dict)
+    checks: list[QueryCheck] = field(default_factory=list)
     _exact: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _content: dict[tuple[str, ...], str] = field(default_factory=dict, init=False, repr=False)
     _buckets: dict[str, list[tuple[str, str]]] = field(default_factory=dict, init=False,
@@ -277,6 +283,8 @@ class QueryGates:
         reasons: list[str] = []
         for position, query in enumerate(queries):
             own = single_query_reasons(query, title, text, self.language)
+            own += [reason for check in self.checks
+                    if (reason := check(query, (title, text))) is not None]
             duplicate = self.duplicate_reason(query) or next(
                 (f"gate duplicate: repeats query {earlier + 1} of the same item"
                  for earlier, other in enumerate(queries[:position])
@@ -292,17 +300,22 @@ class QueryGates:
 
     @classmethod
     def for_benchmark(cls, root: Path | str, language: str | None = DEFAULT_LANGUAGE,
-                      keep: Any = None) -> QueryGates:
+                      keep: Any = None, folders: Iterable[Path] = ()) -> QueryGates:
         """Gates that know the queries already in the benchmark folder ``root``.
 
         ``keep(query_id)`` says which existing queries count (default: all); a build that
         rewrites its own queries leaves those out, so a re-run does not reject itself.
+        ``folders`` are more benchmark folders of the same collection (a recipe run's other
+        method folders): their queries count too, named ``folder/query_id``.
         """
         from irforge.core.bench import Benchmark
 
-        bench = Benchmark(Path(root))
         existing: dict[str, str] = {}
-        if bench.queries_path.exists():
-            existing = {q.query_id: q.text for q in bench.queries()
-                        if keep is None or keep(q.query_id)}
+        for number, folder in enumerate([Path(root), *folders]):
+            bench = Benchmark(folder)
+            if not bench.queries_path.exists():
+                continue
+            prefix = "" if number == 0 else f"{folder.name}/"
+            existing.update({prefix + q.query_id: q.text for q in bench.queries()
+                             if number or keep is None or keep(q.query_id)})
         return cls(language=language, existing=existing)

@@ -103,12 +103,17 @@ class StepYield:
 
 @dataclass
 class StepOutcome(Generic[OutT]):
-    """What :func:`run_step` returns: accepted values by item id (input order), the rest."""
+    """What :func:`run_step` returns: accepted values by item id (input order), the rest.
+
+    ``results`` keeps each item's last engine result (an ``LLMResult``: raw text, model,
+    log-probs), accepted or not, so callers read what the parsed value does not carry.
+    """
 
     accepted: dict[str, OutT]
     failures: list[Failure]
     judgments: list[Judgment]
     yield_: StepYield
+    results: dict[str, Any] = field(default_factory=dict)
 
 
 KEY_WORDS = 8  # the most words of a reason a yield table counts under one key
@@ -172,6 +177,7 @@ def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT]
         outcome.yield_.samples += len(open_items)
         still_open = []
         for index in open_items:
+            outcome.results[step.item_id(items[index])] = results[index]
             value, failure = _judge(step, items[index], results[index], gates)
             if failure is None:
                 settled[index] = (value, results[index])

@@ -10,7 +10,7 @@ import yaml
 
 from irforge.core.errors import FormatError, IrforgeError
 from irforge.recipe.model import DEFAULT_RECIPE, load_recipe, write_recipe
-from irforge.recipe.run import plan, run_recipe
+from irforge.recipe.run import CACHE, plan, run_recipe
 
 
 def _recipe(tmp_path: Path, text: str) -> Path:
@@ -56,36 +56,42 @@ def test_the_resolved_recipe_round_trips_to_the_same_plan(tmp_path: Path) -> Non
     recipe = load_recipe(path)
     out = tmp_path / "bench"
     again = load_recipe(write_recipe(recipe, tmp_path / "resolved.yaml"))
-    assert [s.argv for s in plan(again, out)] == [s.argv for s in plan(recipe, out)]
+    assert [s.digest for s in plan(again, out)] == [s.digest for s in plan(recipe, out)]
     stages = {s.name: s for s in plan(recipe, out)}
     assert list(stages) == ["corpus", "build-intents", "pool-intents", "label-intents",
                             "build-logical", "eval-intents", "eval-logical"]
-    intents = stages["build-intents"].argv
-    assert intents[intents.index("--per-task") + 1] == "3"
-    assert intents[intents.index("--model") + 1] == "openai/x"
-    assert "--taxonomy" not in intents  # derived from the corpus by default
-    logical = stages["build-logical"].argv
-    assert logical[logical.index("--model") + 1] == "other"
-    assert logical[logical.index("--cache") + 1] == str(out / ".irforge" / "cache.sqlite")
+    intents = stages["build-intents"].config  # the method's typed Config, not argv
+    assert intents["per_task"] == 3
+    assert intents["model"] == "openai/x"
+    assert intents["taxonomy"] == "derived"  # derived from the corpus by default
+    logical = stages["build-logical"].config
+    assert logical["model"] == "other"
+    assert Path(".irforge") / "cache.sqlite" == CACHE  # one cache: BENCH/.irforge/cache.sqlite
     assert stages["eval-intents"].needs == ("label-intents",)
 
 
-def _fake_verbs(calls: list[list[str]], fail: str | None = None):
-    """Stands in for the verbs: records each call, writes what later stages look for."""
+def _fake_actions(calls: list[str], fail: str | None = None, spend: float = 0.0,
+                  budgets: list[float | None] | None = None):
+    """Stands in for the stage actions: records each call, writes what later stages read,
+    raises for ``fail``, and spends ``spend`` dollars per LLM stage."""
 
-    def invoke(argv: list[str]) -> int:
-        calls.append(argv)
-        if fail and argv[:2] == fail.split():
+    def action(ctx, stage) -> str:
+        calls.append(stage.name)
+        if stage.llm and budgets is not None:
+            budgets.append(ctx.budget_left())
+            ctx.costs[stage.name] = spend
+            ctx.spent_usd += spend
+        if stage.name == fail:
             raise IrforgeError("the model answered nothing usable")
-        if argv[:2] == ["corpus", "build"]:
-            _write_corpus(Path(argv[2]))
-        if argv[0] == "build":
-            folder = Path(argv[2])
+        if stage.kind == "corpus":
+            _write_corpus(ctx.out)
+        if stage.kind == "build":
+            folder = ctx.out / str(stage.method)
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "a query"}\n')
-        return 0
+        return "ok"
 
-    return invoke
+    return dict.fromkeys(("corpus", "build", "pool", "label", "eval"), action)
 
 
 def _write_corpus(out: Path) -> None:
@@ -97,30 +103,30 @@ def _write_corpus(out: Path) -> None:
 def test_a_rerun_skips_finished_stages_and_from_redoes_the_rest(tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
     out = tmp_path / "bench"
-    calls: list[list[str]] = []
-    first = run_recipe(recipe, out, invoke=_fake_verbs(calls), echo=lambda line: None)
+    calls: list[str] = []
+    first = run_recipe(recipe, out, actions=_fake_actions(calls), echo=lambda line: None)
     assert [r.status for r in first.results] == ["done", "done", "done"]
     assert len(calls) == 3
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["steps"]["recipe"]["stages"]["build-logical"]["status"] == "done"
     assert yaml.safe_load((out / "recipe.yaml").read_text())["methods"]["logical"]["per_type"] == 2
-    again = run_recipe(recipe, out, invoke=_fake_verbs(calls), echo=lambda line: None)
+    again = run_recipe(recipe, out, actions=_fake_actions(calls), echo=lambda line: None)
     assert [r.status for r in again.results] == ["done-earlier"] * 3 and len(calls) == 3
-    redo = run_recipe(recipe, out, "build-logical", invoke=_fake_verbs(calls),
+    redo = run_recipe(recipe, out, "build-logical", actions=_fake_actions(calls),
                       echo=lambda line: None)
     assert [r.status for r in redo.results] == ["done-earlier", "done", "done"]
     assert len(calls) == 5
     with pytest.raises(IrforgeError, match="unknown stage 'bogus'"):
-        run_recipe(recipe, out, "bogus", invoke=_fake_verbs(calls), echo=lambda line: None)
+        run_recipe(recipe, out, "bogus", actions=_fake_actions(calls), echo=lambda line: None)
 
 
 def test_a_failed_method_stops_only_what_needs_it_and_the_run_exits_non_zero(
         tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\n"
                                            "methods: {logical: {}, multicon: {}}\n"))
-    calls: list[list[str]] = []
-    report = run_recipe(recipe, tmp_path / "bench", invoke=_fake_verbs(calls, "build logical"),
-                        echo=lambda line: None)
+    calls: list[str] = []
+    report = run_recipe(recipe, tmp_path / "bench",
+                        actions=_fake_actions(calls, "build-logical"), echo=lambda line: None)
     status = {r.name: r.status for r in report.results}
     assert status == {"corpus": "done", "build-logical": "failed", "build-multicon": "done",
                       "eval-logical": "skipped", "eval-multicon": "done"}
@@ -128,45 +134,54 @@ def test_a_failed_method_stops_only_what_needs_it_and_the_run_exits_non_zero(
     assert "the model answered nothing usable" in report.results[1].detail
 
 
-def test_a_method_that_wrote_no_query_is_a_failure_even_if_its_verb_said_ok(
+def test_a_method_that_kept_nothing_fails_with_exit_3_and_skips_its_eval(
         tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
+    actions = _fake_actions([])
 
-    def silent(argv: list[str]) -> int:  # the corpus is written, the method writes nothing
-        if argv[:2] == ["corpus", "build"]:
-            _write_corpus(Path(argv[2]))
-        return 0
+    def empty(ctx, stage) -> str:
+        if stage.kind == "build":
+            from irforge.core.errors import EmptyResultError
 
-    report = run_recipe(recipe, tmp_path / "bench", invoke=silent, echo=lambda line: None)
+            raise EmptyResultError("0 logical queries accepted")
+        return "ok"
+
+    report = run_recipe(recipe, tmp_path / "bench", actions={**actions, "build": empty},
+                        echo=lambda line: None)
     assert [r.status for r in report.results] == ["done", "failed", "skipped"]
-    assert "0 queries written" in report.results[1].detail and report.exit_code == 3
+    assert "0 logical queries" in report.results[1].detail and report.exit_code == 3
 
 
 def test_the_budget_is_shared_by_every_llm_stage(tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nbudget_usd: 1.5\n"
-                                           "methods: {logical: {}}\n"))
+                                           "methods: {logical: {}, multicon: {}}\n"))
     out = tmp_path / "bench"
-    (out / "earlier").mkdir(parents=True)
-    (out / "earlier" / "manifest.json").write_text(json.dumps(
-        {"steps": {"x": {"engine": {"prompts": {}, "cost_usd": 0.5}}}}))
-    calls: list[list[str]] = []
-    run_recipe(recipe, out, invoke=_fake_verbs(calls), echo=lambda line: None)
-    build = next(c for c in calls if c[:2] == ["build", "logical"])
-    assert build[build.index("--budget") + 1] == "1.000000"
-    assert "--budget" not in calls[0]  # corpus build calls no LLM
+    calls: list[str] = []
+    budgets: list[float | None] = []
+    report = run_recipe(recipe, out, actions=_fake_actions(calls, spend=0.5, budgets=budgets),
+                        echo=lambda line: None)
+    assert budgets == [1.5, 1.0]  # the runner knows what each LLM stage spent
+    assert report.spent_usd == 1.0
+    assert "corpus" in calls and len(budgets) == 2  # the corpus stage calls no LLM
+    stages = json.loads((out / "manifest.json").read_text())["steps"]["recipe"]["stages"]
+    assert stages["build-logical"]["cost_usd"] == 0.5
+    resumed = run_recipe(recipe, out, "build-multicon",
+                         actions=_fake_actions(calls, spend=0.5, budgets=budgets),
+                         echo=lambda line: None)
+    assert budgets[-1] == 1.0 and resumed.spent_usd == 1.0  # earlier stages' spending counts
 
 
 def test_an_empty_corpus_stage_is_failed_and_never_recorded_done(tmp_path: Path) -> None:
     recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
     out = tmp_path / "bench"
 
-    def empty_corpus(argv: list[str]) -> int:  # the verb says ok but writes no passage
-        if argv[:2] == ["corpus", "build"]:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "corpus.jsonl").write_text("")
-        return 0
+    def empty_corpus(ctx, stage) -> str:  # the action says ok but writes no passage
+        ctx.out.mkdir(parents=True, exist_ok=True)
+        (ctx.out / "corpus.jsonl").write_text("")
+        return "ok"
 
-    report = run_recipe(recipe, out, invoke=empty_corpus, echo=lambda line: None)
+    report = run_recipe(recipe, out, actions={**_fake_actions([]), "corpus": empty_corpus},
+                        echo=lambda line: None)
     assert [r.status for r in report.results] == ["failed", "skipped", "skipped"]
     assert "0 passages in" in report.results[0].detail and report.exit_code == 3
     stages = json.loads((out / "manifest.json").read_text())["steps"]["recipe"]["stages"]

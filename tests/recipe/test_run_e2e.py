@@ -63,7 +63,7 @@ def test_good_answers_run_every_stage_and_report(tmp_path: Path) -> None:
     manifest = json.loads((bench / "manifest.json").read_text())
     stages = manifest["steps"]["recipe"]["stages"]
     assert all(stage["status"] == "done" for stage in stages.values())
-    assert stages["build-intents"]["argv"][:3] == ["irforge", "build", "intents"]
+    assert stages["build-intents"]["kind"] == "build"  # run in-process, no argv
 
 
 def test_copied_answers_are_rejected_and_the_run_fails_naming_why(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from irforge.core.lazy import lazy_exports
 _EXPORTS = {
     "Assembled": "assemble",
     "BuildReport": "build",
-    "BuildSettings": "build",
+    "BuildSettings": "settings",
     "Dimension": "dimensions",
     "Group": "units",
     "MODES": "assemble",

@@ -20,7 +20,6 @@ from irforge.cli.options import (
     TimeoutOption,
     TpmOption,
     engine_from_options,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
@@ -75,6 +74,13 @@ def build_command(
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
+    from irforge.methods import instructions as method
+    from irforge.methods.contract import validated
+    from irforge.steps.runner import BuildRunner
+
+    validated(method.Config, split=split, phrasings=phrasings, hard_negatives=hard_negatives,
+              rewrite=rewrite, seed=seed, limit=limit,
+              **({"dimension": dimension} if dimension else {}))
     if (pairs is None) == (corpus is None):
         raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
                                      "BEIR_DIR")
@@ -100,13 +106,13 @@ def build_command(
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
+        runner = BuildRunner.open(engine, bench_dir, "instructions")
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
-                                    recipe)
+                                    recipe, runner)
     emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step,
           "yield": report.yields.to_manifest()},
          f"wrote {bench_dir}: {report.summary()}\n{report.yields.render()}", as_json)
-    raise_for_stop(engine)
-    report.require_yield()
+    runner.finish(report.counts.get("units", 0), "instruction units")
 
 
 def review_command(

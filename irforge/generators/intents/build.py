@@ -15,7 +15,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.core.records import Doc, Failure, Judgment, Query
+from irforge.core.records import Doc, Failure, Query
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.intents.layout import LAYOUT
 from irforge.generators.intents.plan import (
@@ -28,7 +28,6 @@ from irforge.generators.intents.plan import (
 from irforge.generators.intents.steps import (
     GENERATED_BY,
     MAX_NEEDS,
-    NEEDS_STEP,
     QUERY_STEP,
     Example,
     GeneratedExample,
@@ -44,7 +43,7 @@ from irforge.generators.intents.steps import (
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.llm.protocol import EngineLike
-from irforge.steps import StepYield, run_step
+from irforge.steps.runner import BuildRunner
 
 STEP = "intents"
 PLAN_STEP = "intents.plan"
@@ -93,11 +92,13 @@ def plan(corpus: Sequence[Doc], intents: Sequence[IntentSpec], chosen: ChosenTax
 def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: ChosenTaxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False,
-                  seeds: Sequence[Doc] | None = None) -> IntentsRun:
+                  seeds: Sequence[Doc] | None = None,
+                  runner: BuildRunner | None = None) -> IntentsRun:
     """Generate ``per_task`` queries for each intent x category task and write them.
 
     ``corpus`` is written back with the generated passages added; ``seeds`` (default: the
-    corpus's non-generated passages) are the passages queries are generated from.
+    corpus's non-generated passages) are the passages queries are generated from. Steps run
+    on ``runner`` (default: one over ``bench``), whose gates reject duplicate queries.
     """
     if not 1 <= n_needs <= MAX_NEEDS:
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
@@ -105,41 +106,40 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
         raise IrforgeError(f"--per-task must be at least 1, got {per_task}")
     pool = source_docs(corpus if seeds is None else seeds)
     planned, empty, tasks = plan(pool, intents, taxonomy, per_task, seed)
-    n_tasks = len(tasks)
-    run = IntentsRun(counts={"tasks": n_tasks, "planned": len(planned),
+    run = IntentsRun(counts={"tasks": len(tasks), "planned": len(planned),
                              "empty_tasks": [task.name for task in empty]})
     run.estimate = estimate_generation(engine, planned, n_needs)
     if dry_run:
         return run
-    failures = [Failure(PLAN_STEP, task.name, f"no passage of the corpus belongs to category "
-                        f"{task.category.name!r}", metadata={"task": task.name})
-                for task in empty]
-    run.yields.add(StepYield(PLAN_STEP, n_tasks, n_tasks - len(empty),
-                             Counter({"no seed passage": len(empty)} if empty else {})))
-    needs = _run(engine, run, failures, [
-        (needs_step(template, n_needs), items)
-        for template, items in _grouped(planned, "needs_template").items()])
+    runner = runner or BuildRunner.open(engine, bench.root, STEP)
+    run.yields = runner.yields
+    names = {intent.name for intent in intents}
+    rebuilt = {q.query_id for q in bench.queries() if _rebuilt(q.metadata, names)} \
+        if bench.queries_path.exists() else set()
+    runner.use_gates((doc.text for doc in pool), keep=lambda query_id: query_id not in rebuilt)
+    runner.ledger.count(PLAN_STEP, len(tasks), [Failure(
+        PLAN_STEP, task.name, "no seed passage: no passage of the corpus belongs to category "
+        f"{task.category.name!r}", metadata={"task": task.name}) for task in empty])
+    needs: dict[str, Any] = {}
+    for template, items in _grouped(planned, "needs_template").items():
+        needs.update(runner.run(needs_step(template, n_needs), items))
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
-    provenance: dict[str, Judgment] = {}
     for template, items in _grouped(ready, "query_template").items():
-        outcome = run_step(engine, query_step(template), items)
-        failures.extend(outcome.failures)
-        run.yields.add(outcome.yield_)
-        examples.update(outcome.accepted)
-        provenance.update({j.query_id: j for j in outcome.judgments})
-    _drop_duplicates(examples, run, failures)
-    queries, generated = _records(ready, examples, provenance)
+        examples.update(runner.run(query_step(template), items))
+    queries, generated = _records(ready, examples, runner)
     _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
-    # a later success retires the earlier failure rows of the same items (budget skips)
-    bench.retire_failures((step, query.query_id) for query in queries
-                          for step in (NEEDS_STEP, QUERY_STEP))
     produced = Counter(str(query.metadata["task"]) for query in queries)
     run.counts.update({"queries": len(queries), "generated_docs": len(generated),
-                       "failures": bench.add_failures(failures),
+                       "failures": runner.write_logs()["failures"],
                        "per_task": {task.name: produced.get(task.name, 0) for task in tasks},
                        "demo_grade": bool(getattr(engine, "demo_grade", False))})
+    runner.record("DisastIR intent-driven queries (section 3.4)",
+                  {"intents": sorted(names), "per_task": per_task, "needs": n_needs,
+                   "seed": seed},
+                  run.counts, {"taxonomy": taxonomy.manifest(), "estimate": run.estimate,
+                               "categories": [c.name for c in taxonomy.taxonomy.categories]})
     return run
 
 
@@ -152,37 +152,8 @@ def _grouped(items: Sequence[Any], template_key: str) -> dict[str, list[Any]]:
     return groups
 
 
-def _run(engine: EngineLike, run: IntentsRun, failures: list[Failure],
-         jobs: Sequence[tuple[Any, Sequence[Any]]]) -> dict[str, Any]:
-    """Run (step, items) jobs through the shared runner; accepted values by item id."""
-    accepted: dict[str, Any] = {}
-    for step, items in jobs:
-        outcome = run_step(engine, step, items)
-        failures.extend(outcome.failures)
-        run.yields.add(outcome.yield_)
-        accepted.update(outcome.accepted)
-    return accepted
-
-
-def _drop_duplicates(examples: dict[str, Example], run: IntentsRun,
-                     failures: list[Failure]) -> None:
-    """Reject a query whose text another accepted query of this build already has."""
-    first: dict[str, str] = {}
-    for key in sorted(examples):
-        text = " ".join(examples[key].query.lower().split())
-        if text not in first:
-            first[text] = key
-            continue
-        failures.append(Failure(QUERY_STEP, key, f"rejected: duplicate query: the same text "
-                                f"as {first[text]}", metadata={"duplicate_of": first[text]}))
-        del examples[key]
-        step_yield = run.yields.steps[QUERY_STEP]
-        step_yield.accepted -= 1
-        step_yield.rejected["rejected: duplicate query"] += 1
-
-
 def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
-             provenance: Mapping[str, Judgment]) -> tuple[list[Query], list[Doc]]:
+             runner: BuildRunner) -> tuple[list[Query], list[Doc]]:
     """Accepted examples as queries and generated passages, in plan order."""
     queries: list[Query] = []
     generated: list[Doc] = []
@@ -192,9 +163,9 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
         if example is None:
             continue
         intent, task = planned.task.intent, planned.task
-        judgment = provenance.get(planned.query_id)
-        model = (judgment.model or "") if judgment else ""
-        demo_grade = bool(judgment and judgment.metadata.get("demo_grade"))
+        result = runner.result(QUERY_STEP, planned.query_id)
+        model = (getattr(result, "model", None) or "") if result is not None else ""
+        demo_grade = bool(getattr(result, "demo_grade", False))
         positive = f"gen_{planned.query_id}" if example.passage is not None \
             else planned.seed_doc.doc_id
         queries.append(Query(query_id=planned.query_id, text=example.query, metadata={
@@ -218,11 +189,9 @@ def _write(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec
            empty: Sequence[Task], per_task: int) -> None:
     """Merge into the folder: replace the built intents' queries and passages, keep the rest."""
     names = {intent.name for intent in intents}
-    existing = list(bench.queries()) if bench.queries_path.exists() else []
-    kept = [query for query in existing if not _rebuilt(query.metadata, names)]
     bench.write_corpus([*(doc for doc in corpus if not _rebuilt(doc.metadata or {}, names)),
                         *generated])
-    bench.write_queries([*kept, *queries])
+    bench.merge_queries(queries, replaces=lambda query: _rebuilt(query.metadata, names))
     path = LAYOUT.path(bench.root, "tasks")
     old = [row for _, row in iter_jsonl(path)] if path.exists() else []
     produced = Counter(str(query.metadata["task"]) for query in queries)

@@ -22,7 +22,6 @@ from irforge.cli.options import (
     TpmOption,
     engine_from_options,
     grade_note,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
@@ -61,9 +60,13 @@ def build_intents_command(
     from irforge.core.bench import Benchmark
     from irforge.generators.intents import build_intents, load_intents, select_intents
     from irforge.generators.intents.build import source_docs
-    from irforge.generators.intents.steps import QUERY_STEP
     from irforge.generators.intents.taxonomy import choose_taxonomy
+    from irforge.methods import intents as method
+    from irforge.methods.contract import validated
+    from irforge.steps.runner import BuildRunner
 
+    validated(method.Config, intents=split_names(intents), per_task=per_task, taxonomy=taxonomy,
+              intents_file=intents_file, needs=needs, seed=seed)  # the recipe block's rules
     bench = Benchmark(bench_dir)
     source = corpus if corpus is not None else bench.corpus_path
     if source.is_dir():
@@ -83,7 +86,9 @@ def build_intents_command(
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok, max_tokens=max_tokens,
             bench_dir=bench_dir) as engine:
-        run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run)
+        runner = BuildRunner.open(engine, bench.root, "intents")
+        run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run,
+                            runner=runner)
         estimate = run.estimate
         if estimate.get("too_long"):
             typer.echo(f"WARNING: {estimate['too_long']} prompts are past the model's "
@@ -100,11 +105,6 @@ def build_intents_command(
                        f"({'priced' if estimate['priced'] else 'no price known'})")
         if dry_run:
             return
-        bench.record_step("intents", {
-            "intents": [intent.name for intent in chosen], "taxonomy": tax.manifest(),
-            "categories": [c.name for c in tax.taxonomy.categories], "per_task": per_task,
-            "needs": needs, "seed": seed, "corpus": str(source), **run.manifest(),
-            "engine": engine.manifest_entry()})
     counts = run.counts
     if as_json:
         emit({"folder": bench_dir, **run.manifest()}, "", as_json=True)
@@ -116,5 +116,4 @@ def build_intents_command(
                    f"{bench.failures_path}")
         if counts["empty_tasks"]:
             typer.echo(f"tasks with no seed passage: {', '.join(counts['empty_tasks'])}")
-    raise_for_stop(engine)
-    run.require(QUERY_STEP, "intent queries", f" in {bench.root}")
+    runner.finish(counts["queries"], "intent queries")

@@ -17,7 +17,6 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
-from irforge.generators.kept import require_kept
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import (
     NegationLabel,
@@ -46,8 +45,8 @@ from irforge.generators.logical.steps import (
 )
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 from irforge.llm.protocol import EngineLike
-from irforge.steps import reason_key, run_step
 from irforge.steps.failures import rejection
+from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable
 
 
@@ -120,62 +119,55 @@ class Outcome:
     scores: Mapping[str, int] = field(default_factory=dict)
     hypothetical: Sequence[Doc] = ()
     yields: YieldTable = field(default_factory=YieldTable)
+    language: str | None = None  # the language the query gates expected
 
 
 def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
-                  engine: EngineLike) -> LogicalSummary:
+                  engine: EngineLike, runner: BuildRunner | None = None) -> LogicalSummary:
     """Generate ComLQ-style queries from ``docs`` into the benchmark folder ``bench_dir``.
 
-    Callers show ``summary.yields`` and call :meth:`LogicalSummary.require_yield`.
+    Callers show ``summary.yields`` and end with the runner's ``finish`` (or
+    :meth:`LogicalSummary.require_yield`).
     """
+    runner = runner or BuildRunner.open(engine, bench_dir, "logical")
     docs = split_passages(docs, config.passage_sentences)
     items = _items(docs, config)
-    yields = YieldTable()
-    failures: list[Failure] = []
-
-    outcome = run_step(engine, query_step(), items)
-    yields.add(outcome.yield_)
-    failures += outcome.failures
-    provenance = {j.query_id: j for j in outcome.judgments}
-    accepted = [with_provenance(outcome.accepted[key], provenance[key].model,
-                                bool(provenance[key].metadata.get("demo_grade")))
-                for key in outcome.accepted]
-
+    planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
+    runner.use_gates((doc.text for doc in docs), keep=lambda query_id: query_id not in planned)
+    step = query_step()
+    accepted = []
+    for key, value in runner.run(step, items).items():
+        result = runner.result(step.name, key)
+        accepted.append(with_provenance(value, getattr(result, "model", None),
+                                        bool(getattr(result, "demo_grade", False))))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
     if config.judge and accepted:
-        accepted, judgments, scores = judge_queries(engine, accepted, config.min_judge_score,
-                                             yields, failures)
-
+        accepted, judgments, scores = judge_queries(runner, accepted, config.min_judge_score)
     hypothetical: list[Doc] = []
     if config.hypothetical and accepted:
-        written = run_step(engine, hypothetical_step(), accepted)
-        yields.add(written.yield_)
-        failures += written.failures
-        hypothetical = list(written.accepted.values())
-
-    manifest_entry = getattr(engine, "manifest_entry", None)
-    engine_entry = manifest_entry() if callable(manifest_entry) else {}
-    done = Outcome([item.plan for item in items], accepted, failures, judgments, scores,
-                   hypothetical, yields)
-    return write_benchmark(Benchmark(bench_dir), docs, done, config, engine_entry)
+        hypothetical = list(runner.run(hypothetical_step(), accepted).values())
+    ledger = runner.ledger
+    done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
+                   hypothetical, ledger.yields, runner.language)
+    return write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
 
 
-def judge_queries(engine: EngineLike, accepted: list[AcceptedQuery], min_score: int,
-           yields: YieldTable, failures: list[Failure]
-           ) -> tuple[list[AcceptedQuery], list[Judgment], dict[str, int]]:
+def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score: int
+                  ) -> tuple[list[AcceptedQuery], list[Judgment], dict[str, int]]:
     """Score each query's structure; every score is logged per query-passage pair, and a
-    score under ``min_score`` rejects the query."""
-    outcome = run_step(engine, judge_step(), accepted)
-    failures += outcome.failures
+    score under ``min_score`` rejects the query (one rejection of the judge step)."""
     by_key = {item.plan.query_id: item for item in accepted}
+    step, start = judge_step(), len(runner.ledger.judgments)
+    values = runner.judge(step, accepted)
+    logged = [j for j in runner.ledger.judgments[start:] if j.task == step.name]
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
     kept: list[AcceptedQuery] = []
-    for logged in outcome.judgments:
-        item, value = by_key[logged.query_id], outcome.accepted[logged.query_id]
-        scores[logged.query_id] = value.score
-        judgments += [replace(logged, doc_id=doc_id, label=float(value.score),
+    for provenance in logged:
+        item, value = by_key[provenance.query_id], values[provenance.query_id]
+        scores[provenance.query_id] = value.score
+        judgments += [replace(provenance, doc_id=doc_id, label=float(value.score),
                               task="logical.structure",
                               metadata={"reason": value.reason, "type": item.plan.qtype})
                       for doc_id in item.plan.doc_ids]
@@ -183,13 +175,9 @@ def judge_queries(engine: EngineLike, accepted: list[AcceptedQuery], min_score: 
         if reason is None:
             kept.append(item)
             continue
-        failure = rejection(JUDGE_STEP, logged.query_id, [reason], logged.raw_output,
-                            {"type": item.plan.qtype, "score": value.score,
-                             "doc_ids": list(item.plan.doc_ids)})
-        failures.append(failure)
-        outcome.yield_.accepted -= 1  # under the bar: counted as a rejection of this step
-        outcome.yield_.rejected[reason_key(failure.reason)] += 1
-    yields.add(outcome.yield_)
+        runner.ledger.reject(JUDGE_STEP, rejection(
+            JUDGE_STEP, provenance.query_id, [reason], provenance.raw_output,
+            {"type": item.plan.qtype, "score": value.score, "doc_ids": list(item.plan.doc_ids)}))
     return kept, judgments, scores
 
 
@@ -230,13 +218,12 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
     bench.add_failures(failures)
 
     summary = _summary(outcome, before, len(distractors), len(labels))
-    bench.record_step("logical", {
-        "method": "ComLQ (complex logical queries)", "config": asdict(config),
-        "engine": dict(engine_entry), "demo_grade": bool(engine_entry.get("demo_grade")),
-        "counts": {k: v for k, v in asdict(summary).items() if k != "yields"},
-        "yield": summary.yields.to_manifest(), "gold_passages": len(gold),
-        "group_keys_sampled": len(sampled_keys),
-        "negation_labels": str(labels_path(bench.root).relative_to(bench.root))})
+    bench.record_step("logical", method_entry(
+        "ComLQ (complex logical queries)", asdict(config), engine_entry,
+        {k: v for k, v in asdict(summary).items() if k != "yields"}, summary.yields,
+        len(failures), outcome.language,
+        {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
+         "negation_labels": str(labels_path(bench.root).relative_to(bench.root))}))
     return summary
 
 

@@ -19,7 +19,6 @@ from irforge.cli.options import (
     PriceOption,
     PromptsDirOption,
     TimeoutOption,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
@@ -67,15 +66,17 @@ def build_logical_command(
     """
     from irforge.cli.options import engine_from_options, grade_note
     from irforge.core.beir import read_corpus
-    from irforge.generators.logical.build import LogicalConfig, build_logical, query_items
+    from irforge.generators.logical.build import build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput
-    from irforge.generators.logical.types import parse_types
+    from irforge.methods import logical
+    from irforge.methods.contract import validated
+    from irforge.steps.runner import BuildRunner
 
-    config = LogicalConfig(
-        types=tuple(t.name for t in parse_types(types)), per_type=per_type, seed=seed,
-        group_key=group_key, max_passages=max_passages, distractors=distractors,
-        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
-        passage_sentences=passage_sentences)
+    options = validated(logical.Config, types=types.split(","), per_type=per_type, seed=seed,
+                        group_key=group_key, max_passages=max_passages, distractors=distractors,
+                        hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
+                        passage_sentences=passage_sentences)
+    config = logical.generator_config(options)  # the recipe's methods.logical is this Config
     docs = list(read_corpus(corpus))
     with Benchmark(bench_dir).writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency,
@@ -87,11 +88,11 @@ def build_logical_command(
             typer.echo(f"query step: {estimate.describe()} (judge and hypothetical steps add at "
                        "most one call per accepted query each)")
             return
-        summary = build_logical(bench_dir, docs, config, engine)
+        runner = BuildRunner.open(engine, bench_dir, "logical")
+        summary = build_logical(bench_dir, docs, config, engine, runner)
         note = grade_note(engine.demo_grade)
     fields = {k: v for k, v in asdict(summary).items() if k != "yields"}
     emit({"folder": bench_dir, **fields, "yield": summary.yields.to_manifest(),
           "demo_grade": bool(note)},
          f"{bench_dir}: {summary.line()}{note}\n{summary.yields.render()}", as_json)
-    raise_for_stop(engine)
-    summary.require_yield(f" in {bench_dir}")
+    runner.finish(summary.accepted, "logical queries")

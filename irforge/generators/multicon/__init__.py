@@ -8,7 +8,7 @@ from irforge.core.lazy import lazy_exports
 _EXPORTS = {
     "BUILTIN_DOMAINS": "domains",
     "Domain": "domains",
-    "MulticonConfig": "build",
+    "MulticonConfig": "config",
     "MulticonOutput": "build",
     "build_variants": "assembly",
     "generate": "build",

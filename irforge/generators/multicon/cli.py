@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -23,19 +22,13 @@ from irforge.cli.options import (
     SamplesOption,
     TimeoutOption,
     TpmOption,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, IrforgeError, Problem
 from irforge.core.jsonl import iter_jsonl
-from irforge.core.records import Doc
-from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.domains import get_domain, load_domains
-from irforge.generators.multicon.writer import write_output
-from irforge.llm.protocol import EngineLike
-from irforge.steps import StepYield
-from irforge.steps.yields import YieldTable, require_yield
+from irforge.generators.multicon.folder import build_multicon, derived_domain
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -52,47 +45,6 @@ def read_given_conditions(path: Path) -> dict[str, list[str]]:
                                       hint="copy N sentences from the document"))
         out[doc_id] = conditions
     return out
-
-
-def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
-                   engine: EngineLike, source: str = "",
-                   given: dict[str, list[str]] | None = None,
-                   echo: Callable[[str], Any] | None = None) -> dict[str, int]:
-    """Generate and write a MultiConIR benchmark; returns the counts stored in the manifest.
-
-    The yield table goes to ``echo`` (when given) and into the manifest; a build that keeps
-    no source document raises :class:`~irforge.core.errors.EmptyResultError` after writing the
-    failures, naming the commonest reasons.
-    """
-    if not docs:
-        raise IrforgeError("no documents to build from (is the corpus empty?)")
-    output = generate(docs, engine, config, given)
-    manifest_entry = getattr(engine, "manifest_entry", None)
-    entry: dict[str, Any] = dict(manifest_entry()) if callable(manifest_entry) else {}
-    entry.update({"generator": "multicon", "params": config.params(),
-                  "source_corpus": source, "source_docs": len(docs)})
-    counts = write_output(Benchmark(bench_dir), output, entry)
-    table = output.yield_table()
-    if echo is not None:
-        echo(table.render())
-    if not output.sources:
-        require_yield(_nothing_kept(table), "MultiConIR source documents", f" in {bench_dir}")
-    return counts
-
-
-def _nothing_kept(table: YieldTable) -> YieldTable:
-    """The table with its accepted counts zeroed: no source survived all steps."""
-    return YieldTable().extend(StepYield(y.step, y.attempted, 0, y.rejected, y.samples)
-                               for y in table.steps.values())
-
-
-def _derived_domain(docs: list, seed: int):
-    """The domain of a corpus no built-in domain is named for (term clusters, no model)."""
-    from irforge.generators.domain_profile import derive_domain
-
-    if not docs:
-        raise ValueError("no documents to derive a domain from (is the corpus empty?)")
-    return derive_domain(docs, seed)
 
 
 def build_command(
@@ -140,15 +92,19 @@ def build_command(
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge.cli.options import engine_from_options, grade_note
     from irforge.core import beir
+    from irforge.methods import multicon
+    from irforge.methods.contract import validated
 
+    # the recipe's methods.multicon is the same Config: one set of rules for both
+    options = validated(multicon.Config, n=n, limit=limit, domain=domain, phrases=phrases,
+                        strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
+                        adaptive=adaptive, language=language)
     extra = load_domains(domains) if domains is not None else {}
     docs = list(islice(beir.read_corpus(corpus), limit))
     try:
-        chosen = (_derived_domain(docs, seed) if domain == "derived" and domain not in extra
+        chosen = (derived_domain(docs, seed) if domain == "derived" and domain not in extra
                   else get_domain(domain, extra))
-        config = MulticonConfig(domain=chosen, n=n, strategy=strategy, phrases=phrases,
-                                pad_to=pad_to, seed=seed, threshold=threshold,
-                                adaptive=adaptive, language=language)
+        config = options.generator_config(chosen)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
     given = read_given_conditions(conditions) if conditions is not None else None
@@ -161,7 +117,7 @@ def build_command(
             timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir,
             samples=samples) as engine:
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
-                                echo=typer.echo)
+                                echo=None if as_json else typer.echo)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     if as_json:
@@ -172,4 +128,3 @@ def build_command(
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
                    f"{Benchmark(bench_dir).failures_path}")
-    raise_for_stop(engine)

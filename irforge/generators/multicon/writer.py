@@ -12,26 +12,16 @@ Re-running the build replaces this generator's rows in ``judgments.jsonl`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.jsonl import write_jsonl
 from irforge.generators.multicon.build import STEP, MulticonOutput
 from irforge.generators.multicon.layout import LAYOUT
+from irforge.steps.runner import method_entry
 
-
-def _replace_own_rows(path: Path, key: str, rows: Iterable[dict[str, Any]]) -> int:
-    """Rewrite a JSONL log: rows of other steps kept, this generator's replaced by ``rows``."""
-    kept = []
-    if path.exists():
-        kept = [row for _, row in iter_jsonl(path)
-                if not str(row.get(key, "")).startswith(f"{STEP}.")]
-    new = list(rows)
-    write_jsonl(path, [*kept, *new])
-    return len(new)
+METHOD = "MultiConIR (multi-condition queries, hard-negative documents)"
 
 
 def counts_of(output: MulticonOutput) -> dict[str, int]:
@@ -45,7 +35,12 @@ def counts_of(output: MulticonOutput) -> dict[str, int]:
 
 def write_output(bench: Benchmark, output: MulticonOutput,
                  manifest: Mapping[str, Any]) -> dict[str, int]:
-    """Write every file of the build; returns the counts also stored in the manifest."""
+    """Write every file of the build; returns the counts also stored in the manifest.
+
+    ``manifest`` holds the entry's ``config``, ``engine`` and ``details`` (the one layout of
+    :func:`~irforge.steps.runner.method_entry`); the logs go through :class:`Benchmark`
+    (redacted), this generator's earlier rows replaced.
+    """
     bench.root.mkdir(parents=True, exist_ok=True)
     bench.write_corpus(output.docs)
     bench.write_queries(output.queries)
@@ -53,11 +48,10 @@ def write_output(bench: Benchmark, output: MulticonOutput,
     write_jsonl(LAYOUT.path(bench.root, "sources"), output.sources)
     for name, rows in output.tasks.items():
         write_jsonl(LAYOUT.path(bench.root, name), rows)
-    _replace_own_rows(bench.failures_path, "step", (asdict(f) for f in output.failures))
-    _replace_own_rows(bench.judgments_path, "task",
-                      ({**asdict(j), "metadata": dict(j.metadata)} for j in output.accepted))
+    bench.replace_logs(f"{STEP}.", output.failures, output.accepted)
     counts = counts_of(output)
-    bench.record_step(STEP, {**dict(manifest), "counts": counts,
-                             "yield": output.yield_table().to_manifest(),
-                             "query_language": output.language})
+    bench.record_step(STEP, method_entry(
+        METHOD, manifest.get("config", {}), manifest.get("engine", {}), counts,
+        output.yield_table(), len(output.failures), output.language,
+        manifest.get("details", {})))
     return counts

@@ -9,7 +9,7 @@ _EXPORTS = {
     "Binarization": "aggregate",
     "ENSEMBLES": "aggregate",
     "LabelReport": "build",
-    "LabelSettings": "build",
+    "LabelSettings": "settings",
     "Pair": "steps",
     "STRATEGIES": "strategies",
     "check_cot_phase": "steps",

@@ -10,56 +10,29 @@ generated passages the ensemble does not give the top label to, to ``relevance/f
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.errors import FormatError, IrforgeError, Problem
-from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.core.records import Failure, Judgment, Qrel
-from irforge.generators.intents.config import STRATEGY_NAMES, IntentSpec
+from irforge.core.errors import FormatError, Problem
+from irforge.core.jsonl import write_jsonl
+from irforge.core.records import Judgment
+from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import steps as relsteps
 from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.aggregate import (
-    Binarization,
-    get_ensemble,
-    is_flagged,
-    round_half_up,
+from irforge.generators.relevance.ensemble import (
+    ENSEMBLE_STEP,
+    ensemble,
+    generated_positives,
+    merge_rows,
 )
 from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.pairs import read_pairs
-from irforge.generators.relevance.probabilities import RecordingEngine
+from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
-from irforge.steps import StepYield, reason_key
-
-ENSEMBLE_STEP = f"{STEP}.ensemble"
-# ensembles that count votes use the decoded (argmax) labels; the others the expected grades
-DISCRETE_ENSEMBLES = ("mode", "majority")
-
-
-@dataclass(frozen=True)
-class LabelSettings:
-    """How to label: which strategies, how to ensemble, how to binarize qrels."""
-
-    strategies: tuple[str, ...] = STRATEGY_NAMES
-    ensemble: str = "mean"
-    binarization: str = "graded"
-    split: str = "test"
-    default_intent: str | None = None
-    include_positives: bool = True
-
-    def __post_init__(self) -> None:
-        unknown = [name for name in self.strategies if name not in strat.STRATEGIES]
-        if unknown or not self.strategies:
-            raise IrforgeError(f"unknown or no strategies {unknown}; choose from "
-                               f"{list(strat.STRATEGIES)}")
-        get_ensemble(self.ensemble)
-        Binarization(self.binarization)
-
+from irforge.steps.runner import BuildRunner
 
 LabelReport = RunSummary  # what label_benchmark returns
 
@@ -158,122 +131,58 @@ def _judgment(pair: relsteps.Pair, outcome: strat.Outcome) -> Judgment:
                         else "argmax"})
 
 
-def run_strategies(engine: Any, pairs: Sequence[relsteps.Pair],
+def run_strategies(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
                    strategies: Sequence[str]) -> dict[str, dict[int, strat.Outcome]]:
     """Every chosen strategy on the pairs whose intent allows it: {strategy: {pair index: ...}}."""
-    engine = engine if isinstance(engine, RecordingEngine) else RecordingEngine(engine)
     out: dict[str, dict[int, strat.Outcome]] = {}
     for name in strategies:
         indexes = [i for i, pair in enumerate(pairs) if name in pair.intent.relevance.strategies]
-        outcomes = strat.STRATEGIES[name](engine, [pairs[i] for i in indexes], f"{STEP}.{name}")
+        outcomes = strat.STRATEGIES[name](runner, [pairs[i] for i in indexes], f"{STEP}.{name}")
         out[name] = dict(zip(indexes, outcomes, strict=True))
     return out
 
 
 def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                     intents: Mapping[str, IntentSpec], settings: LabelSettings,
-                    dry_run: bool = False) -> LabelReport:
+                    dry_run: bool = False, runner: BuildRunner | None = None) -> LabelReport:
     """Label the pairs with every strategy, ensemble, write judgments, qrels and flags."""
     pairs = collect_pairs(bench, pair_files, intents, settings)
     report = LabelReport(counts={"pairs": len(pairs), "judgments_written": 0,
                                  "judgments_reused": 0, "failures": 0, "qrels": 0,
                                  "flagged": 0, "positives_checked": 0})
     report.estimate = estimate_labeling(engine, pairs, settings.strategies)
+    runner = runner or BuildRunner.open(engine, bench.root, STEP)
+    report.yields = runner.yields
     if dry_run or not pairs:
         return report
-    by_strategy = run_strategies(engine, pairs, settings.strategies)
+    by_strategy = run_strategies(runner, pairs, settings.strategies)
     seen = {(j.query_id, j.doc_id, j.metadata.get("strategy"), j.model)
             for j in bench.judgments() if j.source == "llm" and j.task == "relevance"}
-    judgments: list[Judgment] = []
-    failures: list[Failure] = []
-    counts = report.counts
+    ledger, counts = runner.ledger, report.counts
     for name, outcomes in by_strategy.items():
-        step_yield = StepYield(f"{STEP}.{name}", attempted=len(outcomes))
+        failed = [o.failure for o in outcomes.values() if o.failure is not None
+                  and o.label is None]
+        ledger.count(f"{STEP}.{name}", len(outcomes), failed)
         for i, outcome in outcomes.items():
             if outcome.label is None:
-                assert outcome.failure is not None
-                failures.append(outcome.failure)
-                step_yield.rejected[reason_key(outcome.failure.reason)] += 1
                 continue
-            step_yield.accepted += 1
-            key = (pairs[i].query_id, pairs[i].doc_id, name, outcome.model)
-            if key in seen:
+            ledger.succeeded.append((f"{STEP}.{name}", pairs[i].item_id))
+            if (pairs[i].query_id, pairs[i].doc_id, name, outcome.model) in seen:
                 counts["judgments_reused"] += 1
                 continue
-            judgments.append(_judgment(pairs[i], outcome))
-        report.yields.add(step_yield)
-    rows, qrels, more = ensemble(pairs, by_strategy, settings, _positives(bench))
-    failures.extend(more)
-    report.yields.add(StepYield(ENSEMBLE_STEP, len(pairs), len(qrels),
-                                Counter(reason_key(f"rejected: {f.reason}") for f in more)))
-    counts["judgments_written"] = bench.add_judgments(judgments)
-    counts["failures"] = bench.add_failures(failures)
-    bench.retire_failures((f"{STEP}.{name}", pairs[i].item_id)
-                          for name, outcomes in by_strategy.items()
-                          for i, outcome in outcomes.items() if outcome.label is not None)
+            ledger.judgments.append(_judgment(pairs[i], outcome))
+    rows, qrels, more = ensemble(pairs, by_strategy, settings, generated_positives(bench))
+    ledger.count(ENSEMBLE_STEP, len(pairs), more)
+    written = runner.write_logs()
+    counts["judgments_written"], counts["failures"] = written["judgments"], written["failures"]
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
     counts["qrels"] = bench.write_qrels(existing.values(), settings.split)
-    merged = _merge_rows(LAYOUT.path(bench.root, "ensemble"), rows)
+    merged = merge_rows(LAYOUT.path(bench.root, "ensemble"), rows)
     write_jsonl(LAYOUT.path(bench.root, "ensemble"), merged)
     flagged = [row for row in merged if row["flagged"]]
     write_jsonl(LAYOUT.path(bench.root, "flagged"), flagged)
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
     return report
-
-
-def _merge_rows(path: Path, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Earlier ensemble rows for pairs not labeled this time, then this run's rows."""
-    fresh = {(row["query_id"], row["doc_id"]) for row in rows}
-    old = [row for _, row in iter_jsonl(path)] if path.exists() else []
-    return [row for row in old if (row.get("query_id"), row.get("doc_id")) not in fresh] + \
-        list(rows)
-
-
-def _positives(bench: Benchmark) -> set[tuple[str, str]]:
-    out = set()
-    for query in bench.queries():
-        positive = query.metadata.get("positive_doc_id")
-        if isinstance(positive, str):
-            out.add((query.query_id, positive))
-    return out
-
-
-def ensemble(pairs: Sequence[relsteps.Pair], by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
-             settings: LabelSettings, positives: set[tuple[str, str]],
-             ) -> tuple[list[dict[str, Any]], list[Qrel], list[Failure]]:
-    """Per pair: the ensemble score, the qrel label, and the consistency flag."""
-    combine = get_ensemble(settings.ensemble)
-    binarize = Binarization(settings.binarization)
-    rows: list[dict[str, Any]] = []
-    qrels: list[Qrel] = []
-    failures: list[Failure] = []
-    discrete = settings.ensemble in DISCRETE_ENSEMBLES
-    for i, pair in enumerate(pairs):
-        labels = {name: outcomes[i].label if discrete else outcomes[i].value
-                  for name, outcomes in by_strategy.items()
-                  if i in outcomes and outcomes[i].label is not None}
-        score = combine(list(labels.values()))
-        if score is None:
-            allowed = pair.intent.relevance.strategies
-            if not any(name in allowed for name in settings.strategies):
-                reason = (f"none of the chosen strategies applies to intent "
-                          f"{pair.intent.name!r} (it allows {allowed})")
-            elif not labels:
-                reason = "no strategy produced a label"
-            else:
-                reason = f"no {settings.ensemble} among labels {labels}"
-            failures.append(Failure(ENSEMBLE_STEP, pair.item_id, reason))
-            continue
-        graded = round_half_up(score)
-        positive = (pair.query_id, pair.doc_id) in positives
-        top = pair.intent.relevance.top_label
-        qrel = binarize.label(score)
-        qrels.append(Qrel(pair.query_id, pair.doc_id, qrel))
-        rows.append({"query_id": pair.query_id, "doc_id": pair.doc_id,
-                     "intent": pair.intent.name, "labels": labels, "method": settings.ensemble,
-                     "score": score, "graded": graded, "qrel": qrel, "top_label": top,
-                     "positive": positive, "flagged": positive and is_flagged(graded, top)})
-    return rows, qrels, failures

@@ -22,7 +22,6 @@ from irforge.cli.options import (
     TpmOption,
     engine_from_options,
     grade_note,
-    raise_for_stop,
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
@@ -71,7 +70,13 @@ def label_command(
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.build import ENSEMBLE_STEP
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
+    from irforge.methods import relevance
+    from irforge.methods.contract import validated
+    from irforge.steps.runner import BuildRunner
 
+    validated(relevance.Config, strategies=split_names(strategies), ensemble=ensemble,
+              binarization=binarize, split=split, include_positives=positives,
+              label_probs=label_probs)  # the recipe's label block follows the same rules
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
                              binarization=binarize, split=split, default_intent=intent,
@@ -83,8 +88,9 @@ def label_command(
             price_per_mtok=price_per_mtok, max_tokens=max_tokens, batch=batch,
             batch_poll_seconds=batch_poll, bench_dir=bench_dir,
             logprobs=TOP_LOGPROBS if label_probs else 0) as engine:
+        runner = BuildRunner.open(engine, bench.root, "relevance")
         report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
-                                 dry_run=dry_run)
+                                 dry_run=dry_run, runner=runner)
         est, counts = report.estimate, report.counts
         if dry_run and as_json:
             emit({"pairs": counts["pairs"], "estimate": est}, "", as_json=True)
@@ -97,11 +103,10 @@ def label_command(
                        f"({'priced' if est['priced'] else 'no price known'})")
         if dry_run:
             return
-        bench.record_step("relevance", {
+        runner.record("DisastIR relevance labeling (section 3.6)", {
             "strategies": list(settings.strategies), "ensemble": ensemble,
-            "binarization": binarize, "split": split, "inputs": [str(f) for f in files],
-            "label_probs": label_probs, **report.manifest(),
-            "engine": engine.manifest_entry()})
+            "binarization": binarize, "split": split, "label_probs": label_probs},
+            counts, {"inputs": [str(f) for f in files], "estimate": est})
     if as_json:
         emit({"folder": bench_dir, **report.manifest(), "qrels_file": bench.qrels_path(split),
               "notes": list(engine.notes), "demo_grade": engine.demo_grade}, "", as_json=True)
@@ -114,5 +119,4 @@ def label_command(
                    f"flagged{grade_note(engine.demo_grade)}")
         for note in engine.notes:
             typer.echo(f"note: {note}")
-    raise_for_stop(engine)
-    report.require(ENSEMBLE_STEP, "labeled pairs", f" in {bench.root}")
+    runner.finish(runner.ledger.accepted(ENSEMBLE_STEP), "labeled pairs")

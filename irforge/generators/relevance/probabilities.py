@@ -9,10 +9,9 @@ labels the step allows; both the expected grade and the argmax label are kept.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,32 +55,3 @@ def label_probabilities(logprobs: Sequence[Any] | None, score_field: str,
             return LabelProbabilities({k: v / total for k, v in sorted(found.items())})
         text += token
     return None
-
-
-class RecordingEngine:
-    """An engine that remembers each result by (template, variables), so a step's caller can
-    read what the parsed value does not carry (log-probs, raw text, model)."""
-
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-        self.results: dict[tuple[str, str], Any] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.engine, name)
-
-    def run(self, items: Sequence[Mapping[str, Any]], template_name: str, output_model: type,
-            step: str | None = None, *, sample: int = 0,
-            max_tokens: int | None = None) -> list[Any]:
-        results = self.engine.run(items, template_name, output_model, step=step, sample=sample,
-                                  max_tokens=max_tokens)
-        for item, result in zip(items, results, strict=True):
-            self.results[(template_name, _canonical(item))] = result
-        return results
-
-    def result(self, template: str, variables: Mapping[str, Any]) -> Any:
-        """The result the engine gave for these variables (None if never asked)."""
-        return self.results.get((template, _canonical(variables)))
-
-
-def _canonical(item: Mapping[str, Any]) -> str:
-    return json.dumps(dict(item), sort_keys=True, ensure_ascii=False, default=str)

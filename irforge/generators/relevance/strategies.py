@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irforge.core.records import Failure
-from irforge.generators.relevance.probabilities import RecordingEngine, label_probabilities
+from irforge.generators.relevance.probabilities import label_probabilities
 from irforge.generators.relevance.steps import (
     SCORE_FIELDS,
     Pair,
@@ -24,7 +24,8 @@ from irforge.generators.relevance.steps import (
     presence_step,
     zero_shot_step,
 )
-from irforge.steps import Step, run_step
+from irforge.steps import Step
+from irforge.steps.runner import BuildRunner
 
 
 @dataclass
@@ -49,13 +50,14 @@ class Outcome:
 
 @dataclass
 class _Strategy:
-    """One strategy run over some pairs: the engine, the outcomes, and the step name."""
+    """One strategy run over some pairs: the build runner, the outcomes, and the step name."""
 
-    engine: RecordingEngine
+    runner: BuildRunner
     pairs: Sequence[Pair]
     name: str
     step: str
     outcomes: list[Outcome] = field(default_factory=list)
+    answers: dict[str, Any] = field(default_factory=dict)  # phase key -> LLMResult
 
     def __post_init__(self) -> None:
         self.outcomes = [Outcome(self.name) for _ in self.pairs]
@@ -68,10 +70,10 @@ class _Strategy:
         accepted values by phase key."""
         if not phases:
             return {}
-        result = run_step(self.engine, step, phases)
+        result = self.runner.ask(step, phases)
         by_key = {phase.key: phase for phase in phases}
         for phase in phases:
-            answer = self.engine.result(step.template, step.variables(phase))
+            answer = result.results.get(phase.key)
             outcome = self.outcomes[phase.index]
             if answer is not None:
                 outcome.raws[phase.name] = answer.raw
@@ -86,6 +88,7 @@ class _Strategy:
                                           {"phase": phase.name, "strategy": self.name,
                                            "doc_id": phase.pair.doc_id,
                                            "query_id": phase.pair.query_id})
+        self.answers.update(result.results)
         return result.accepted
 
     def criteria(self, names_of: Callable[[Pair], Sequence[str]]) -> None:
@@ -107,7 +110,7 @@ class _Strategy:
             if phase.key in labels:
                 outcome.label = int(labels[phase.key])
                 outcome.parsed[field_name] = outcome.label
-            answer = self.engine.result(step.template, step.variables(phase))
+            answer = self.answers.get(phase.key)
             if outcome.label is None or answer is None:
                 continue
             probs = label_probabilities(getattr(answer, "logprobs", None), field_name,
@@ -121,9 +124,9 @@ def _scale(phase: Phase) -> list[int]:
     return list(range(phase.pair.intent.relevance.top_label + 1))
 
 
-def run_zero_shot(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_zero_shot(runner: BuildRunner, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 1: one direct score per pair, one step per template."""
-    run = _Strategy(engine, pairs, "zero_shot", step)
+    run = _Strategy(runner, pairs, "zero_shot", step)
     groups: dict[str, list[Phase]] = {}
     for index, pair in enumerate(pairs):
         groups.setdefault(pair.intent.relevance.zero_shot_template, []).append(
@@ -135,9 +138,9 @@ def run_zero_shot(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> 
     return run.outcomes
 
 
-def run_cot(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_cot(runner: BuildRunner, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 2: answer presence, criterion scores, then a final score bounded by phase 1."""
-    run = _Strategy(engine, pairs, "cot", step)
+    run = _Strategy(runner, pairs, "cot", step)
     for outcome in run.outcomes:
         outcome.prompt_id = "relevance.cot_final"
     presence = [Phase(i, pair, "presence") for i, pair in enumerate(pairs)]
@@ -155,9 +158,9 @@ def run_cot(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> list[O
     return run.outcomes
 
 
-def run_multi_dim(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> list[Outcome]:
+def run_multi_dim(runner: BuildRunner, pairs: Sequence[Pair], step: str) -> list[Outcome]:
     """Strategy 3: every criterion scored, then one aggregate score on the intent's scale."""
-    run = _Strategy(engine, pairs, "multi_dim", step)
+    run = _Strategy(runner, pairs, "multi_dim", step)
     for outcome in run.outcomes:
         outcome.prompt_id = "relevance.multi_dim_final"
     run.criteria(lambda pair: list(pair.intent.relevance.criteria))
@@ -167,7 +170,7 @@ def run_multi_dim(engine: RecordingEngine, pairs: Sequence[Pair], step: str) -> 
     return run.outcomes
 
 
-Runner = Callable[[RecordingEngine, Sequence[Pair], str], list[Outcome]]
+Runner = Callable[[BuildRunner, Sequence[Pair], str], list[Outcome]]
 
 STRATEGIES: dict[str, Runner] = {
     "zero_shot": run_zero_shot,

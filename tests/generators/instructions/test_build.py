@@ -127,7 +127,7 @@ def test_build_writes_benchmark_and_records_every_rejection(tmp_path):
                                "q1-audience-layman\te1--audience-layman\t1",
                                "q1-audience-layman\tq1--hardneg-1\t0"]
     manifest = json.loads((bench_dir / "manifest.json").read_text())
-    assert manifest["steps"]["instructions"]["llm"] == {"model": "scripted",
+    assert manifest["steps"]["instructions"]["engine"] == {"model": "scripted",
                                                         "calls": len(engine.calls)}
     judged = [json.loads(line)["task"] for line in (bench_dir / "judgments.jsonl").read_text()
               .splitlines()]

@@ -77,7 +77,7 @@ def test_build_through_http_records_faults_and_writes_the_folder(tmp_path, serve
     queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
     assert [q["_id"] for q in queries] == ["q1-audience-layman"]
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["steps"]["instructions"]["llm"]["model"] == "openai/scripted"
+    assert manifest["steps"]["instructions"]["engine"]["model"] == "openai/scripted"
     assert "sk-test" not in (out / "manifest.json").read_text()
 
     run = tmp_path / "bm25.trec"

@@ -55,7 +55,7 @@ def built(tmp_path_factory):
 def test_build_completes_and_accounts_for_every_item(built):
     root, report, _ = built
     manifest = json.loads((root / "manifest.json").read_text())
-    llm = manifest["steps"]["instructions"]["llm"]
+    llm = manifest["steps"]["instructions"]["engine"]
     assert llm["demo_grade"] is True
     bench = Benchmark(root)
     accepted = Counter(j.task for j in bench.judgments())

@@ -42,7 +42,7 @@ def test_build_and_label_with_the_embedded_model(tmp_path: Path) -> None:
                                 "--per-task", "1", "--max-tokens", "120", "--cache", str(cache)])
     bench = Benchmark(bench_dir)
     step = bench.manifest()["steps"]["intents"]
-    assert step["engine"]["demo_grade"] is True and step["planned"] == 2
+    assert step["engine"]["demo_grade"] is True and step["counts"]["planned"] == 2
     made = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
     if made:  # never silently empty: no accepted query ends in EmptyResultError (exit 3)
         assert built.exit_code == 0, built.output

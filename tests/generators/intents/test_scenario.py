@@ -88,8 +88,8 @@ def test_good_answers_build_label_and_check(tmp_path: Path) -> None:
     assert "derived from the corpus" in built.stdout and "intents.query" in built.stdout
     bench = Benchmark(tmp_path / "bench")
     step = bench.manifest()["steps"]["intents"]
-    categories = step["taxonomy"]["categories"]
-    assert step["taxonomy"]["derived"] and len(categories) == 2
+    categories = step["details"]["taxonomy"]["categories"]
+    assert step["details"]["taxonomy"]["derived"] and len(categories) == 2
     assert all(category["passages"] >= 1 for category in categories)
     queries = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
     assert len(queries) == 2 and len({q.text for q in queries}) == 2

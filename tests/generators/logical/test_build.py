@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,7 @@ from irforge.generators.logical.steps import (
 from irforge.llm import LLMResult
 from irforge.prompts import get_template
 from irforge.steps import Rejected, run_step
-from irforge.steps.yields import YieldTable
+from irforge.steps.runner import BuildRunner
 
 FILMS_A = ("Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014). Quiet Harbor starred "
            "Tomas Reyes and Ada Kim and won the Golden Reed award.")
@@ -138,9 +139,9 @@ def test_review_records_engine_failures_and_rejections_with_reasons():
 def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():
     item = accepted_pin()
     low = ok(StructureJudgment(score=2, reason="negation is on the film"), '{"score": 2}')
-    yields = YieldTable()
-    failures: list[Failure] = []
-    kept, rows, scores = judge_queries(Replay(low), [item], 3, yields, failures)
+    runner = BuildRunner(Replay(low), Benchmark(Path()), "logical")
+    yields, failures = runner.yields, runner.ledger.failures
+    kept, rows, scores = judge_queries(runner, [item], 3)
     assert [(j.doc_id, j.label, j.task) for j in rows] == [("f1", 2.0, "logical.structure"),
                                                           ("f2", 2.0, "logical.structure")]
     assert kept == [] and scores == {"lq-pin-0000": 2}
@@ -150,7 +151,8 @@ def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():
     assert yields.steps["logical.judge"].accepted == 0
     assert yields.steps["logical.judge"].rejected == {"rejected: judge scored structure N < N": 1}
     exact = ok(StructureJudgment(score=4, reason="exact"))
-    kept, rows, _ = judge_queries(Replay(exact), [item], 3, yields, failures)
+    runner.engine = Replay(exact)
+    kept, rows, _ = judge_queries(runner, [item], 3)
     assert kept == [item] and len(rows) == 2 and len(failures) == 1
 
 
@@ -197,7 +199,7 @@ def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
     assert [f.item_id for f in bench.failures()] == ["lq-1p-0000"]
     manifest = bench.manifest()["steps"]["logical"]
     assert manifest["demo_grade"] is True
-    assert manifest["negation_labels"] == "logical/negation_labels.jsonl"
+    assert manifest["details"]["negation_labels"] == "logical/negation_labels.jsonl"
     assert manifest["counts"]["accepted_by_type"] == {"pin": 1, "2p": 1}
     assert check_benchmark(tmp_path).ok, check_benchmark(tmp_path).problems
 

@@ -19,7 +19,7 @@ from irforge.core.errors import EmptyResultError
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, get_domain
-from irforge.generators.multicon.cli import build_multicon
+from irforge.generators.multicon.folder import build_multicon
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
@@ -66,10 +66,10 @@ def _rows(path: Path) -> list[dict]:
 def test_run_completes_and_records_the_embedded_model(built):
     manifest = Benchmark(built).manifest()["steps"]["multicon"]
     assert manifest["demo_grade"] is True
-    assert manifest["params"]["n"] == N
-    assert set(manifest["prompts"]) >= {"multicon.conditions", "multicon.condition_phrase",
-                                        "multicon.descriptive_query",
-                                        "multicon.hard_negative_substitute"}
+    assert manifest["config"]["n"] == N
+    assert set(manifest["engine"]["prompts"]) >= {
+        "multicon.conditions", "multicon.condition_phrase", "multicon.descriptive_query",
+        "multicon.hard_negative_substitute"}
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "multicon/task1.jsonl",
                  "multicon/task2.jsonl", "multicon/task3.jsonl", "multicon/sources.jsonl"):
         assert (built / name).exists(), name

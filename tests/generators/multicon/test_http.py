@@ -92,7 +92,8 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
     assert failures["salt-q2-desc"].reason.startswith("llm truncated")
     assert failures["salt-q2-desc"].raw_output == '{"query": "a 1987 nov'
     manifest = bench.manifest()["steps"]["multicon"]
-    assert manifest["model"] == "openai/scripted" and manifest["counts"]["failures"] == 2
+    assert manifest["engine"]["model"] == "openai/scripted"
+    assert manifest["counts"]["failures"] == 2
     task1 = [json.loads(line) for line in (bench_dir / "multicon" / "task1.jsonl").open()]
     assert {(r["query_id"], r["hard_negative"]) for r in task1} >= {
         ("salt-q1-inst", "salt-hn0"), ("salt-q3-desc", "salt-hn2")}

@@ -221,3 +221,15 @@ def test_a_rejected_phrase_ends_the_hierarchy_and_each_missing_query_says_why(do
         assert reasons[f"salt-q{k}-inst"].startswith("missing: no usable phrase for condition 2")
     table = out.yields["multicon.instruction_query"]
     assert (table.attempted, table.accepted) == (3, 1)
+
+
+def test_the_writer_redacts_keys_in_its_logs_like_every_other_method(docs, tmp_path):
+    from irforge.core.records import Failure
+
+    out = generate(docs, CannedEngine(answers()), MulticonConfig(domain=get_domain("books"), n=3))
+    out.failures.append(Failure(step="multicon.conditions", item_id="leak",
+                                reason="llm error: 401 for key sk-abcdefghijklmnopqrstuvwx",
+                                raw_output="Authorization: Bearer sk-abcdefghijklmnopqrstuvwx"))
+    write_output(Benchmark(tmp_path), out, {})
+    text = (tmp_path / "failures.jsonl").read_text(encoding="utf-8")
+    assert "sk-abcdefghijklmnopqrstuvwx" not in text and "leak" in text

@@ -1,0 +1,83 @@
+"""The Method contract: what every benchmark-building method exports to the runner.
+
+A :class:`Method` names its pydantic ``Config`` (the one source of its options: the recipe's
+``methods.<name>`` block is this model, and the CLI verb validates its flags with it), its
+LLM steps, and a ``build(runner, config, inputs)`` function on the shared
+:class:`~irforge.steps.runner.BuildRunner`. :data:`METHODS` is the registry ``irforge run``
+and the step-by-step verbs look methods up in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from irforge.steps.runner import BuildRunner
+
+ConfigT = TypeVar("ConfigT", bound="MethodConfig")
+
+
+class MethodConfig(BaseModel):
+    """Options every method shares: its own LLM when it should not use the run's."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    model: str | None = None
+    api_base: str | None = None
+
+    def options(self) -> dict[str, Any]:
+        """The method's own options (the LLM choice left out), for the manifest."""
+        return self.model_dump(mode="json", exclude={"model", "api_base"})
+
+
+def validated(config: type[ConfigT], **options: Any) -> ConfigT:
+    """The method's Config from a verb's flags: a bad value is a usage error naming the
+    flag (``--per-type: Input should be greater than or equal to 1``), exit 2."""
+    from irforge.core.errors import IrforgeError
+
+    try:
+        return config.model_validate(options)
+    except ValidationError as exc:
+        problems = [f"--{'-'.join(str(p) for p in error['loc']).replace('_', '-')}: "
+                    f"{error['msg']}" for error in exc.errors()]
+        raise IrforgeError("; ".join(problems)) from None
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a build reads: the corpus file and, for methods built on another, its folder."""
+
+    corpus: Path
+    source: Path | None = None  # instructions: the intents folder; relevance: the pool file
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build kept (``finish`` checks it) and the counts it recorded."""
+
+    kept: int
+    counts: dict[str, Any]
+
+
+Build = Callable[[BuildRunner, Any, Inputs], Built]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method: its name, config model, steps, build function and what it keeps."""
+
+    name: str
+    config: type[MethodConfig]
+    steps: tuple[str, ...]
+    build: Build
+    kept: str  # what finish() counts: "logical queries", "MultiConIR source documents", ...
+
+    def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs) -> Built:
+        """Build with ``config`` on ``runner``, then finish: budget stop, then empty result."""
+        built = self.build(runner, config, inputs)
+        runner.finish(built.kept, self.kept)
+        return built

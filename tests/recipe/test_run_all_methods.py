@@ -1,0 +1,192 @@
+"""``irforge.run``: all four methods plus relevance labeling built into one folder, in this
+process, against the scripted OpenAI-compatible server over real HTTP.
+
+Asserts what the one build runner promises: every method's manifest entry has the same keys
+(the engine under ``engine``), one gate index spans the whole run (a query two methods both
+write is kept once and rejected once, naming the other method), and every method ends the
+same way: exit 4 when the budget stopped it, exit 3 when it kept nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import irforge
+from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
+from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.llm import Engine
+from irforge.methods import Inputs, get_method
+from irforge.steps.runner import MANIFEST_KEYS, BuildRunner
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
+from tests.generators.intents.test_scenario import BREAD
+from tests.generators.multicon.docs import (
+    NOVEL,
+    NOVEL_CONDITION_IDS,
+    NOVEL_CONDITIONS,
+    NOVEL_DESCRIPTIVE,
+    NOVEL_NEGATIVES,
+)
+
+FILMS = DEMONSTRATIONS["2in"].passage
+SHARED = DEMONSTRATIONS["2in"].output.query  # logical writes it; intents is scripted to as well
+# (file, title, text, the question intents writes, the need it serves)
+DOCS = [*BREAD,
+        ("salt", "The Salt Orchard", NOVEL,
+         "Who wrote the island beekeeper novel that won the Harbour Prize?",
+         "who wrote the beekeeper novel"),
+        ("films", "Lena Ortiz filmography", FILMS, SHARED, "which Ortiz film won nothing")]
+AUDIENCE = {"layman": "written for a general reader in plain words, without technical jargon",
+            "expert": "written for specialists in technical, professional language"}
+METHODS = ("intents", "logical", "multicon", "instructions")
+
+
+def _intents_rules() -> list[Rule]:
+    rules = []
+    for _, _, text, question, need in DOCS:
+        rules.append(Rule(f"{text}\nGive ", (Action.answer({"needs": [need]}),)))
+        rules.append(Rule(f"{text}\n\nNeed: ", (Action.answer(
+            {"query": question, "passage": f"{need.capitalize()}: see the baking notes."}),)))
+    return rules
+
+
+def _instructions_rules() -> list[Rule]:
+    rules = []
+    for _, _, text, question, need in DOCS:
+        rules.append(Rule(f'This text answers the question "{question}"', (Action.answer(
+            {"document": f"In plain words: {need}. {text} See the baking notes."}),)))
+        for condition, description in AUDIENCE.items():
+            rules.append(Rule(f'"{condition}", that is, {description}.\nQuestion: {question}',
+                              (Action.answer({"instructed_query": (
+                                  f"{question} I only want documents for a {condition}.")}),)))
+            rules.append(Rule(f"Its requirement (audience): {condition}\nQuestion: {question}",
+                              (Action.answer({"reversed_query": (
+                                  f"{question} I want documents that are not {condition}.")}),)))
+    return rules
+
+
+def _multicon_rules() -> list[Rule]:
+    rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
+    phrases = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+    for sentence, phrase in zip(NOVEL_CONDITIONS, phrases, strict=True):
+        prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
+        rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
+    for k in range(1, 4):
+        rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
+            {"query": NOVEL_DESCRIPTIVE[k]}),)))
+    for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
+        rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))
+    return rules
+
+
+def good_script() -> Script:
+    """Well-formed answers for every step of every method; anything else gets ``{}``."""
+    rules = [*_intents_rules(),
+             Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)),
+             *_instructions_rules(),
+             Rule("Query type: 2in", (Action.answer(DEMONSTRATIONS["2in"].output.model_dump()),)),
+             *_multicon_rules()]
+    return Script(default=Action.answer({}), rules=tuple(rules))
+
+
+RECIPE = """corpus: {{input: docs, max_tokens: 1024, passage_dedup: false}}
+model: openai/scripted
+api_base: {url}
+methods:
+  intents: {{intents: [QA], per_task: 4}}
+  logical: {{types: [2in], per_type: 8, passage_sentences: 0}}
+  multicon: {{n: 3, limit: null, domain: books}}
+  instructions: {{from: intents, dimension: audience}}
+pool: {{retrievers: [bm25], k: 3}}
+label: {{strategies: [zero_shot]}}
+eval: {{retrievers: [bm25], metrics: [ndcg@10]}}
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    root = tmp_path_factory.mktemp("run-all")
+    docs = root / "docs"
+    docs.mkdir()
+    for key, title, text, _, _ in DOCS:
+        (docs / f"{key}.txt").write_text(f"{title}\n\n{text}\n", encoding="utf-8")
+    with ScriptedServer(good_script()) as server:
+        (root / "recipe.yaml").write_text(RECIPE.format(url=server.url), encoding="utf-8")
+        report = irforge.run(root / "recipe.yaml", root / "bench", echo=lambda line: None)
+    return root / "bench", report
+
+
+def test_every_method_and_labeling_build_into_one_folder(built) -> None:
+    out, report = built
+    status = {r.name: (r.status, r.detail) for r in report.results}
+    assert report.exit_code == 0, status
+    assert all(state == "done" for state, _ in status.values()), status
+    for method in METHODS:
+        assert list(Benchmark(out / method).queries()), method
+    assert Benchmark(out / "intents").qrels_dict()  # labeled by the relevance method
+
+
+def test_every_method_writes_one_manifest_layout(built) -> None:
+    out, _ = built
+    entries = {method: Benchmark(out / method).manifest()["steps"][method]
+               for method in METHODS}
+    entries["relevance"] = Benchmark(out / "intents").manifest()["steps"]["relevance"]
+    for name, entry in entries.items():
+        assert set(entry) == {*MANIFEST_KEYS, "finished"}, name
+        assert entry["engine"]["model"] == "openai/scripted", name
+        assert entry["yield"] and entry["counts"], name
+
+
+def test_one_gate_index_rejects_a_query_two_methods_wrote_once(built) -> None:
+    out, _ = built
+    texts = [q.text for method in METHODS for q in Benchmark(out / method).queries()]
+    assert texts.count(SHARED) == 1
+    across = [(method, f.reason) for method in METHODS
+              for f in Benchmark(out / method).failures()
+              if f.reason.startswith("rejected: gate duplicate")
+              and (("logical" in f.reason) != (method == "logical"))]
+    assert len(across) == 1, across
+    assert {method for method, _ in across} <= {"intents", "logical"}
+
+
+def _method_run(name: str, out: Path, folder: Path, url: str, **engine: object) -> int:
+    """Build ``name`` alone into ``folder`` on a fresh runner; its exit code (0 when ok)."""
+    method = get_method(name)
+    config = method.config.model_validate(
+        {"intents": {"intents": ["QA"], "per_task": 4},
+         "logical": {"types": ["2in"], "per_type": 8, "passage_sentences": 0},
+         "multicon": {"n": 3, "limit": None, "domain": "books"},
+         "instructions": {"dimension": "audience"},
+         "relevance": {"strategies": ["zero_shot"]}}[name])
+    source = {"instructions": out / "intents",
+              "relevance": out / "intents" / "pool" / "candidates.jsonl"}.get(name)
+    if name == "relevance":  # labeling writes into a copy of the labeled folder
+        import shutil
+
+        shutil.copytree(out / "intents", folder, ignore=shutil.ignore_patterns(".irforge"))
+        source = folder / "pool" / "candidates.jsonl"
+    with Engine("openai/scripted", api_base=url, cache_path=folder.parent / f"{name}.sqlite",
+                progress=False, **engine) as llm:
+        try:
+            method.run(BuildRunner.open(llm, folder, name), config,
+                       Inputs(out / "corpus.jsonl", source))
+        except IrforgeError as exc:
+            return exc.exit_code
+    return 0
+
+
+@pytest.mark.parametrize("name", [*METHODS, "relevance"])
+def test_budget_stop_and_kept_nothing_exit_the_same_in_every_method(built, name, tmp_path):
+    out, _ = built
+    with ScriptedServer(good_script()) as server:
+        stopped = _method_run(name, out, tmp_path / "stopped", server.url, budget_usd=1e-9,
+                              price_per_mtok=(1000.0, 1000.0), concurrency=1)
+    with ScriptedServer(Script(default=Action.answer({}), rules=())) as server:
+        empty = _method_run(name, out, tmp_path / "empty", server.url)
+    assert (stopped, empty) == (4, 3)
+    failures = [json.loads(line) for line in
+                (tmp_path / "empty" / "failures.jsonl").read_text().splitlines()]
+    assert failures and all(row["reason"] for row in failures)
