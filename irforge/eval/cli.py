@@ -67,6 +67,10 @@ def eval_command(
         "--ray", envvar="IRFORGE_RAY_ADDRESS",
         help="Encode and search with dense retrievers on a Ray cluster: HOST:PORT of its "
         "head or 'local' (needs irforge[ray]; see docs/scale.md).")] = None,
+    allow_untrusted_qrels: Annotated[bool, typer.Option(
+        "--allow-untrusted-qrels", help="Score qrels whose LLM judge failed its control items "
+        "(judge_controls.json); refused otherwise (exit 7). Every table then says so.")]
+    = False,
     as_json: JsonOption = False,
 ) -> None:
     """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
@@ -92,19 +96,23 @@ def eval_command(
             cache_dir=bench_dir / ".irforge" / "embeddings", query_prefix=query_prefix,
             passage_prefix=passage_prefix, pipelines=pipeline or [],
             decomposers=decomposer or ["fixed"], fusions=fusion or ["sum"], engine=engine,
-            seed=seed, bootstrap=bootstrap, trials=trials)
+            seed=seed, bootstrap=bootstrap, trials=trials,
+            allow_untrusted=allow_untrusted_qrels)
     written = write_outputs(results, out or bench_dir / "eval", plots=plots)
     if as_json:
         emit({"bench": results.bench, "split": results.split, "queries": results.queries,
               "docs": results.docs, "metrics": results.metrics,
               "systems": {s.name: s.means for s in results.systems}, "ann": results.ann,
               "failures": {s.name: s.failure_count for s in results.systems},
-              "warnings": list(results.warnings), "outputs": written}, "", as_json=True)
+              "warnings": list(results.warnings), "outputs": written, "verdict": results.truth,
+              "untrusted_qrels_allowed": results.untrusted_allowed}, "", as_json=True)
         return
     console = Console()
     if not console.is_terminal:  # piped or captured: keep every column readable
         console = Console(width=160)
     errors = Console(stderr=True)
+    for line in results.truth:
+        console.print(line, markup=False)
     for warning in results.warnings:
         errors.print(f"warning: {warning}", markup=False)
     console.print(rich_table(results))
