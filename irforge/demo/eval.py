@@ -16,9 +16,19 @@ def _has_qrels(folder: Path) -> bool:
 
 
 def evaluate_folder(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
-    """Evaluate one folder, print the rich table, write its report; a one-line summary."""
+    """Evaluate one folder, print the rich table, write its report; a one-line summary. A
+    folder whose qrels a judge labeled after failing its controls is not scored (said so)."""
     from rich.console import Console
 
+    from irforge.core.trust import untrusted_judges
+
+    untrusted = untrusted_judges(bench_dir, "test")
+    if untrusted:
+        lines = [line for entry in untrusted.values() for line in entry.get("lines", [])]
+        Console().print(f"NOT SCORED: {bench_dir}: its qrels were labeled by a judge that "
+                        f"failed its control items ({'; '.join(lines)})", markup=False)
+        return (f"{bench_dir}: not scored (judge {', '.join(untrusted)} failed its controls; "
+                "judge_controls.json)")
     from irforge.eval.report import rich_table, write_outputs
     from irforge.eval.runner import evaluate_benchmark
 

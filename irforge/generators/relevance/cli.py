@@ -82,7 +82,7 @@ def label_command(
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.build import ENSEMBLE_STEP
-    from irforge.generators.relevance.controls import raise_if_untrusted
+    from irforge.generators.relevance.controls import control_summary, raise_if_untrusted
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
 
     bench = Benchmark(bench_dir)
@@ -136,14 +136,3 @@ def label_command(
     if judge:
         raise_if_untrusted(judge, str(bench.qrels_path(split)))
 
-
-def control_summary(judge: dict, count: int) -> str:
-    """The judge-controls block the verb prints: status, reasons and each step's figures."""
-    grade = " (DEMO GRADE model)" if judge.get("demo_grade") else ""
-    head = {"trusted": "trusted", "untrusted": "UNTRUSTED",
-            "untested": "NOT VERIFIED"}[judge["status"]]
-    lines = [f"judge controls ({count} control pairs mixed in){grade}: {head}"]
-    lines += [f"  {line}" for line in judge.get("lines", [])]
-    if judge["status"] != "trusted":
-        lines += [f"  reason: {reason}" for reason in judge.get("reasons", [])]
-    return "\n".join(lines)

@@ -113,3 +113,15 @@ def raise_if_untrusted(entry: Mapping[str, Any], where: str) -> None:
         f"untrusted (judge_controls.json):\n  {figures}\nfix: use a stronger model (--model), "
         f"check the prompts, or inspect relevance/{CONTROLS_LOG}; irforge eval refuses these "
         f"qrels unless given {ALLOW_FLAG}")
+
+
+def control_summary(judge: Mapping[str, Any], count: int) -> str:
+    """The judge-controls block a verb prints: status, each step's figures, the reasons."""
+    grade = " (DEMO GRADE model)" if judge.get("demo_grade") else ""
+    head = {"trusted": "trusted", "untrusted": "UNTRUSTED",
+            "untested": "NOT VERIFIED"}[judge["status"]]
+    lines = [f"judge controls ({count} control pairs mixed in){grade}: {head}"]
+    lines += [f"  {line}" for line in judge.get("lines", [])]
+    if judge["status"] != "trusted":
+        lines += [f"  reason: {reason}" for reason in judge.get("reasons", [])]
+    return "\n".join(lines)
