@@ -17,8 +17,10 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
+from irforge.core.trust import record_judge
 from irforge.generators.kept import require_kept
 from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.judge_controls import JUDGE, judge_entry, run_judge_with_controls
 from irforge.generators.logical.labels import (
     NegationLabel,
     graded_qrels,
@@ -49,6 +51,7 @@ from irforge.llm.protocol import EngineLike
 from irforge.steps import reason_key, run_step
 from irforge.steps.failures import rejection
 from irforge.steps.yields import YieldTable
+from irforge.validators.control_stats import StepFigures
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class LogicalConfig:
     hypothetical: bool = False
     judge: bool = False
     min_judge_score: int = 3
+    judge_controls: bool = True  # mix control items into the judge step (judge_controls.py)
     passage_sentences: int = 0
 
 
@@ -80,6 +84,7 @@ class LogicalSummary:
     kept_from_before: int = 0
     accepted_by_type: dict[str, int] = field(default_factory=dict)
     yields: YieldTable = field(default_factory=YieldTable)
+    judge_controls: dict[str, Any] | None = None  # the judge's control figures (--judge)
 
     def line(self) -> str:
         kept = (f", {self.kept_from_before} earlier queries kept" if self.kept_from_before
@@ -143,9 +148,10 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
 
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
+    controls: list[StepFigures] | None = [] if config.judge_controls else None
     if config.judge and accepted:
         accepted, judgments, scores = judge_queries(engine, accepted, config.min_judge_score,
-                                             yields, failures)
+                                             yields, failures, controls, config.seed)
 
     hypothetical: list[Doc] = []
     if config.hypothetical and accepted:
@@ -158,15 +164,30 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     engine_entry = manifest_entry() if callable(manifest_entry) else {}
     done = Outcome([item.plan for item in items], accepted, failures, judgments, scores,
                    hypothetical, yields)
-    return write_benchmark(Benchmark(bench_dir), docs, done, config, engine_entry)
+    summary = write_benchmark(Benchmark(bench_dir), docs, done, config, engine_entry)
+    if config.judge:
+        summary.judge_controls = judge_entry(controls[0] if controls else None,
+                                             str(getattr(engine, "model", "")),
+                                             bool(getattr(engine, "demo_grade", False)))
+        if controls is None:
+            summary.judge_controls["reasons"] = ["controls were switched off "
+                                                 "(--no-judge-controls)"]
+        record_judge(Path(bench_dir), JUDGE, summary.judge_controls)
+    return summary
 
 
 def judge_queries(engine: EngineLike, accepted: list[AcceptedQuery], min_score: int,
-           yields: YieldTable, failures: list[Failure]
+           yields: YieldTable, failures: list[Failure],
+           controls: list[StepFigures] | None = None, seed: int = 0,
            ) -> tuple[list[AcceptedQuery], list[Judgment], dict[str, int]]:
     """Score each query's structure; every score is logged per query-passage pair, and a
-    score under ``min_score`` rejects the query."""
-    outcome = run_step(engine, judge_step(), accepted)
+    score under ``min_score`` rejects the query. With a ``controls`` list, control items are
+    mixed in (``judge_controls.py``) and their figures appended to it."""
+    if controls is None:
+        outcome = run_step(engine, judge_step(), accepted)
+    else:
+        outcome, figures = run_judge_with_controls(engine, accepted, min_score, seed)
+        controls.extend([figures] if figures is not None else [])
     failures += outcome.failures
     by_key = {item.plan.query_id: item for item in accepted}
     judgments: list[Judgment] = []

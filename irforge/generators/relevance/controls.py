@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.errors import UntrustedLabels
 from irforge.core.jsonl import write_jsonl
-from irforge.core.trust import ALLOW_FLAG, record_judge
+from irforge.core.trust import record_judge
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.steps import STEP, Pair
@@ -25,6 +24,9 @@ from irforge.validators.controls import (
     relevant_from,
     sources_from_queries,
 )
+from irforge.validators.judge_report import control_summary, raise_if_untrusted
+
+__all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 
 JUDGE = "relevance"
 CONTROLS_LOG = "controls.jsonl"
@@ -101,27 +103,3 @@ def record_controls(bench: Benchmark, entry: Mapping[str, Any],
     """Write the control log and the folder's ``judge_controls.json`` entry."""
     write_jsonl(bench.root / STEP / CONTROLS_LOG, rows)
     record_judge(bench.root, JUDGE, entry)
-
-
-def raise_if_untrusted(entry: Mapping[str, Any], where: str) -> None:
-    """Exit 7 with the figures when the labels failed their controls."""
-    if entry.get("status") != "untrusted":
-        return
-    figures = "\n  ".join(entry.get("lines", []))
-    raise UntrustedLabels(
-        f"the relevance judge failed its control items, so the labels in {where} are marked "
-        f"untrusted (judge_controls.json):\n  {figures}\nfix: use a stronger model (--model), "
-        f"check the prompts, or inspect relevance/{CONTROLS_LOG}; irforge eval refuses these "
-        f"qrels unless given {ALLOW_FLAG}")
-
-
-def control_summary(judge: Mapping[str, Any], count: int) -> str:
-    """The judge-controls block a verb prints: status, each step's figures, the reasons."""
-    grade = " (DEMO GRADE model)" if judge.get("demo_grade") else ""
-    head = {"trusted": "trusted", "untrusted": "UNTRUSTED",
-            "untested": "NOT VERIFIED"}[judge["status"]]
-    lines = [f"judge controls ({count} control pairs mixed in){grade}: {head}"]
-    lines += [f"  {line}" for line in judge.get("lines", [])]
-    if judge["status"] != "trusted":
-        lines += [f"  reason: {reason}" for reason in judge.get("reasons", [])]
-    return "\n".join(lines)
