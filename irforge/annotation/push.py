@@ -9,6 +9,7 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import AnnotationError
+from irforge.annotation.gold import with_gold
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
 from irforge.annotation.projects import iter_tasks, read_registry, remember_project
@@ -103,7 +104,8 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
          strata: Sequence[str] = ("intent", "type"), batch_size: int = 500) -> PushResult:
     """Sample ``n`` items of the job and import those not yet in the project."""
     items = bench_items(bench, job, strata)
-    chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
+                                          threshold), seed)
     project, created = ensure_project(connection, bench, job, project_id, title)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]

@@ -61,7 +61,7 @@ def score_controls(pairs: Sequence[tuple[Control, Pair]],
     kinds = [control.kind for control, _ in pairs]
     cuts = [relevant_from(pair.intent.relevance.top_label) for _, pair in pairs]
     figures = []
-    rows = [{**control.to_json(), "passage": None, "labels": {}} for control, _ in pairs]
+    rows = [{**control.to_json(), "labels": {}} for control, _ in pairs]
     for name, outcomes in by_strategy.items():
         asked = [i for i in range(len(pairs)) if i in outcomes]
         decided: list[int | None] = []
