@@ -46,8 +46,11 @@ def group_table(results, metric: str = "ndcg@10"):
     """A rich Table of ``metric`` per query group (metadata ``results.group_field``)."""
     from rich.table import Table
 
+    from irforge.eval.report import table_flags
+
     groups = sorted({group for system in results.systems for group in system.per_group})
-    table = Table(title=f"{metric} per {results.group_field}")
+    flags = table_flags(results)
+    table = Table(title=(f"{flags}\n" if flags else "") + f"{metric} per {results.group_field}")
     table.add_column("system")
     for group in groups:
         table.add_column(group, justify="right")
