@@ -16,7 +16,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import UntrustedLabels
 from irforge.core.records import Doc, Failure, Query, Run
-from irforge.core.trust import ALLOW_FLAG, trust_lines, untrusted_judges
+from irforge.core.trust import ALLOW_FLAG, untrusted_judges
 from irforge.eval.checks import (
     cutoff_warnings,
     known_qrels,
@@ -51,7 +51,7 @@ from irforge.eval.provenance import qrels_provenance
 from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
-from irforge.eval.verdict import method_verdicts
+from irforge.eval.verdict import truth_lines
 
 
 @dataclass
@@ -320,12 +320,6 @@ def refuse_untrusted(bench_dir: Path, split: str, allow: bool) -> list[str]:
             f"relabel with a stronger model, score another split (--qrels human), or pass "
             f"{ALLOW_FLAG} to score them anyway (every table then says so)")
     return sorted(judges)
-
-
-def truth_lines(bench_dir: Path, split: str) -> list[str]:
-    """Judges' control figures and one verdict per method: what the report prints first."""
-    return [*trust_lines(bench_dir, split),
-            *(verdict.line() for verdict in method_verdicts(bench_dir, split))]
 
 
 def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irforge.core.bench import Benchmark
-from irforge.core.trust import read_judges, status_of
+from irforge.core.trust import read_judges, status_of, trust_lines
 from irforge.steps.step import reason_key
 
 DEMO_LABEL = "DEMO GRADE (embedded SmolLM2-135M): not for citing"
@@ -82,3 +82,9 @@ def method_verdicts(folder: Path, split: str = "test") -> list[MethodVerdict]:
             bool(entry.get("demo_grade")) for entry in judges.values())
         verdict.verdict = verdict_text(verdict.kept, verdict.judges)
     return sorted(methods.values(), key=lambda v: (v.method == HAND, v.method))
+
+
+def truth_lines(folder: Path, split: str = "test") -> list[str]:
+    """Judges' control figures and one verdict per method: what a report prints first."""
+    return [*trust_lines(folder, split),
+            *(verdict.line() for verdict in method_verdicts(folder, split))]

@@ -73,3 +73,17 @@ def test_a_random_judge_is_caught() -> None:
     entry = judge_entry(figures, "fake-model", False)
     assert entry["status"] == "untrusted" and "logical.judge: accuracy" in entry["lines"][0]
     assert all(isinstance(f, Failure) and f.item_id.startswith("lq-pin-") for f in failures)
+
+
+def test_an_untrusted_logical_judge_exits_7_with_its_figures() -> None:
+    import pytest
+
+    from irforge.core.errors import UntrustedLabels
+    from irforge.validators.judge_report import raise_if_untrusted
+
+    *_, [figures] = _run(lambda item: {"score": 4, "reason": "looks fine"})  # always keeps
+    entry = judge_entry(figures, "fake-model", True)
+    assert entry["status"] == "untrusted" and figures.accuracy == 0.5
+    with pytest.raises(UntrustedLabels, match="the logical judge failed its control items") as info:
+        raise_if_untrusted(entry, "bench", "logical", "judge_controls.json")
+    assert info.value.exit_code == 7 and "logical.judge: accuracy 0.50" in str(info.value)
