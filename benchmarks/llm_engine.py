@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pydantic import BaseModel
 
 from irforge.llm import Engine
-from irforge.llm.backends import no_key_kwargs, response_format_field
+from irforge.llm.backends import keyless_openai_client, response_format_field
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion
 from irforge.llm.structured import with_instructions
@@ -147,12 +147,13 @@ async def bare_litellm(url: str, batch: list[dict[str, str]], concurrency: int) 
 
     semaphore = asyncio.Semaphore(concurrency)
     requests = [request(item) for item in batch]
+    client = keyless_openai_client(url)  # the same keyless client the engine's litellm path uses
 
     async def one(messages: list[dict[str, str]], fields: dict[str, object]) -> None:
         async with semaphore:
             await litellm.acompletion(model="openai/bench", api_base=url, messages=messages,
                                       num_retries=0, max_retries=0, drop_params=True,
-                                      timeout=120.0, **no_key_kwargs(), **fields)
+                                      timeout=120.0, client=client, **fields)
 
     with Clock() as clock:
         await asyncio.gather(*(one(*fields) for fields in requests))

@@ -10,9 +10,12 @@ from typing import Annotated
 import typer
 
 from irforge.cli.output import JsonOption, emit
+from irforge.core.collection import Collection, benchmark_folders, for_each
 from irforge.core.errors import IrforgeError
 
-BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
+BenchDir = Annotated[Path, typer.Argument(
+    help="Benchmark folder, or a run folder (every method folder in it).", file_okay=False)]
+OneBenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
 Job = Annotated[str, typer.Option(help="Labeling job: relevance, sts, logical_structure, "
                                   "evidence_distribution, hard_negative, "
                                   "instruction_compliance (or any name with --config-file).")]
@@ -43,6 +46,26 @@ def _user_errors() -> Iterator[None]:
         raise
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
+
+
+def _folders(bench_dir: Path, project: int | None = None, what: str = "") -> Collection:
+    """The benchmark folders a verb acts on; one project id or one export file cannot serve
+    several folders of a run."""
+    found = benchmark_folders(bench_dir)
+    if found.is_collection and (project is not None or what):
+        names = ", ".join(found.name(f) for f in found.folders)
+        reason = what or "--project names one Label Studio project"
+        raise IrforgeError(f"{bench_dir} is a run folder with {len(found.folders)} benchmarks "
+                           f"({names}); {reason}: pass one of them, e.g. "
+                           f"{found.folders[0]}")
+    return found
+
+
+def _each(found: Collection, action) -> None:
+    """Run ``action(name, folder)`` on every folder, then report the folders that failed."""
+    outcomes = for_each(found, lambda name, folder: action(
+        f"{name}: " if found.is_collection else "", folder))
+    outcomes.raise_if_failed()
 
 
 def _job(name: str, config_file: Path | None, label_control: str | None):
@@ -80,13 +103,19 @@ def push(
 
     labeling = get_job(job, config_file, label_control)
     connection = _connect(url, settings)
-    with _user_errors():
-        result = run_push(Benchmark(bench_dir), labeling, connection, n, strategy, seed, by,
-                          threshold, project, title)
-    created = "created" if result.created_project else "reused"
-    typer.echo(f"project {result.project_id} ({created}) at {connection.settings.base_url}: "
-               f"sampled {result.sampled} of {result.candidates} items with {strategy}, "
-               f"imported {result.imported}, already there {result.already_there}")
+
+    def one(prefix: str, folder: Path) -> None:
+        named = f"{title} ({prefix.rstrip(': ')})" if title and prefix else title
+        with _user_errors():
+            result = run_push(Benchmark(folder), labeling, connection, n, strategy, seed, by,
+                              threshold, project, named)
+        created = "created" if result.created_project else "reused"
+        typer.echo(f"{prefix}project {result.project_id} ({created}) at "
+                   f"{connection.settings.base_url}: sampled {result.sampled} of "
+                   f"{result.candidates} items with {strategy}, imported {result.imported}, "
+                   f"already there {result.already_there}")
+
+    _each(_folders(bench_dir, project), one)
 
 
 def pull(
@@ -108,17 +137,21 @@ def pull(
     from irforge.annotation.pull import pull as run_pull
     from irforge.core.bench import Benchmark
 
-    bench = Benchmark(bench_dir)
     labeling = get_job(job, config_file, label_control)
-    project_id = project_for(bench, labeling.name, project)
-    with _user_errors():
-        result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break,
-                          split, method)
-    typer.echo(f"project {project_id}: {result.tasks} tasks, {result.new_labels} new human "
-               f"labels ({result.unchanged} already pulled), {result.invalid} invalid answers "
-               f"(see failures.jsonl), {result.adjudicated} adjudicated items; snapshot "
-               f"{result.snapshot}" + (f"; wrote {result.qrels_path}" if result.qrels_path
-                                       else ""))
+
+    def one(prefix: str, folder: Path) -> None:
+        bench = Benchmark(folder)
+        project_id = project_for(bench, labeling.name, project)
+        with _user_errors():
+            result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break,
+                              split, method)
+        typer.echo(f"{prefix}project {project_id}: {result.tasks} tasks, {result.new_labels} "
+                   f"new human labels ({result.unchanged} already pulled), {result.invalid} "
+                   f"invalid answers (see failures.jsonl), {result.adjudicated} adjudicated "
+                   f"items; snapshot {result.snapshot}"
+                   + (f"; wrote {result.qrels_path}" if result.qrels_path else ""))
+
+    _each(_folders(bench_dir, project), one)
 
 
 def status(
@@ -136,21 +169,25 @@ def status(
     from irforge.annotation.status import project_progress
     from irforge.core.bench import Benchmark
 
-    project_id = project_for(Benchmark(bench_dir), job, project)
-    rows = project_progress(_connect(url, settings), project_id)
-    table = Table(title=f"Label Studio project {project_id} ({job})")
-    for name in ("stratum", "value", "tasks", "annotated", "done", "annotations"):
-        table.add_column(name)
-    for row in rows:
-        table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
-                      f"{row.share:.0%}", str(row.annotations))
-    Console().print(table)
+    def one(prefix: str, folder: Path) -> None:
+        project_id = project_for(Benchmark(folder), job, project)
+        rows = project_progress(_connect(url, settings), project_id)
+        table = Table(title=f"{prefix}Label Studio project {project_id} ({job})")
+        for name in ("stratum", "value", "tasks", "annotated", "done", "annotations"):
+            table.add_column(name)
+        for row in rows:
+            table.add_row(row.stratum, row.value, str(row.tasks), str(row.annotated),
+                          f"{row.share:.0%}", str(row.annotations))
+        Console().print(table)
+
+    _each(_folders(bench_dir, project), one)
 
 
 def export_tasks(
     bench_dir: BenchDir,
     out: Annotated[Path, typer.Option("--out", "-o", help="Tasks file to write (JSON); the "
-                                      "labeling config goes next to it as .xml.")],
+                                      "labeling config goes next to it as .xml. For a run "
+                                      "folder: OUT-<method>.json per method folder.")],
     job: Job = "relevance",
     n: SampleSize = 50,
     strategy: Strategy = "random",
@@ -164,15 +201,22 @@ def export_tasks(
     from irforge.annotation.files import export_tasks as run_export
     from irforge.core.bench import Benchmark
 
-    with _user_errors():
-        result = run_export(Benchmark(bench_dir), _job(job, config_file, label_control), out,
-                            n, strategy, seed, by)
-    emit({"tasks": result.tasks, "config": result.config, "sampled": result.sampled,
-          "candidates": result.candidates},
-         f"wrote {result.sampled} of {result.candidates} tasks to {result.tasks} and the "
-         f"labeling config to {result.config}: in Label Studio create a project with that "
-         f"config, import the tasks, annotate, Export > JSON, then run `irforge annotate "
-         f"import-tasks {bench_dir} EXPORT.json`", as_json)
+    found = _folders(bench_dir)
+    labeling = _job(job, config_file, label_control)
+
+    def one(prefix: str, folder: Path) -> None:
+        name = found.name(folder).replace("/", "-")
+        target = out.with_name(f"{out.stem}-{name}{out.suffix}") if prefix else out
+        with _user_errors():
+            result = run_export(Benchmark(folder), labeling, target, n, strategy, seed, by)
+        emit({"folder": folder, "tasks": result.tasks, "config": result.config,
+              "sampled": result.sampled, "candidates": result.candidates},
+             f"{prefix}wrote {result.sampled} of {result.candidates} tasks to {result.tasks} "
+             f"and the labeling config to {result.config}: in Label Studio create a project "
+             f"with that config, import the tasks, annotate, Export > JSON, then run `irforge "
+             f"annotate import-tasks {folder} EXPORT.json`", as_json)
+
+    _each(found, one)
 
 
 def import_tasks(
@@ -190,6 +234,7 @@ def import_tasks(
     from irforge.annotation.files import import_tasks as run_import
     from irforge.core.bench import Benchmark
 
+    _folders(bench_dir, what="one Label Studio export holds one folder's tasks")
     with _user_errors():
         result = run_import(Benchmark(bench_dir), _job(job, config_file, label_control),
                             export_file, tie_break, split)
@@ -203,7 +248,7 @@ def import_tasks(
 
 
 def merge_command(
-    bench_dir: BenchDir,
+    bench_dir: OneBenchDir,
     base: Annotated[str, typer.Option(help="LLM qrels split to start from.")] = "test",
     out: Annotated[str, typer.Option(help="Split to write: qrels/OUT.tsv.")] = "adjudicated",
     policy: Annotated[str, typer.Option(help="human-wins (people override the LLM, the rest "

@@ -30,6 +30,24 @@ def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     Console().print(table)
 
 
+def _llm_human_pairs(bench, task: str, keys: list[str], tie_break: str) -> list:
+    """Items with both an LLM and a human label of ``task``; none is a user error."""
+    from irforge.validators.llm_agreement import pair_judgments
+
+    queries = list(bench.queries()) if bench.queries_path.exists() else []
+    try:
+        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
+                               tie_break=tie_break)
+    except IrforgeError:
+        raise
+    except ValueError as exc:
+        raise IrforgeError(str(exc)) from exc
+    if not pairs:
+        raise IrforgeError(f"{bench.judgments_path}: no item has both an LLM and a human "
+                           f"'{task}' label; run `irforge annotate pull` first")
+    return pairs
+
+
 def agreement(
     bench_dir: BenchDir,
     task: Annotated[str, typer.Option(help="Judgment task to compare.")] = "relevance",
@@ -51,28 +69,14 @@ def agreement(
     """LLM vs human Cohen's kappa per stratum, per prompt and for the ensemble; table + plot."""
     from irforge.core.bench import Benchmark
     from irforge.core.jsonl import write_json
-    from irforge.validators.llm_agreement import (
-        agreement_table,
-        human_reliability,
-        pair_judgments,
-    )
+    from irforge.validators.llm_agreement import agreement_table, human_reliability
     from irforge.validators.plots import plot_agreement
 
     bench = Benchmark(bench_dir)
     keys = [key.strip() for key in strata.split(",") if key.strip()]
-    queries = list(bench.queries()) if bench.queries_path.exists() else []
     if weights not in ("none", "linear", "quadratic"):
         raise IrforgeError(f"unknown --weights {weights!r}; use none, linear or quadratic")
-    try:
-        pairs = pair_judgments(bench.judgments(), queries, task=task, strata=keys,
-                               tie_break=tie_break)
-    except IrforgeError:
-        raise
-    except ValueError as exc:
-        raise IrforgeError(str(exc)) from exc
-    if not pairs:
-        raise IrforgeError(f"{bench.judgments_path}: no item has both an LLM and a human "
-                           f"'{task}' label; run `irforge annotate pull` first")
+    pairs = _llm_human_pairs(bench, task, keys, tie_break)
     kappa_weights = None if weights == "none" else weights
     rows = agreement_table(pairs, keys, None if graded else threshold, kappa_weights,  # type: ignore[arg-type]
                            resamples, seed)

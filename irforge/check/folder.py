@@ -11,6 +11,7 @@ from irforge.check.methods import check_multicon, check_negation_labels
 from irforge.check.queries import check_queries
 from irforge.core import beir
 from irforge.core.bench import Benchmark
+from irforge.core.collection import benchmark_folders
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
 
@@ -28,6 +29,14 @@ class CheckReport:
         return not self.problems
 
 
+def check_folders(root: Path) -> list[tuple[str, CheckReport]]:
+    """Check ``root``, or each benchmark folder of the collection under it, by name."""
+    if not Path(root).is_dir():
+        return [(Path(root).name, check_benchmark(root))]
+    found = benchmark_folders(root)
+    return [(found.name(folder), check_benchmark(folder)) for folder in found.folders]
+
+
 def check_benchmark(root: Path) -> CheckReport:
     """Read every file of a benchmark folder, collecting problems instead of stopping."""
     bench = Benchmark(Path(root))
@@ -36,7 +45,6 @@ def check_benchmark(root: Path) -> CheckReport:
     if not bench.root.is_dir():
         add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
         return report
-
 
     docs = {doc.doc_id: doc for doc in bench.corpus(add)}
     queries = list(bench.queries(add))

@@ -13,6 +13,8 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
+from irforge.generators.logical.layout import LAYOUT as LOGICAL
+from irforge.generators.multicon.layout import LAYOUT as MULTICON
 
 Add = Callable[[Problem], None]
 
@@ -41,10 +43,10 @@ def _known(path: Path, number: int, row: dict[str, Any], name: str, known: set[s
 
 
 def check_multicon(bench: Benchmark, doc_ids: set[str], query_ids: set[str], add: Add) -> int:
-    """Rows of ``multicon/task*.jsonl``: known queries and documents, candidate lists."""
+    """Rows of the MultiConIR task files: known queries and documents, candidate lists."""
     rows = 0
     for task in sorted(TASK_QUERY_FIELDS):
-        path = bench.root / "multicon" / f"{task}.jsonl"
+        path = MULTICON.path(bench.root, task)
         if not path.exists():
             continue
         for number, row in _rows(path, add):
@@ -67,8 +69,8 @@ def check_multicon(bench: Benchmark, doc_ids: set[str], query_ids: set[str], add
 
 def check_negation_labels(bench: Benchmark, doc_ids: set[str], query_ids: set[str],
                           add: Add) -> int:
-    """Rows of ``logical/negation_labels.jsonl``: known query and passage, violates 0 or 1."""
-    path = bench.root / "logical" / "negation_labels.jsonl"
+    """Rows of the logical negation labels: known query and passage, violates 0 or 1."""
+    path = LOGICAL.path(bench.root, "negation_labels")
     if not path.exists():
         return 0
     rows = 0

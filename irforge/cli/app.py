@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
 from irforge.core.verbosity import set_verbosity
 
@@ -35,7 +33,7 @@ GROUPS: dict[str, str] = {
 
 # (group or None for top level, verb, "module:function")
 COMMANDS: list[tuple[str | None, str, str]] = [
-    (None, "check", "irforge.cli.app:check"),
+    (None, "check", "irforge.check.cli:check"),
     (None, "version", "irforge.cli.app:version"),
     (None, "completion", "irforge.cli.app:completion"),
     (None, "run", "irforge.recipe.cli:run_command"),
@@ -75,30 +73,6 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("build", "intents", "irforge.generators.intents.cli:build_intents_command"),
     (None, "label", "irforge.generators.relevance.cli:label_command"),
 ]
-
-
-def check(
-    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to validate.")],
-    as_json: JsonOption = False,
-) -> None:
-    """Validate a benchmark folder and list every problem found, not only the first."""
-    from irforge.check.folder import check_benchmark
-
-    report = check_benchmark(bench_dir)
-    counts = ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))
-    if as_json:
-        emit({"folder": bench_dir, "ok": report.ok, "counts": dict(report.counts),
-              "problems": [str(problem) for problem in report.problems]}, "", as_json=True)
-        if not report.ok:
-            raise typer.Exit(1)
-        return
-    if report.ok:
-        typer.echo(f"OK {bench_dir}: {counts}")
-        return
-    for problem in report.problems:
-        typer.echo(f"ERROR {problem}")
-    typer.echo(f"{len(report.problems)} problem(s) in {bench_dir} ({counts})")
-    raise typer.Exit(1)
 
 
 def version() -> None:

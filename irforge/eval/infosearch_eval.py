@@ -14,17 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from irforge.core.beir import read_queries
+from irforge.core.beir import read_qrels, read_queries
 from irforge.core.bench import Benchmark
-from irforge.core.records import Query, Run
+from irforge.core.records import Query, Run, qrels_to_dict
 from irforge.eval.metrics import EvaluationInputError, evaluate_per_query
 from irforge.eval.metrics import infosearch as paper
 from irforge.eval.metrics.groups import group_means
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
+from irforge.generators.instructions.layout import LAYOUT, MODES, mode_qrels, mode_queries
 
-MODES = ("og", "changed", "reversed")
-MODE_QUERY_FILES = {"changed": "instructions/queries_changed.jsonl",
-                    "reversed": "instructions/queries_reversed.jsonl"}
+MODE_QUERY_FILES = {mode: LAYOUT.relative(mode_queries(mode)) for mode in ("changed", "reversed")}
 DIMENSION_FIELD = "dimension"
 WISE_K = 20
 ROBUSTNESS_K = 10
@@ -49,28 +48,31 @@ class InfoSearchModes:
 def is_infosearch_bench(bench_dir: Path) -> bool:
     """True when the folder has the three mode qrels and the two mode query files."""
     root = Path(bench_dir)
-    return (all((root / "qrels" / f"{mode}.tsv").is_file() for mode in MODES)
-            and all((root / name).is_file() for name in MODE_QUERY_FILES.values()))
+    return all(LAYOUT.path(root, mode_qrels(mode)).is_file() for mode in MODES) and all(
+        LAYOUT.path(root, mode_queries(mode)).is_file() for mode in MODE_QUERY_FILES)
 
 
 def read_infosearch_modes(bench_dir: Path) -> InfoSearchModes:
     """Read the three modes; every query judged in og must have its instructed and reversed text."""
     bench = Benchmark(Path(bench_dir))
-    qrels = {mode: bench.qrels_dict(mode) for mode in MODES}
+    qrels = {mode: qrels_to_dict(read_qrels(LAYOUT.path(bench.root, mode_qrels(mode))))
+             for mode in MODES}
     originals = {q.query_id: q for q in bench.queries()}
     texts = {"og": originals}
-    for mode, name in MODE_QUERY_FILES.items():
-        texts[mode] = {q.query_id: q for q in read_queries(bench.root / name)}
+    for mode in MODE_QUERY_FILES:
+        texts[mode] = {q.query_id: q for q in read_queries(LAYOUT.path(bench.root,
+                                                                         mode_queries(mode)))}
     judged = sorted(q for q, grades in qrels["og"].items() if grades)
     queries: dict[str, tuple[Query, ...]] = {}
     for mode in MODES:
-        source = bench.queries_path if mode == "og" else bench.root / MODE_QUERY_FILES[mode]
+        source = (bench.queries_path if mode == "og"
+                  else LAYOUT.path(bench.root, mode_queries(mode)))
         missing = [q for q in judged if q not in texts[mode]]
         if missing:
             raise EvaluationInputError(
                 f"{source}: no {mode} text for query {missing[0]!r} judged in "
-                f"{bench.qrels_path('og')} ({len(missing)} missing; rebuild the folder with "
-                "irforge build instructions or remove those qrels)")
+                f"{LAYOUT.path(bench.root, 'qrels_og')} ({len(missing)} missing; rebuild the "
+                "folder with irforge build instructions or remove those qrels)")
         not_judged = [q for q in judged if q not in qrels[mode]]
         if not_judged:
             raise EvaluationInputError(

@@ -11,16 +11,11 @@ from irforge.core.jsonl import atomic_open
 from irforge.core.trust import ALLOW_FLAG
 from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
 from irforge.eval.metrics.registry import parse_metric
+from irforge.eval.outputs import RESULTS, claim, run_file_names, safe_name
 from irforge.eval.provenance import describe
 from irforge.eval.runner import EvalResults
 from irforge.eval.trec_io import write_trec_run
 from irforge.eval.verdict import DEMO_LABEL
-
-
-def safe_name(name: str) -> str:
-    """A file-name-safe version of a system name."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "run"
-
 
 SIGNIFICANCE_LEVEL = 0.05
 MARK = "†"
@@ -331,16 +326,23 @@ def to_html(markdown_text: str, title: str) -> str:
             f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
 
-def write_outputs(results: EvalResults, out_dir: Path, plots: bool = True) -> dict[str, Path]:
-    """Write runs/<system>.trec, results.json, plots/*.png|svg, table.tex, report.md, .html."""
+def write_outputs(results: EvalResults, out_dir: Path, plots: bool = True,
+                  replace: bool = False) -> dict[str, Path]:
+    """Write runs/<system>.trec, results.json, plots/*.png|svg, table.tex, report.md, .html.
+
+    An earlier evaluation of other systems or another split in ``out_dir`` is never dropped
+    silently: refused, unless ``replace`` (irforge/eval/outputs.py).
+    """
     from irforge.eval.plots import write_plots
 
     out_dir = Path(out_dir)
+    claim(out_dir, results.split, [s.name for s in results.systems], replace)
     (out_dir / "runs").mkdir(parents=True, exist_ok=True)
     for name, run in results.runs.items():
         write_trec_run(out_dir / "runs" / f"{safe_name(name)}.trec", run, safe_name(name))
-    with atomic_open(out_dir / "results.json") as handle:
-        json.dump(results.to_json(), handle, indent=1, sort_keys=True)
+    with atomic_open(out_dir / RESULTS) as handle:
+        json.dump({**results.to_json(), "run_files": run_file_names(results.runs)}, handle,
+                  indent=1, sort_keys=True)
     made = write_plots(results, out_dir / "plots") if plots else []
     markdown = to_markdown(results, made)
     with atomic_open(out_dir / "report.md") as handle:

@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from irforge.core.collection import Outcomes, benchmark_folders, for_each
 from irforge.core.errors import IrforgeError
 from irforge.export.source import ExportResult, ExportSource
 
@@ -22,11 +23,35 @@ FORMATS: dict[str, str] = {
     "pyserini": "irforge.export.pyserini",
 }
 
-__all__ = ["FORMATS", "ExportResult", "ExportSource", "export_benchmark"]
+__all__ = ["FORMATS", "ExportResult", "ExportSource", "export_benchmark", "export_collection"]
 
 
 def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> ExportResult:
     """Write ``bench_dir`` to ``out`` in format ``fmt``; raises a user error on bad input."""
+    _check_format(fmt)
+    out = Path(out)
+    if out.resolve() == Path(bench_dir).resolve():
+        raise IrforgeError(f"--out {out} is the benchmark folder itself; export to a new folder")
+    source = ExportSource.load(Path(bench_dir), split=options.pop("split", None))
+    module = importlib.import_module(FORMATS[fmt])
+    _check_new(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return module.export(source, out, **options)
+
+
+def export_collection(root: Path, fmt: str, out: Path, **options: Any) -> Outcomes[ExportResult]:
+    """Export ``root``, or each benchmark of the collection under it to ``out/<name>``."""
+    _check_format(fmt)
+    found = benchmark_folders(root)
+    if not found.is_collection:
+        return for_each(found, lambda name, folder: export_benchmark(folder, fmt, out,
+                                                                     **options))
+    _check_new(Path(out))
+    return for_each(found, lambda name, folder: export_benchmark(
+        folder, fmt, Path(out) / name, **dict(options)))
+
+
+def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         from difflib import get_close_matches
 
@@ -34,10 +59,14 @@ def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> Ex
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise IrforgeError(f"unknown export format {fmt!r}{hint}; use one of "
                            f"{', '.join(FORMATS)}")
-    out = Path(out)
-    if out.resolve() == Path(bench_dir).resolve():
-        raise IrforgeError(f"--out {out} is the benchmark folder itself; export to a new folder")
-    source = ExportSource.load(Path(bench_dir), split=options.pop("split", None))
-    module = importlib.import_module(FORMATS[fmt])
-    out.mkdir(parents=True, exist_ok=True)
-    return module.export(source, out, **options)
+
+
+def _check_new(out: Path) -> None:
+    """The export folder must be new or empty, so it ships only the files this export wrote."""
+    if out.is_file():
+        raise IrforgeError(f"--out {out} is a file; export to a new or empty folder")
+    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if held:
+        raise IrforgeError(f"--out {out} already holds {', '.join(held[:5])}"
+                           f"{' ...' if len(held) > 5 else ''}; export to a new or empty "
+                           "folder (an export ships only the files it writes)")

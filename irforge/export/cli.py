@@ -11,7 +11,8 @@ from irforge.cli.output import JsonOption, emit
 
 
 def export_command(
-    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder (BEIR layout).")],
+    bench_dir: Annotated[Path, typer.Argument(
+        help="Benchmark folder (BEIR layout), or a run folder (every method folder in it).")],
     fmt: Annotated[str, typer.Option(
         "--format", "-f", help="trec, mteb, hf, ir_datasets or pyserini.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (a new folder).")],
@@ -29,8 +30,11 @@ def export_command(
         help="ir_datasets: dataset name to register (default irforge/<folder>).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write the benchmark for TREC tools, MTEB, Hugging Face, ir_datasets or Pyserini."""
-    from irforge.export import export_benchmark
+    """Write the benchmark for TREC tools, MTEB, Hugging Face, ir_datasets or Pyserini.
+
+    On a run folder every method folder is exported to OUT/<method>.
+    """
+    from irforge.export import export_collection
 
     options: dict = {"split": split}
     if fmt in ("hf", "mteb"):
@@ -39,7 +43,18 @@ def export_command(
         options.update(push=push, private=private)
     if fmt == "ir_datasets":
         options["name"] = name
-    result = export_benchmark(bench_dir, fmt, out, **options)
-    counts = ", ".join(f"{key}={value}" for key, value in result.counts.items())
-    text = f"exported {bench_dir} as {result.format} to {out}: {counts}"
-    emit(result.summary(), "\n".join([text, *(f"  {n}" for n in result.notes)]), as_json)
+    outcomes = export_collection(bench_dir, fmt, out, **options)
+    exported = outcomes.done
+    if len(exported) == 1 and not outcomes.failed and exported[0][1].out == out:
+        result = exported[0][1]
+        counts = ", ".join(f"{key}={value}" for key, value in result.counts.items())
+        text = f"exported {bench_dir} as {result.format} to {out}: {counts}"
+        emit(result.summary(), "\n".join([text, *(f"  {n}" for n in result.notes)]), as_json)
+        return
+    lines = [f"exported {len(exported)} benchmarks of {bench_dir} as {fmt} to {out}:"]
+    for member, result in exported:
+        counts = ", ".join(f"{key}={value}" for key, value in result.counts.items())
+        lines += [f"  {member}: {counts}", *(f"    {n}" for n in result.notes)]
+    emit({"out": out, "benchmarks": {member: result.summary() for member, result in exported}},
+         "\n".join(lines), as_json)
+    outcomes.raise_if_failed()

@@ -1,5 +1,6 @@
 """TREC format: ``qrels/<split>.qrels`` (``qid 0 docid rel``, what trec_eval, pytrec_eval and
-ranx read), ``topics.tsv`` (``qid<TAB>text``) and the benchmark's runs from ``eval/runs``."""
+ranx read), ``topics.tsv`` (``qid<TAB>text``) and the runs the benchmark's last ``irforge eval``
+wrote (those its ``eval/results.json`` lists)."""
 
 from __future__ import annotations
 
@@ -51,13 +52,18 @@ def export(source: ExportSource, out: Path) -> ExportResult:
     write_topics(topics, source.queries)
     files.append(topics)
     notes = []
-    runs = sorted((source.bench.root / "eval" / "runs").glob("*.trec"))
+    from irforge.eval.outputs import owned_runs
+
+    runs, stale = owned_runs(source.bench.root / "eval")
     for run in runs:
         target = out / "runs" / run.name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(run, target)
         files.append(target)
     counts["runs"] = len(runs)
+    if stale:
+        notes.append(f"left out {', '.join(p.name for p in stale)}: eval/results.json does "
+                     "not list them (runs of an earlier evaluation)")
     if not runs:
-        notes.append("no runs in eval/runs: run `irforge eval` first to export runs too")
+        notes.append("no runs in eval/results.json: run `irforge eval` first to export runs too")
     return ExportResult("trec", out, files, counts, notes)

@@ -8,7 +8,8 @@ from functools import lru_cache
 from typing import Any
 
 from irforge.core.errors import IrforgeError
-from irforge.llm.settings import ModelSpec, silence_litellm
+from irforge.llm.litellm_setup import silence_litellm
+from irforge.llm.settings import ModelSpec
 
 Price = tuple[float, float]  # dollars per input token, per output token
 DEFAULT_EXPECTED_OUTPUT = 256

@@ -23,6 +23,10 @@ from irforge.llm.completion import (
     openai_params,
 )
 from irforge.llm.degeneration import LOOP_CHECK_EVERY, LOOP_FINISH_REASON, looping_tail
+from irforge.llm.response_format import (
+    choose_response_format,
+    response_format_field,
+)
 from irforge.llm.retry import RequestTimeoutError
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 
@@ -51,38 +55,6 @@ def provider_key_env(model: str) -> str:
     """
     provider = model.split("/", 1)[0] if "/" in model else "openai"
     return f"{provider.upper().replace('-', '_')}_API_KEY"
-
-
-def schema_name(schema: dict[str, Any]) -> str:
-    title = str(schema.get("title") or "output")
-    return "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in title)[:64] or "output"
-
-
-def choose_response_format(spec: ModelSpec, wanted: str) -> str:
-    """``json_schema`` where the endpoint supports it (any api_base, or litellm's map says
-    so), else ``instructions``; an explicit choice wins."""
-    if wanted != "auto":
-        return wanted
-    if spec.api_base:
-        return "json_schema"
-    silence_litellm()
-    import litellm
-
-    try:
-        supported = litellm.supports_response_schema(model=spec.name)
-    except Exception:  # unknown model in the price map
-        supported = False
-    return "json_schema" if supported else "instructions"
-
-
-def response_format_field(response_format: str, schema: dict[str, Any]) -> Any:
-    """The ``response_format`` request field for a mode, or None to send none."""
-    if response_format == "json_schema":
-        return {"type": "json_schema", "json_schema": {
-            "name": schema_name(schema), "schema": schema, "strict": False}}
-    if response_format == "json_object":
-        return {"type": "json_object"}
-    return None
 
 
 class LiteLLMBackend:

@@ -24,14 +24,14 @@ from pydantic import BaseModel
 
 from irforge.core.errors import IrforgeError
 from irforge.llm.accounting import StepStats, cost_usd
-from irforge.llm.backends import schema_name
 from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
+from irforge.llm.litellm_setup import silence_litellm
+from irforge.llm.response_format import schema_name
 from irforge.llm.result import LLMResult
 from irforge.llm.retry import is_retryable, retry_after_seconds, status_code
-from irforge.llm.settings import silence_litellm
 
 if TYPE_CHECKING:
-    from irforge.llm.engine import Engine
+    from irforge.llm.host import EngineCore
     from irforge.llm.jobs import Job
 
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -214,7 +214,7 @@ def download(client: BatchClient, batch: Any) -> BatchOutcome:
     return outcome
 
 
-def _collect(engine: Engine, keys: dict[str, Job], stats: StepStats, poll_seconds: float,
+def _collect(engine: EngineCore, keys: dict[str, Job], stats: StepStats, poll_seconds: float,
              max_wait_seconds: float | None) -> BatchOutcome:
     """Resume open batches that cover ``keys``, submit the rest, wait, store every answer."""
     spec = engine.spec
@@ -272,7 +272,7 @@ def _collect(engine: Engine, keys: dict[str, Job], stats: StepStats, poll_second
     return outcome
 
 
-def _still_known(engine: Engine, client: BatchClient, batch_id: str) -> bool:
+def _still_known(engine: EngineCore, client: BatchClient, batch_id: str) -> bool:
     """Whether the provider still has a recorded batch; a 404 closes it so its keys resubmit."""
     try:
         client.retrieve(batch_id)
@@ -286,7 +286,7 @@ def _still_known(engine: Engine, client: BatchClient, batch_id: str) -> bool:
     return True
 
 
-def run_batch(engine: Engine, items: Sequence[Mapping[str, Any]], template_name: str,
+def run_batch(engine: EngineCore, items: Sequence[Mapping[str, Any]], template_name: str,
               output_model: type[BaseModel], step: str | None, poll_seconds: float,
               max_wait_seconds: float | None, *, sample: int = 0,
               max_tokens: int | None = None) -> list[LLMResult]:

@@ -54,7 +54,7 @@ class DirectBackend:
                  response_format: str = "auto",
                  observe: Callable[[Mapping[str, str] | None], None] | None = None,
                  notes: list[str] | None = None) -> None:
-        from irforge.llm.backends import choose_response_format
+        from irforge.llm.response_format import choose_response_format
 
         self.spec = spec
         self.name = spec.name
@@ -117,7 +117,7 @@ class DirectBackend:
     def body(self, messages: list[Message], schema: dict[str, Any],
              params: dict[str, Any]) -> dict[str, Any]:
         """The request body: what litellm would send to an OpenAI-compatible server."""
-        from irforge.llm.backends import response_format_field
+        from irforge.llm.response_format import response_format_field
 
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         for key, value in openai_params(params).items():

@@ -11,10 +11,10 @@ from irforge.llm.accounting import Estimate, cost_usd, count_prompt_tokens
 from irforge.llm.result import LLMResult
 
 if TYPE_CHECKING:
-    from irforge.llm.engine import Engine
+    from irforge.llm.host import EngineCore
 
 
-def estimate_run(engine: Engine, items: Sequence[Mapping[str, Any]], template_name: str,
+def estimate_run(engine: EngineCore, items: Sequence[Mapping[str, Any]], template_name: str,
                  output_model: type[BaseModel]) -> Estimate:
     """Requests not answered by the cache, their prompt tokens by the model's tokenizer, and
     their cost at most (every answer at ``max_tokens``), batch-discounted when batching."""

@@ -35,7 +35,7 @@ def provider_prefix(name: str) -> str | None:
 
 def is_litellm_provider(prefix: str) -> bool:
     """Whether litellm routes ``prefix/...`` to a provider of its own (imports litellm)."""
-    from irforge.llm.settings import silence_litellm
+    from irforge.llm.litellm_setup import silence_litellm
 
     silence_litellm()
     import litellm

@@ -11,12 +11,14 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from irforge.core.errors import IrforgeError
+
+# moved to litellm_setup.py (routing needs it and settings imports routing); re-exported
+from irforge.llm.litellm_setup import silence_litellm as silence_litellm
 
 EMBEDDED = "embedded"
 MODEL_ENV = "IRFORGE_MODEL"
@@ -137,17 +139,3 @@ def resolve_cache_path(cache_path: Path | str | None = None,
     if chosen:
         return Path(chosen)
     return Path(bench_dir) / BENCH_CACHE if bench_dir is not None else user_cache_path()
-
-
-@lru_cache(maxsize=1)
-def silence_litellm() -> None:
-    """Use litellm's bundled price map (no download at import) and keep it quiet; its
-    long-lived objects are then frozen out of garbage collection (irforge/llm/heap.py)."""
-    from irforge.llm.heap import freeze_long_lived
-
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    freeze_long_lived()

@@ -14,28 +14,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import partial
-from itertools import islice
 from pathlib import Path
 from typing import Any, Protocol
 
+from irforge.scale.jobs import BatchFunction, BatchJob, batched
 from irforge.scale.parallel import imap_bounded
 
-BatchFunction = Callable[[list[Any]], Sequence[Any]]
 ADDRESS_ENV = "IRFORGE_RAY_ADDRESS"
-
-
-@dataclass(frozen=True)
-class BatchJob:
-    """Work applied batch by batch: ``setup()`` runs once per worker and returns the function
-    mapping a list of items to one result per item (a list, or an array of rows)."""
-
-    setup: Callable[[], BatchFunction]
-    batch_size: int = 64
-    uses_gpu: bool = False
-    max_batches_per_worker: int | None = None
-    name: str = "batch"
 
 
 class Executor(Protocol):
@@ -54,13 +40,6 @@ def ready(function: BatchFunction) -> BatchFunction:
     """The ``setup`` of a job whose batch function needs no per-worker setup of its own (use
     it through ``functools.partial`` so the job pickles)."""
     return function
-
-
-def batched(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    """Consecutive lists of at most ``size`` items."""
-    iterator = iter(items)
-    while chunk := list(islice(iterator, max(1, size))):
-        yield chunk
 
 
 def read_named(paths: Sequence[Path | str]) -> list[tuple[str, bytes]]:

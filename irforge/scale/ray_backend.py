@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from irforge.core.errors import IrforgeError, require
-from irforge.scale.executor import BatchFunction, BatchJob, batched
+from irforge.scale.jobs import BatchFunction, BatchJob, batched
 from irforge.scale.loopback import LOOPBACK, is_loopback_address, single_machine
 
 GPUS_ENV = "IRFORGE_RAY_NUM_GPUS"

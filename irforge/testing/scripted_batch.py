@@ -16,12 +16,22 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from irforge.testing.scripted import ScriptedApp
+from typing import Any, Protocol
 
 Response = tuple[int, dict[str, str], bytes]
+
+
+class BatchHost(Protocol):
+    """What the batch endpoints use of the scripted app (scripted.py's ``ScriptedApp``), so
+    this module need not import it (the app imports this one)."""
+
+    script: Any
+    batch_lines: int
+
+    def choose(self, first_user: str) -> Any: ...
+
+    async def _act(self, action: Any, request: dict[str, Any],
+                   messages: list[dict[str, Any]]) -> tuple[int, dict[str, str], bytes]: ...
 
 
 def _json(status: int, data: Any) -> Response:
@@ -44,7 +54,7 @@ def multipart_fields(content_type: str, body: bytes) -> dict[str, bytes]:
 class ScriptedBatches:
     """Files and batches held in memory; ``calls`` counts each endpoint's use."""
 
-    app: ScriptedApp
+    app: BatchHost
     files: dict[str, bytes] = field(default_factory=dict)
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     polls: Counter[str] = field(default_factory=Counter)

@@ -11,17 +11,32 @@ from irforge.cli.output import JsonOption, emit
 
 
 def view_command(
-    bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder.")],
+    bench_dir: Annotated[Path, typer.Argument(
+        help="Benchmark folder, or a run folder (every method folder in it).")],
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="HTML file to write (default BENCH/view/index.html).")] = None,
+        "--out", "-o", help="HTML file to write (default BENCH/view/index.html); for a run "
+        "folder, the folder of the pages (default: each method's view/ and RUN/view/).")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write a static HTML explorer: queries, judged passages, labels, failures and yield."""
-    from irforge.viewer.render import write_viewer
+    """Write a static HTML explorer: queries, judged passages, labels, failures and yield.
 
-    path, data = write_viewer(bench_dir, out)
-    summary = {"html": path, "queries": len(data["queries"]), "failures": len(data["failures"]),
-               "raters": data["raters"], "yield_steps": len(data["yield"])}
-    emit(summary, f"wrote {path}: {summary['queries']} queries, {len(data['raters'])} raters, "
-                  f"{summary['failures']} failures; open it in a browser (no server needed)",
-         as_json)
+    On a run folder: one page per method folder and an index page linking them.
+    """
+    from irforge.viewer.collection import write_collection_viewer
+
+    index, outcomes = write_collection_viewer(bench_dir, out)
+    pages = [page for _, page in outcomes.done]
+    summaries = {page.name: {"html": page.html, "queries": len(page.data["queries"]),
+                             "failures": len(page.data["failures"]),
+                             "raters": page.data["raters"], "yield_steps": len(page.data["yield"])}
+                 for page in pages}
+    lines = [f"wrote {s['html']}: {s['queries']} queries, {len(s['raters'])} raters, "
+             f"{s['failures']} failures" for s in summaries.values()]
+    if index is None:
+        emit(next(iter(summaries.values())),
+             lines[0] + "; open it in a browser (no server needed)", as_json)
+        return
+    emit({"index": index, "benchmarks": summaries},
+         "\n".join([*lines, f"wrote {index}: {len(pages)} benchmarks; open it in a browser "
+                             "(no server needed)"]), as_json)
+    outcomes.raise_if_failed()

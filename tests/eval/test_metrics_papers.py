@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -130,3 +131,74 @@ def test_decomposition_diagnostics():
     ranks = diagnostics.first_positive_rank(qrels, run)
     assert ranks == {"q": 3.0, "r": 3.0}
     assert mean(ranks) == 3.0
+
+
+# -- MultiConIR items: computed once, averaged the same way by the summary and the registry --
+
+def _multicon_folder(root: Path) -> Path:
+    from irforge.core.jsonl import write_jsonl
+    from irforge.generators.multicon.layout import LAYOUT
+
+    def ladder(*docs: str) -> list[dict]:
+        return [{"doc_id": doc, "satisfied": j} for j, doc in enumerate(docs)]
+
+    write_jsonl(LAYOUT.path(root, "task1"), [
+        {"query_id": "q1", "k": 1, "positive": "p", "hard_negative": "n"},
+        {"query_id": "q2", "k": 1, "positive": "p", "hard_negative": "n"},
+        {"query_id": "q3", "k": 2, "positive": "p", "hard_negative": "n"}])
+    write_jsonl(LAYOUT.path(root, "task2"), [
+        {"query_id": "X", "candidates": ladder("x0", "x1", "x2")},
+        {"query_id": "Y", "candidates": ladder("y0", "y1")}])
+    write_jsonl(LAYOUT.path(root, "task3"), [
+        {"instruction_query": "A-inst", "descriptive_query": "A-desc",
+         "candidates": ladder("a0", "a1", "a2")},
+        {"instruction_query": "B-inst", "descriptive_query": "B-desc",
+         "candidates": ladder("b0", "b1")}])
+    return root
+
+
+RUN = {
+    "q1": {"p": 2.0, "n": 1.0}, "q2": {"p": 1.0, "n": 1.0}, "q3": {"p": 0.5, "n": 1.0},
+    "X": {"x0": 1.0, "x1": 2.0, "x2": 1.5}, "Y": {"y0": 1.0, "y1": 0.0},
+    # A: step 1 flips (inst: a1 > a0, desc: not), step 2 does not; B: step 1 flips
+    "A-inst": {"a0": 1.0, "a1": 2.0, "a2": 3.0}, "A-desc": {"a0": 1.0, "a1": 0.5, "a2": 3.0},
+    "B-inst": {"b0": 1.0, "b1": 2.0}, "B-desc": {"b0": 2.0, "b1": 1.0},
+}
+
+
+def _paper_values(root: Path, name: str) -> dict[str, float]:
+    from irforge.eval.metrics.papers import PaperContext, compute
+    from irforge.eval.metrics.registry import parse_metric
+
+    ctx = PaperContext(bench_dir=root, qrels={}, run=RUN, task_run=RUN)
+    return compute(parse_metric(name), ctx)
+
+
+def test_flip_rate_is_the_mean_over_every_ladder_pair_as_in_the_paper(tmp_path: Path) -> None:
+    """FR = (1/N) sum over the N adjacent pairs: A has 2 pairs (1 flip), B 1 pair (1 flip), so
+    FR = 2/3; the per-query mean (1/2 + 1) / 2 = 0.75 weighs B's one pair like A's two."""
+    from irforge.eval.task_metrics import multicon_metrics
+
+    root = _multicon_folder(tmp_path)
+    items = _paper_values(root, "flip-rate")
+    assert items == {"A-inst#1": 1.0, "A-inst#2": 0.0, "B-inst#1": 1.0}
+    summary = multicon_metrics(root, RUN)
+    assert summary["flip_rate"] == pytest.approx(2 / 3)
+    assert summary["flip_rate_pairs"] == 3
+    assert sum(items.values()) / len(items) == pytest.approx(summary["flip_rate"])
+
+
+def test_win_rates_by_k_from_the_one_item_function(tmp_path: Path) -> None:
+    """WR_1: q1 wins, q2 ties (a loss) -> 1/2; WR_2: q3 loses -> 0. WR_{1,0}: X wins, Y loses
+    -> 1/2; WR_{2,1}: X's x2 < x1 -> 0."""
+    from irforge.eval.task_metrics import multicon_metrics
+
+    root = _multicon_folder(tmp_path)
+    summary = multicon_metrics(root, RUN)
+    assert summary["win_rate_by_k"] == {1: 0.5, 2: 0.0}
+    assert summary["win_rate_queries_by_k"] == {1: 2, 2: 1}
+    assert summary["adjacent_win_rate"] == {1: 0.5, 2: 0.0}
+    assert _paper_values(root, "wr@1") == {"q1": 1.0, "q2": 0.0}
+    assert _paper_values(root, "wr") == {"q1": 1.0, "q2": 0.0, "q3": 0.0}
+    assert _paper_values(root, "awr@1") == {"X": 1.0, "Y": 0.0}
+    assert _paper_values(root, "awr") == {"X#1": 1.0, "X#2": 0.0, "Y#1": 0.0}

@@ -26,7 +26,9 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
     folder.write_qrels(qrels[: len(qrels) // 2], "human")
     # tool outputs a folder loader would trip over
     (root / "eval").mkdir()
-    (root / "eval" / "results.json").write_text('{"not": "a dataset"}', encoding="utf-8")
+    (root / "eval" / "results.json").write_text(
+        '{"split": "test", "systems": [{"name": "bm25"}], "run_files": ["runs/bm25.trec"]}',
+        encoding="utf-8")
     (root / "audits").mkdir()
     (root / "audits" / "agreement_relevance.json").write_text(
         '{"task": "relevance", "rows": [{"stratum": "all", "rater": "ensemble", "n": 20, '

@@ -2,11 +2,20 @@
 
 All three compare two scores ``S(q, a) > S(q, b)`` with a strict inequality, as the paper's
 indicator does: a tie counts as a loss. ``tie_value=0.5`` gives the half-credit alternative.
+
+Each metric is the mean of an indicator over its N items, as the paper's equations are; the
+``*_items`` functions return those indicators by item, the one place they are computed (the
+eval's task summary and the ``--metric`` registry both average them):
+
+- WR_k: one item per query_k (its positive against its (k-1)-condition hard negative);
+- WR_{k,k-1}: one item per query_10 ladder that has step k;
+- FR: one item per adjacent ladder pair (d_k, d_{k-1}) of each task-3 query pair, so a query
+  with a ten-step ladder weighs ten times a query with one step (pair-weighted).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from irforge.core.errors import IrforgeError
 from irforge.eval.metrics.ranking import RunDict
@@ -80,3 +89,46 @@ def flip_rate(run_a: RunDict, run_b: RunDict, pairs: Mapping[str, tuple[str, str
         in_b = _score(run_b, query_id, first) > _score(run_b, query_id, second)
         flips += in_a != in_b
     return flips / len(pairs)
+
+
+def step_key(query_id: str, k: int) -> str:
+    """The item id of ladder step ``k`` of a query: ``<query_id>#<k>``."""
+    return f"{query_id}#{k}"
+
+
+def win_items(run: RunDict, rows: Iterable[tuple[str, int, str, str]],
+              tie_value: float = 0.0) -> dict[int, dict[str, float]]:
+    """WR_k items by k: ``rows`` are ``(query_id, k, positive, hard_negative)``."""
+    out: dict[int, dict[str, float]] = {}
+    for query_id, k, positive, negative in rows:
+        out.setdefault(k, {})[query_id] = _win(_score(run, query_id, positive),
+                                               _score(run, query_id, negative), tie_value)
+    return dict(sorted(out.items()))
+
+
+def adjacent_items(run: RunDict, ladders: Mapping[str, Sequence[str]],
+                   tie_value: float = 0.0) -> dict[int, dict[str, float]]:
+    """WR_{k,k-1} items by k: one per query whose ladder has step k (``ladders[q][j]``
+    satisfies j conditions)."""
+    out: dict[int, dict[str, float]] = {}
+    for query_id, ladder in ladders.items():
+        for k in range(1, len(ladder)):
+            out.setdefault(k, {})[query_id] = _win(_score(run, query_id, ladder[k]),
+                                                   _score(run, query_id, ladder[k - 1]),
+                                                   tie_value)
+    return dict(sorted(out.items()))
+
+
+def flip_items(run: RunDict, rows: Iterable[tuple[str, str, Sequence[str]]]
+               ) -> dict[str, float]:
+    """FR items: ``rows`` are ``(instruction_query, descriptive_query, ladder)``; one
+    indicator per adjacent pair, 1 when the order of ``(d_k, d_{k-1})`` differs between the
+    two query styles; keyed :func:`step_key` of the instruction-style query."""
+    out: dict[str, float] = {}
+    for inst, desc, ladder in rows:
+        for k in range(1, len(ladder)):
+            first, second = ladder[k], ladder[k - 1]
+            in_inst = _score(run, inst, first) > _score(run, inst, second)
+            in_desc = _score(run, desc, first) > _score(run, desc, second)
+            out[step_key(inst, k)] = float(in_inst != in_desc)
+    return out

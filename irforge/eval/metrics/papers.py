@@ -16,14 +16,16 @@ from irforge.core.errors import IrforgeError
 from irforge.eval.metrics import comlq, diagnostics, infosearch, multicon
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
 from irforge.eval.metrics.registry import Measure, MetricSpec, register
+from irforge.generators.instructions.layout import LAYOUT as INSTRUCTIONS
+from irforge.generators.logical.layout import LAYOUT as LOGICAL
+from irforge.generators.multicon.layout import LAYOUT as MULTICON
 
-INFOSEARCH_FILES = ("qrels/og.tsv", "qrels/changed.tsv", "qrels/reversed.tsv",
-                    "instructions/queries_changed.jsonl", "instructions/queries_reversed.jsonl")
-NEGATION_LABELS = ("logical/negation_labels.jsonl",)
-BUILDERS = {"instructions/": "irforge build instructions", "qrels/og": "irforge build instructions",
-            "qrels/changed": "irforge build instructions",
-            "qrels/reversed": "irforge build instructions",
-            "logical/": "irforge build logical", "multicon/": "irforge build multicon"}
+INFOSEARCH_FILES = tuple(INSTRUCTIONS.relative(role) for role in (
+    "qrels_og", "qrels_changed", "qrels_reversed", "queries_changed", "queries_reversed"))
+NEGATION_LABELS = (LOGICAL.relative("negation_labels"),)
+# which command writes a needed file: each method's Layout knows its own files
+BUILDERS = {path: layout.builder for layout in (INSTRUCTIONS, LOGICAL, MULTICON)
+            for path in layout.files.values()}
 
 
 class NotComputable(IrforgeError):
@@ -83,49 +85,36 @@ def _task_run(ctx: PaperContext) -> RunDict:
     return ctx.task_run
 
 
-def _rows(ctx: PaperContext, name: str) -> list[dict]:
-    from irforge.eval.task_metrics import task_rows
-
-    return task_rows(ctx.bench_dir / "multicon" / f"{name}.jsonl")
-
-
-def _ladder(row: Mapping) -> list[str]:
-    return [c["doc_id"] for c in sorted(row["candidates"], key=lambda c: c["satisfied"])]
-
-
 def _win_rate(ctx: PaperContext, k: int | None) -> dict[str, float]:
-    pairs = {row["query_id"]: (row["positive"], row["hard_negative"])
-             for row in _rows(ctx, "task1") if k is None or int(row["k"]) == k}
-    if not pairs:
-        raise NotComputable(f"multicon/task1.jsonl has no row with k = {k}")
-    return multicon.pairwise_wins(_task_run(ctx), pairs)
+    """WR_k items: one per query_k (every k when no cutoff)."""
+    from irforge.eval.task_metrics import win_inputs
+
+    by_k = multicon.win_items(_task_run(ctx), win_inputs(ctx.bench_dir, k))
+    if not by_k:
+        raise NotComputable(f"{MULTICON.relative('task1')} has no row with k = {k}")
+    return {query_id: win for items in by_k.values() for query_id, win in items.items()}
 
 
 def _adjacent(ctx: PaperContext, k: int | None) -> dict[str, float]:
-    run, out = _task_run(ctx), {}
-    for row in _rows(ctx, "task2"):
-        ladder = _ladder(row)
-        steps = [k] if k is not None else list(range(1, len(ladder)))
-        wins = [multicon.pairwise_wins(run, {row["query_id"]: (ladder[j], ladder[j - 1])})
-                [row["query_id"]] for j in steps if 1 <= j < len(ladder)]
-        if wins:
-            out[row["query_id"]] = sum(wins) / len(wins)
-    if not out:
-        raise NotComputable(f"multicon/task2.jsonl has no ladder step k = {k}")
-    return out
+    """WR_{k,k-1} items: one per ladder with step k; with no cutoff, one per ladder step."""
+    from irforge.eval.task_metrics import ladders
+
+    by_k = multicon.adjacent_items(_task_run(ctx), ladders(ctx.bench_dir))
+    if k is not None:
+        by_k = {k: by_k[k]} if k in by_k else {}
+    if not by_k:
+        raise NotComputable(f"{MULTICON.relative('task2')} has no ladder step k = {k}")
+    if k is not None:
+        return by_k[k]
+    return {multicon.step_key(query_id, step): win for step, items in by_k.items()
+            for query_id, win in items.items()}
 
 
 def _flip_rate(ctx: PaperContext, k: int | None) -> dict[str, float]:
-    run, out = _task_run(ctx), {}
-    for row in _rows(ctx, "task3"):
-        ladder = _ladder(row)
-        inst, desc = row["instruction_query"], row["descriptive_query"]
-        flips = [multicon.flip_rate({"q": run[inst]}, {"q": run[desc]},
-                                    {"q": (ladder[j], ladder[j - 1])})
-                 for j in range(1, len(ladder))]
-        if flips:
-            out[inst] = sum(flips) / len(flips)
-    return out
+    """FR items: one per adjacent ladder pair of each task-3 row (the paper's N)."""
+    from irforge.eval.task_metrics import flip_inputs
+
+    return multicon.flip_items(_task_run(ctx), flip_inputs(ctx.bench_dir))
 
 
 def _recall_failure(ctx: PaperContext, k: int | None) -> dict[str, float]:
@@ -156,13 +145,14 @@ _paper("robustness", _robustness, "optional", 10, INFOSEARCH_FILES, "InfoSearch 
        "minimum nDCG@k over original / instructed / reversed")
 _paper("lsnc", _lsnc, "optional", 100, NEGATION_LABELS, "ComLQ eq. 2",
        "log-scaled negation consistency over the top K")
-_paper("wr", _win_rate, "optional", None, ("multicon/task1.jsonl",), "MultiConIR sec. 3.3",
+_paper("wr", _win_rate, "optional", None, (MULTICON.relative("task1"),), "MultiConIR sec. 3.3",
        "win rate of the positive over the (k-1)-condition hard negative (k = cutoff)",
        "win-rate")
-_paper("awr", _adjacent, "optional", None, ("multicon/task2.jsonl",), "MultiConIR sec. 3.3",
+_paper("awr", _adjacent, "optional", None, (MULTICON.relative("task2"),), "MultiConIR sec. 3.3",
        "adjacent win rate WR_{k,k-1} along the condition ladder", "adjacent-wr")
-_paper("flip-rate", _flip_rate, "none", None, ("multicon/task3.jsonl",),
-       "MultiConIR sec. 3.3", "share of ladder pairs whose order flips between query styles",
+_paper("flip-rate", _flip_rate, "none", None, (MULTICON.relative("task3"),),
+       "MultiConIR sec. 3.3 (FR)", "share of adjacent ladder pairs whose order flips between "
+       "query styles (the mean over every pair)",
        "fr", "flip_rate", "fliprate")
 _paper("recall-failure", _recall_failure, "optional", 50, (), "stage-aware decomposition "
        "sec. 5", "no relevant document in the top k (queries with a positive)",
@@ -180,8 +170,7 @@ def missing_files(bench_dir: Path, measures: Sequence[Measure]) -> list[str]:
     for measure in measures:
         absent = [name for name in measure.spec.needs if not (Path(bench_dir) / name).is_file()]
         if absent:
-            builder = next((b for prefix, b in BUILDERS.items() if absent[0].startswith(prefix)),
-                           "the method that defines it")
+            builder = BUILDERS.get(absent[0], "the method that defines it")
             lines.append(f"{measure} needs {', '.join(absent)} in {bench_dir} "
                          f"(written by {builder})")
     return lines

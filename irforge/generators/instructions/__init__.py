@@ -7,23 +7,31 @@ through the shared step runner.
 
 from __future__ import annotations
 
-from irforge.generators.instructions.assemble import (
-    MODES,
-    Assembled,
-    assemble,
-    queries_for_mode,
-    read_modes,
-    write_assembled,
-)
-from irforge.generators.instructions.build import BuildReport, BuildSettings, build_instructions
-from irforge.generators.instructions.dimensions import Dimension, load_dimensions
-from irforge.generators.instructions.manual_review import flag_for_review, write_review_list
-from irforge.generators.instructions.pairs import Pair, group_pairs, pairs_from_beir, read_pairs
-from irforge.generators.instructions.units import Group, Member, Unit
+from irforge.core.lazy import lazy_exports
 
-__all__ = [
-    "MODES", "Assembled", "BuildReport", "BuildSettings", "Dimension", "Group", "Member", "Pair",
-    "Unit", "assemble", "build_instructions", "flag_for_review", "group_pairs",
-    "load_dimensions", "pairs_from_beir", "queries_for_mode", "read_modes", "read_pairs",
-    "write_assembled", "write_review_list",
-]
+# public name -> the submodule defining it, imported on first use (irforge/core/lazy.py)
+_EXPORTS = {
+    "Assembled": "assemble",
+    "BuildReport": "build",
+    "BuildSettings": "build",
+    "Dimension": "dimensions",
+    "Group": "units",
+    "MODES": "assemble",
+    "Member": "units",
+    "Pair": "pairs",
+    "Unit": "units",
+    "assemble": "assemble",
+    "build_instructions": "build",
+    "flag_for_review": "manual_review",
+    "group_pairs": "pairs",
+    "load_dimensions": "dimensions",
+    "pairs_from_beir": "pairs",
+    "queries_for_mode": "assemble",
+    "read_modes": "assemble",
+    "read_pairs": "pairs",
+    "write_assembled": "assemble",
+    "write_review_list": "manual_review",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

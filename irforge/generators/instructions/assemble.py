@@ -21,16 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Doc, Qrel, Query
+from irforge.generators.instructions.layout import LAYOUT, MODES, mode_queries
 from irforge.generators.instructions.units import Group, Unit
 
-MODES = ("og", "changed", "reversed")
-METHOD_FOLDER = "instructions"
 # metadata key holding the text a retriever sees in each mode (None: the core query itself)
 MODE_TEXT = {"og": None, "changed": "instructed", "reversed": "reversed"}
 
@@ -140,11 +138,10 @@ def write_assembled(bench: Benchmark, assembled: Assembled) -> dict[str, int]:
     for mode in MODES:
         counts[f"qrels/{mode}"] = bench.write_qrels(assembled.qrels[mode], split=mode)
     bench.write_qrels(assembled.qrels["og"], split="test")
-    folder = Path(bench.root) / METHOD_FOLDER
     for mode in ("changed", "reversed"):
-        write_jsonl(folder / f"queries_{mode}.jsonl",
+        write_jsonl(LAYOUT.path(bench.root, mode_queries(mode)),
                     ({"_id": q.query_id, "text": q.text} for q in assembled.mode_queries(mode)))
-    counts["groups"] = write_jsonl(folder / "groups.jsonl",
+    counts["groups"] = write_jsonl(LAYOUT.path(bench.root, "groups"),
                                    (_group_row(group) for group in assembled.groups))
     return counts
 

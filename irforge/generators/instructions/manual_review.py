@@ -17,8 +17,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Judgment, Run
-
-REVIEW_FILE = "instructions/review.jsonl"
+from irforge.generators.instructions.layout import LAYOUT
 
 
 @dataclass(frozen=True)
@@ -112,6 +111,6 @@ def write_review_list(bench: Benchmark, runs: Sequence[Run], mode: str = "og",
     relevance = relevance_from_judgments(bench.judgments())
     items = flag_for_review(qrels, runs, relevance, **thresholds)
     docs = {doc.doc_id: doc for doc in bench.corpus()}
-    path = Path(bench.root) / REVIEW_FILE
+    path = LAYOUT.path(bench.root, "review")
     count = write_jsonl(path, (_row(item, queries, docs) for item in items))
     return path, count

@@ -8,16 +8,14 @@ run attempted are replaced by what it produced.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
-from irforge.generators.instructions.assemble import METHOD_FOLDER, MODES, Assembled
+from irforge.generators.instructions.assemble import MODES, Assembled
+from irforge.generators.instructions.layout import LAYOUT
 from irforge.generators.instructions.units import Group, Member
-
-GROUPS_FILE = "groups.jsonl"
 
 
 def _group(row: Mapping[str, Any], docs: Mapping[str, Doc]) -> Group | None:
@@ -33,7 +31,7 @@ def _group(row: Mapping[str, Any], docs: Mapping[str, Doc]) -> Group | None:
 
 def previous(bench: Benchmark) -> Assembled | None:
     """What an earlier build wrote to ``bench``, or None when the folder holds no build."""
-    groups_path = Path(bench.root) / METHOD_FOLDER / GROUPS_FILE
+    groups_path = LAYOUT.path(bench.root, "groups")
     if not groups_path.is_file() or not bench.queries_path.is_file():
         return None
     docs = {doc.doc_id: doc for doc in bench.corpus()}

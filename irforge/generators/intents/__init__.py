@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-from irforge.generators.intents.build import IntentsRun, build_intents
-from irforge.generators.intents.config import (
-    IntentSpec,
-    Taxonomy,
-    load_intents,
-    load_taxonomy,
-    select_intents,
-)
-from irforge.generators.intents.plan import (
-    assign_categories,
-    build_tasks,
-    plan_queries,
-    sample_attributes,
-)
-from irforge.generators.intents.taxonomy import ChosenTaxonomy, choose_taxonomy, derive_taxonomy
+from irforge.core.lazy import lazy_exports
 
-__all__ = [
-    "ChosenTaxonomy",
-    "IntentSpec",
-    "IntentsRun",
-    "Taxonomy",
-    "assign_categories",
-    "build_intents",
-    "build_tasks",
-    "choose_taxonomy",
-    "derive_taxonomy",
-    "load_intents",
-    "load_taxonomy",
-    "plan_queries",
-    "sample_attributes",
-    "select_intents",
-]
+# public name -> the submodule defining it, imported on first use (irforge/core/lazy.py)
+_EXPORTS = {
+    "ChosenTaxonomy": "taxonomy",
+    "IntentSpec": "config",
+    "IntentsRun": "build",
+    "Taxonomy": "config",
+    "assign_categories": "plan",
+    "build_intents": "build",
+    "build_tasks": "plan",
+    "choose_taxonomy": "taxonomy",
+    "derive_taxonomy": "taxonomy",
+    "load_intents": "config",
+    "load_taxonomy": "config",
+    "plan_queries": "plan",
+    "sample_attributes": "plan",
+    "select_intents": "config",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

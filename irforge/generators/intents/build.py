@@ -17,6 +17,7 @@ from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.core.records import Doc, Failure, Judgment, Query
 from irforge.generators.intents.config import IntentSpec
+from irforge.generators.intents.layout import LAYOUT
 from irforge.generators.intents.plan import (
     PlannedQuery,
     Task,
@@ -222,7 +223,7 @@ def _write(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec
     bench.write_corpus([*(doc for doc in corpus if not _rebuilt(doc.metadata or {}, names)),
                         *generated])
     bench.write_queries([*kept, *queries])
-    path = bench.root / STEP / "tasks.jsonl"
+    path = LAYOUT.path(bench.root, "tasks")
     old = [row for _, row in iter_jsonl(path)] if path.exists() else []
     produced = Counter(str(query.metadata["task"]) for query in queries)
     empty_names = {task.name for task in empty}

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from irforge.generators.logical.fol import render_fol
-from irforge.generators.logical.labels import graded_qrels, read_violations
-from irforge.generators.logical.steps import LogicalQueryOutput
-from irforge.generators.logical.structure import Triple, TripleGroups, check_structure
-from irforge.generators.logical.types import NEGATION_TYPES, QUERY_TYPES, get_type, parse_types
+from irforge.core.lazy import lazy_exports
 
-__all__ = [
-    "NEGATION_TYPES",
-    "QUERY_TYPES",
-    "LogicalQueryOutput",
-    "Triple",
-    "TripleGroups",
-    "check_structure",
-    "get_type",
-    "graded_qrels",
-    "parse_types",
-    "read_violations",
-    "render_fol",
-]
+# public name -> the submodule defining it, imported on first use (irforge/core/lazy.py)
+_EXPORTS = {
+    "LogicalQueryOutput": "steps",
+    "NEGATION_TYPES": "types",
+    "QUERY_TYPES": "types",
+    "Triple": "structure",
+    "TripleGroups": "structure",
+    "check_structure": "structure",
+    "get_type": "types",
+    "graded_qrels": "labels",
+    "parse_types": "types",
+    "read_violations": "labels",
+    "render_fol": "fol",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

@@ -9,19 +9,10 @@ and for no other.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
-from irforge.generators.logical.steps import Evidence, LogicalQueryOutput
+from irforge.generators.logical.steps import Demonstration, Evidence, LogicalQueryOutput
 from irforge.generators.logical.structure import Triple, TripleGroups
-
-
-@dataclass(frozen=True)
-class Demonstration:
-    """A passage and the query the generator should produce from it."""
-
-    passage: str
-    output: LogicalQueryOutput
 
 
 def _t(subject: str, relation: str, obj: str) -> Triple:

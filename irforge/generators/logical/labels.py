@@ -24,9 +24,7 @@ from typing import Any
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.core.records import Qrel
-
-LABELS_FOLDER = "logical"
-LABELS_FILE = "negation_labels.jsonl"
+from irforge.generators.logical.layout import LAYOUT
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,8 @@ def negation_labels(query_id: str, gold_ids: Sequence[str], violating_ids: Seque
 
 
 def labels_path(bench_root: Path) -> Path:
-    return Path(bench_root) / LABELS_FOLDER / LABELS_FILE
+    """``logical/negation_labels.jsonl`` of a folder (the method's Layout names it)."""
+    return LAYOUT.path(bench_root, "negation_labels")
 
 
 def write_negation_labels(bench_root: Path, labels: Iterable[NegationLabel]) -> int:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -38,9 +38,6 @@ from irforge.generators.logical.structure import (
 )
 from irforge.generators.logical.types import QueryType, get_type
 from irforge.steps import Rejected, Step
-
-if TYPE_CHECKING:
-    from irforge.generators.logical.demos import Demonstration
 
 QUERY_STEP = "logical.query"
 JUDGE_STEP = "logical.judge"
@@ -63,6 +60,14 @@ class LogicalQueryOutput(BaseModel):
     answer: str = Field(max_length=150, description="the answer entity or entities")
     triples: TripleGroups
     evidence: list[Evidence] = Field(default_factory=list, max_length=4)
+
+
+@dataclass(frozen=True)
+class Demonstration:
+    """A passage and the query the generator should produce from it (demos.py holds them)."""
+
+    passage: str
+    output: LogicalQueryOutput
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")

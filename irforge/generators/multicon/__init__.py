@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from irforge.generators.multicon.assembly import build_variants, plan_padding
-from irforge.generators.multicon.build import MulticonConfig, MulticonOutput, generate
-from irforge.generators.multicon.domains import BUILTIN_DOMAINS, Domain, get_domain, load_domains
-from irforge.generators.multicon.writer import write_output
+from irforge.core.lazy import lazy_exports
 
-__all__ = [
-    "BUILTIN_DOMAINS",
-    "Domain",
-    "MulticonConfig",
-    "MulticonOutput",
-    "build_variants",
-    "generate",
-    "get_domain",
-    "load_domains",
-    "plan_padding",
-    "write_output",
-]
+# public name -> the submodule defining it, imported on first use (irforge/core/lazy.py)
+_EXPORTS = {
+    "BUILTIN_DOMAINS": "domains",
+    "Domain": "domains",
+    "MulticonConfig": "build",
+    "MulticonOutput": "build",
+    "build_variants": "assembly",
+    "generate": "build",
+    "get_domain": "domains",
+    "load_domains": "domains",
+    "plan_padding": "assembly",
+    "write_output": "writer",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

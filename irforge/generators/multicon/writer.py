@@ -1,6 +1,6 @@
 """Write a MultiConIR build into a benchmark folder: BEIR files, task files, logs, manifest.
 
-Layout (documented in docs/multicon.md)::
+Files (named in :mod:`irforge.generators.multicon.layout`, documented in docs/multicon.md)::
 
     corpus.jsonl queries.jsonl qrels/test.tsv
     multicon/sources.jsonl multicon/task1.jsonl multicon/task2.jsonl multicon/task3.jsonl
@@ -20,8 +20,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.generators.multicon.build import STEP, MulticonOutput
-
-TASK_DIR = "multicon"
+from irforge.generators.multicon.layout import LAYOUT
 
 
 def _replace_own_rows(path: Path, key: str, rows: Iterable[dict[str, Any]]) -> int:
@@ -51,10 +50,9 @@ def write_output(bench: Benchmark, output: MulticonOutput,
     bench.write_corpus(output.docs)
     bench.write_queries(output.queries)
     bench.write_qrels(output.qrels)
-    folder = bench.root / TASK_DIR
-    write_jsonl(folder / "sources.jsonl", output.sources)
+    write_jsonl(LAYOUT.path(bench.root, "sources"), output.sources)
     for name, rows in output.tasks.items():
-        write_jsonl(folder / f"{name}.jsonl", rows)
+        write_jsonl(LAYOUT.path(bench.root, name), rows)
     _replace_own_rows(bench.failures_path, "step", (asdict(f) for f in output.failures))
     _replace_own_rows(bench.judgments_path, "task",
                       ({**asdict(j), "metadata": dict(j.metadata)} for j in output.accepted))

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from irforge.generators.relevance.aggregate import ENSEMBLES, Binarization, get_ensemble
-from irforge.generators.relevance.build import LabelReport, LabelSettings, label_benchmark
-from irforge.generators.relevance.steps import Pair, check_cot_phase, cot_bounds
-from irforge.generators.relevance.strategies import STRATEGIES
+from irforge.core.lazy import lazy_exports
 
-__all__ = [
-    "ENSEMBLES",
-    "STRATEGIES",
-    "Binarization",
-    "LabelReport",
-    "LabelSettings",
-    "Pair",
-    "check_cot_phase",
-    "cot_bounds",
-    "get_ensemble",
-    "label_benchmark",
-]
+# public name -> the submodule defining it, imported on first use (irforge/core/lazy.py)
+_EXPORTS = {
+    "Binarization": "aggregate",
+    "ENSEMBLES": "aggregate",
+    "LabelReport": "build",
+    "LabelSettings": "build",
+    "Pair": "steps",
+    "STRATEGIES": "strategies",
+    "check_cot_phase": "steps",
+    "cot_bounds": "steps",
+    "get_ensemble": "aggregate",
+    "label_benchmark": "build",
+}
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = sorted(_EXPORTS)

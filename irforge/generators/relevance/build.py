@@ -30,6 +30,7 @@ from irforge.generators.relevance.aggregate import (
     is_flagged,
     round_half_up,
 )
+from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.probabilities import RecordingEngine
 from irforge.generators.relevance.steps import STEP
@@ -246,10 +247,10 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
     counts["qrels"] = bench.write_qrels(existing.values(), settings.split)
-    merged = _merge_rows(bench.root / STEP / "ensemble.jsonl", rows)
-    write_jsonl(bench.root / STEP / "ensemble.jsonl", merged)
+    merged = _merge_rows(LAYOUT.path(bench.root, "ensemble"), rows)
+    write_jsonl(LAYOUT.path(bench.root, "ensemble"), merged)
     flagged = [row for row in merged if row["flagged"]]
-    write_jsonl(bench.root / STEP / "flagged.jsonl", flagged)
+    write_jsonl(LAYOUT.path(bench.root, "flagged"), flagged)
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
     counts["judge_controls"] = _judge_controls(bench, engine, checks, by_control, settings)
