@@ -21,11 +21,12 @@ from irforge.annotation.items import MISSING, AnnotationItem, item_key
 from irforge.annotation.labeling import LabelingJob
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
 from irforge.validators.control_stats import wilson_interval
 from irforge.validators.controls import relevant_from
 
 # job task -> the control log of the judge that labels it
-CONTROL_LOGS = {"relevance": "relevance/controls.jsonl"}
+CONTROL_LOGS = {"relevance": RELEVANCE.relative("controls")}
 PROMPTS = {"zero_shot": "relevance.zero_shot", "cot": "relevance.cot_final",
            "multi_dim": "relevance.multi_dim_final"}
 

@@ -79,7 +79,6 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     )
     from irforge.generators.intents.config import Taxonomy
     from irforge.generators.relevance import LabelSettings, label_benchmark
-    from irforge.generators.relevance.controls import control_summary
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
     from irforge.llm import Engine
 
@@ -118,13 +117,7 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     typer.echo(built.yields.render())
     typer.echo(labeled.yields.render())
     counts = labeled.counts
-    judge = counts["judge_controls"]
-    typer.echo(control_summary(judge, counts["controls"]))
-    if judge["status"] != "trusted":
-        typer.echo(f"The demo's relevance labels in {bench.qrels_path()} are "
-                   f"{'UNTRUSTED' if judge['status'] == 'untrusted' else 'NOT VERIFIED'}: "
-                   "the eval stage does not score them. A user's `irforge label` or "
-                   "`irforge run` in this state exits 7.")
+    judge = _say_controls(bench, counts)
     made = built.counts
     return (f"{made['queries']}/{made['planned']} queries generated for "
             f"{'+'.join(DEMO_INTENTS)} x "
@@ -133,6 +126,22 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
             f"{counts['flagged']} generated passages flagged; judge controls "
             f"{judge['status']} ({_ensemble_figures(judge)}); failures in "
             f"{bench.failures_path.name}{note}")
+
+
+def _say_controls(bench: Benchmark, counts: dict[str, Any]) -> dict[str, Any]:
+    """Print the judge's control figures and, unless trusted, what that means; the entry."""
+    from irforge.generators.relevance.controls import control_summary
+
+    judge = counts["judge_controls"]
+    typer.echo(control_summary(judge, counts["controls"]))
+    if judge["status"] == "untrusted":
+        typer.echo(f"The demo's relevance labels in {bench.qrels_path()} are UNTRUSTED: the "
+                   "eval stage does not score them. A user's `irforge label` or `irforge run` "
+                   "in this state exits 7.")
+    elif judge["status"] == "untested":
+        typer.echo(f"The demo's relevance labels in {bench.qrels_path()} are NOT VERIFIED "
+                   "(too few controls to decide).")
+    return judge
 
 
 def _ensemble_figures(judge: dict[str, Any]) -> str:

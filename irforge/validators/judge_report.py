@@ -10,7 +10,7 @@ from irforge.core.trust import ALLOW_FLAG
 
 
 def raise_if_untrusted(entry: Mapping[str, Any], where: str, judge: str = "relevance",
-                       log: str = "relevance/controls.jsonl") -> None:
+                       log: str = "judge_controls.json") -> None:
     """Exit 7 with the figures when the labels failed their controls."""
     if entry.get("status") != "untrusted":
         return

@@ -267,7 +267,7 @@ def _judge_controls(bench: Benchmark, engine: Any, checks: Sequence[tuple[Contro
     model = next((o.model for o in outcomes if o.model), str(getattr(engine, "model", "")))
     demo = any(o.demo_grade for o in outcomes) or bool(getattr(engine, "demo_grade", False))
     entry = rcontrols.judge_entry(figures if checks else [], ENSEMBLE_STEP, settings.split,
-                                  model, demo, f"{STEP}/{rcontrols.CONTROLS_LOG}")
+                                  model, demo, rcontrols.LAYOUT.relative("controls"))
     if not checks:
         entry["reasons"] = ["no query names a real source passage (seed_doc_id, source_doc, "
                             "gold_doc_id or a non-generated positive_doc_id) to make controls "

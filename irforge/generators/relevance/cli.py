@@ -134,5 +134,6 @@ def label_command(
     raise_for_stop(engine)
     report.require(ENSEMBLE_STEP, "labeled pairs", f" in {bench.root}")
     if judge:
-        raise_if_untrusted(judge, str(bench.qrels_path(split)))
+        raise_if_untrusted(judge, str(bench.qrels_path(split)), "relevance",
+                           str(judge.get("controls_file", "judge_controls.json")))
 

@@ -16,6 +16,7 @@ from irforge.core.jsonl import write_jsonl
 from irforge.core.trust import record_judge
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
+from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.steps import STEP, Pair
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 from irforge.validators.controls import (
@@ -29,7 +30,6 @@ from irforge.validators.judge_report import control_summary, raise_if_untrusted
 __all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 
 JUDGE = "relevance"
-CONTROLS_LOG = "controls.jsonl"
 
 
 def folder_controls(bench: Benchmark, seed: int = 0, limit: int = 50) -> list[Control]:
@@ -101,5 +101,5 @@ def judge_entry(figures: Sequence[StepFigures], deciding: str, split: str, model
 def record_controls(bench: Benchmark, entry: Mapping[str, Any],
                     rows: Sequence[Mapping[str, Any]]) -> None:
     """Write the control log and the folder's ``judge_controls.json`` entry."""
-    write_jsonl(bench.root / STEP / CONTROLS_LOG, rows)
+    write_jsonl(LAYOUT.path(bench.root, "controls"), rows)
     record_judge(bench.root, JUDGE, entry)
