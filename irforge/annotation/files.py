@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from irforge.annotation.gold import with_gold
 from irforge.annotation.items import bench_items
 from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.pull import PullResult, ingest
@@ -45,7 +46,8 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
     if not items:
         raise EmptyResultError(f"{bench.judgments_path}: no '{job.task}' items to annotate "
                                f"(label the benchmark first, e.g. `irforge label`)")
-    chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
+                                          threshold), seed)
     out = Path(out)
     with atomic_open(out) as handle:
         json.dump([task_for(item, job, show_predictions) for item in chosen], handle,

@@ -18,6 +18,7 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import ExportError
+from irforge.annotation.gold import answers_path, score_answers, split_gold
 from irforge.annotation.labeling import LabelingJob, choices_of, validate_result
 from irforge.annotation.projects import iter_tasks
 from irforge.core.bench import Benchmark
@@ -182,6 +183,19 @@ def adjudicate(judgments: Iterable[Judgment], task: str,
     return out
 
 
+def _score_gold(bench: Benchmark, job: LabelingJob, gold: Mapping[str, int],
+                gold_tasks: Sequence[Mapping[str, Any]], project_id: int,
+                users: Mapping[int, str]) -> None:
+    """Each annotator's answers on the gold tasks, scored (never judgments or qrels)."""
+    labeled, _ = to_judgments(gold_tasks, job, project_id, users)
+    top = max(job.label_values.values())
+    keys = {(str(t["data"]["query_id"]), str(t["data"]["doc_id"])): str(t["data"]["item_key"])
+            for t in gold_tasks}
+    answers = [(j.annotator or "unknown", keys[(j.query_id, j.doc_id)], float(j.label))
+               for j in labeled]
+    write_jsonl(answers_path(bench, job), score_answers(answers, gold, int(top)))
+
+
 def _users(connection: LabelStudio) -> dict[int, str]:
     people = connection.call("listing users", connection.client.users.list)
     return {int(user.id): str(user.email or user.username or user.id) for user in people}
@@ -210,8 +224,10 @@ def ingest(bench: Benchmark, job: LabelingJob, snapshot: Path, project_id: int,
 
     Shared by ``annotate pull`` (server export) and ``annotate import-tasks`` (a file).
     """
-    tasks = read_snapshot(snapshot)
+    tasks, gold, gold_tasks = split_gold(bench, read_snapshot(snapshot))
     judgments, failures = to_judgments(tasks, job, project_id, users)
+    if gold_tasks:
+        _score_gold(bench, job, gold, gold_tasks, project_id, users)
     seen = _seen(bench, job.task)
     fresh = [j for j in judgments if (j.metadata.get("ls_annotation_id"),
                                       j.metadata.get("ls_updated_at")) not in seen]

@@ -9,6 +9,7 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import AnnotationError
+from irforge.annotation.gold import with_gold
 from irforge.annotation.guidelines import instructions_html
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
@@ -118,7 +119,8 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
     """Sample ``n`` items of the job and import those not yet in the project; a new project
     asks ``annotators`` people per task and shows the job's guidelines."""
     items = bench_items(bench, job, strata)
-    chosen = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
+                                          threshold), seed)
     project, created = ensure_project(connection, bench, job, project_id, title, annotators)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]

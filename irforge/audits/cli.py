@@ -103,9 +103,10 @@ def agreement(
     rows = agreement_table(pairs, keys, None if graded else threshold, kappa_weights,  # type: ignore[arg-type]
                            resamples, seed)
     people = human_reliability(bench.judgments(), task)
+    gold = gold_accuracy(bench, task)
     folder = _audit_dir(bench_dir, out)
     write_json(folder / f"agreement_{task}.json", {
-        "human_reliability": people,
+        "human_reliability": people, "gold_accuracy": gold,
         "task": task, "pairs": len(pairs), "binarized": not graded, "threshold": threshold,
         "weights": weights, "resamples": resamples, "seed": seed,
         "rows": [row.as_dict() for row in rows]})
@@ -117,7 +118,24 @@ def agreement(
     typer.echo("people among themselves: " + ", ".join(
         f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
         for key, value in people.items()))
+    if gold:
+        _print_table("Annotators on gold questions (the judge's control items)",
+                     ["annotator", "gold", "correct", "accuracy", "95% low", "95% high"],
+                     [[g["annotator"], g["gold"], g["correct"], g["accuracy"], g["low"],
+                       g["high"]] for g in gold])
+    else:
+        typer.echo("gold questions: none answered yet (annotate push/export-tasks adds the "
+                   "judge's control items; pull them back to score annotators)")
     typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
+
+
+def gold_accuracy(bench, task: str) -> list[dict]:
+    """Each annotator's accuracy on the gold questions of ``task`` (empty when none)."""
+    from irforge.annotation.gold import annotator_accuracy
+    from irforge.core.jsonl import iter_jsonl
+
+    path = bench.root / "annotation" / f"{task}_gold_answers.jsonl"
+    return annotator_accuracy([row for _, row in iter_jsonl(path)]) if path.is_file() else []
 
 
 def rankings(

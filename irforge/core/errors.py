@@ -47,6 +47,13 @@ class DiskFullError(IrforgeError):
     exit_code = 7
 
 
+class UntrustedLabels(IrforgeError):
+    """An LLM judge failed its control items: its labels are marked untrusted
+    (``judge_controls.json``); ``irforge eval`` refuses them without ``--allow-untrusted-qrels``."""
+
+    exit_code = 8
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a file: where it is, what is wrong, how to fix it."""

@@ -16,8 +16,18 @@ def _has_qrels(folder: Path) -> bool:
 
 
 def evaluate_folder(bench_dir: Path, retrievers: tuple[str, ...] = ("bm25", "dense")) -> str:
-    """Evaluate one folder, print the rich table, write its report; a one-line summary."""
+    """Evaluate one folder, print the rich table, write its report; a one-line summary. A
+    folder whose qrels a judge labeled after failing its controls is not scored (said so)."""
     from irforge.cli.output import table_console
+    from irforge.core.trust import untrusted_judges
+
+    untrusted = untrusted_judges(bench_dir, "test")
+    if untrusted:
+        lines = [line for entry in untrusted.values() for line in entry.get("lines", [])]
+        table_console().print(f"NOT SCORED: {bench_dir}: its qrels were labeled by a judge that "
+                        f"failed its control items ({'; '.join(lines)})", markup=False)
+        return (f"{bench_dir}: not scored (judge {', '.join(untrusted)} failed its controls; "
+                "judge_controls.json)")
     from irforge.eval.report import rich_table, write_outputs
     from irforge.eval.runner import evaluate_benchmark
 
@@ -35,8 +45,11 @@ def group_table(results, metric: str = "ndcg@10"):
     """A rich Table of ``metric`` per query group (metadata ``results.group_field``)."""
     from rich.table import Table
 
+    from irforge.eval.report import table_flags
+
     groups = sorted({group for system in results.systems for group in system.per_group})
-    table = Table(title=f"{metric} per {results.group_field}")
+    flags = table_flags(results)
+    table = Table(title=(f"{flags}\n" if flags else "") + f"{metric} per {results.group_field}")
     table.add_column("system")
     for group in groups:
         table.add_column(group, justify="right")

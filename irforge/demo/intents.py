@@ -54,6 +54,20 @@ def demo_intent(intent: Any) -> Any:
                                      "query_template": "intents.sentence_query"})
 
 
+def seed_controls(seed: int = 0) -> list[Any]:
+    """Controls from the hand-written QA/FC seed queries of the sample corpus (verified: each
+    judged 2 on its document) over the sample documents: the demo's judge is tested on them."""
+    from irforge.data.sample import sample_docs, sample_qrels, sample_queries
+    from irforge.validators.controls import ControlSource, make_controls
+
+    relevant = {q.query_id: q.doc_id for q in sample_qrels() if q.relevance >= 2}
+    sources = [ControlSource(q.query_id, q.text, relevant[q.query_id], q.metadata.get("intent"),
+                             None, q.metadata.get("answer"))
+               for q in sample_queries() if q.metadata.get("intent") in DEMO_INTENTS
+               and q.query_id in relevant]
+    return make_controls(sources, sample_docs(), seed=seed)
+
+
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
     """Generate, label and summarise; returns the one-line summary the demo prints."""
     from irforge.cli.options import grade_note
@@ -91,7 +105,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
                                   "doc_ids": [query.metadata["seed_doc_id"]]})
         pool = bench.root / "intents" / "demo_pool.jsonl"
         write_jsonl(pool, pool_rows)
-        labeled = label_benchmark(bench, engine, [pool], intents, LabelSettings())
+        labeled = label_benchmark(bench, engine, [pool], intents, LabelSettings(),
+                                  extra_controls=seed_controls())
         labels = labeled.manifest()
         # the build's own manifest entry ("intents", written by the build runner) carries the
         # generation yield the demo's closing table and its empty check read; this entry
@@ -102,10 +117,37 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     typer.echo(built.yields.render())
     typer.echo(labeled.yields.render())
     counts = labeled.counts
+    judge = _say_controls(bench, counts)
     made = built.counts
     return (f"{made['queries']}/{made['planned']} queries generated for "
             f"{'+'.join(DEMO_INTENTS)} x "
             f"{len(taxonomy.categories)} categories; {counts['pairs']} pairs labeled with 3 "
             f"strategies -> {counts['judgments_written']} judgments, {counts['qrels']} qrels, "
-            f"{counts['flagged']} generated passages flagged; failures in "
+            f"{counts['flagged']} generated passages flagged; judge controls "
+            f"{judge['status']} ({_ensemble_figures(judge)}); failures in "
             f"{bench.failures_path.name}{note}")
+
+
+def _say_controls(bench: Benchmark, counts: dict[str, Any]) -> dict[str, Any]:
+    """Print the judge's control figures and, unless trusted, what that means; the entry."""
+    from irforge.generators.relevance.controls import control_summary
+
+    judge = counts["judge_controls"]
+    typer.echo(control_summary(judge, counts["controls"]))
+    if judge["status"] == "untrusted":
+        typer.echo(f"The demo's relevance labels in {bench.qrels_path()} are UNTRUSTED: the "
+                   "eval stage does not score them. A user's `irforge label` or `irforge run` "
+                   "in this state exits 7.")
+    elif judge["status"] == "untested":
+        typer.echo(f"The demo's relevance labels in {bench.qrels_path()} are NOT VERIFIED "
+                   "(too few controls to decide).")
+    return judge
+
+
+def _ensemble_figures(judge: dict[str, Any]) -> str:
+    """``accuracy 0.50, AUC 0.48 on 16 controls`` of the deciding step."""
+    step = judge.get("steps", {}).get(judge.get("deciding_step"), {})
+    if not step:
+        return "no control labeled"
+    auc = f"{step['auc']:.2f}" if step.get("auc") is not None else "n/a"
+    return f"accuracy {step['accuracy']:.2f}, AUC {auc} on {step['controls']} controls"

@@ -77,6 +77,9 @@ BatchSize = Annotated[int | None, typer.Option(
 BatchTokens = Annotated[int | None, typer.Option(
     min=1, help="Most tokens (rows x longest) per dense encoding batch (default 8192 on "
     "CPU, 262144 on a GPU).")]
+AllowUntrusted = Annotated[bool, typer.Option(
+    "--allow-untrusted-qrels", help="Score qrels whose LLM judge failed its control items "
+    "(judge_controls.json); refused otherwise (exit 8). Every table then says so.")]
 Ray = Annotated[str | None, typer.Option(
     "--ray", envvar="IRFORGE_RAY_ADDRESS",
     help="Encode and search with dense retrievers on a Ray cluster: HOST:PORT of its "
@@ -93,7 +96,7 @@ def eval_command(
     bootstrap: Bootstrap = 1000, trials: Trials = 10_000, out: Out = None,
     plots: Plots = True, replace: Replace = False, ray: Ray = None,
     device: Device = "auto", dtype: Dtype = "auto", batch_size: BatchSize = None,
-    batch_tokens: BatchTokens = None,
+    batch_tokens: BatchTokens = None, allow_untrusted_qrels: AllowUntrusted = False,
     as_json: JsonOption = False,
 ) -> None:
     """Evaluate retrievers on a benchmark: TREC runs, results.json, table, plots, report.
@@ -111,7 +114,8 @@ def eval_command(
         rerank_k=rerank_k, group_field=group_field, ann=ann, query_prefix=query_prefix,
         passage_prefix=passage_prefix, pipelines=pipeline or [],
         decomposers=decomposer or ["fixed"], fusions=fusion or ["sum"], seed=seed,
-        bootstrap=bootstrap, trials=trials, plots=plots, replace=replace)
+        bootstrap=bootstrap, trials=trials, plots=plots, replace=replace,
+        allow_untrusted=allow_untrusted_qrels)
     engine = None
     if any(d.startswith("adaptive") for d in options.decomposers):
         from irforge.cli.options import engine_from_options
@@ -137,7 +141,8 @@ def _summary(done) -> dict:
             "docs": results.docs, "metrics": results.metrics,
             "systems": {s.name: s.means for s in results.systems}, "ann": results.ann,
             "failures": {s.name: s.failure_count for s in results.systems},
-            "warnings": list(results.warnings), "outputs": done.written}
+            "warnings": list(results.warnings), "outputs": done.written,
+            "verdict": results.truth, "untrusted_qrels_allowed": results.untrusted_allowed}
 
 
 def _json(outcomes, combined: dict) -> dict:
@@ -158,6 +163,8 @@ def _print(outcomes, combined: dict) -> None:
         results = done.results
         if combined:
             console.print(f"[bold]{name}[/bold]")
+        for line in results.truth:
+            console.print(line, markup=False)
         for warning in [*results.warnings, *done.skipped]:
             errors.print(f"warning: {warning}", markup=False)
         console.print(rich_table(results))

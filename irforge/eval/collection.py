@@ -42,6 +42,7 @@ class EvalOptions:
     trials: int = 10_000
     plots: bool = True
     replace: bool = False
+    allow_untrusted: bool = False  # score qrels whose judge failed its controls
 
 
 @dataclass
@@ -97,7 +98,8 @@ def _evaluate(folder: Path, options: EvalOptions, measures, out_dir: Path, engin
         cache_dir=folder / ".irforge" / "embeddings", query_prefix=options.query_prefix,
         passage_prefix=options.passage_prefix, pipelines=options.pipelines,
         decomposers=options.decomposers, fusions=options.fusions, engine=engine,
-        seed=options.seed, bootstrap=options.bootstrap, trials=options.trials)
+        seed=options.seed, bootstrap=options.bootstrap, trials=options.trials,
+        allow_untrusted=options.allow_untrusted)
     written = write_outputs(results, out_dir, plots=options.plots, replace=options.replace)
     return Evaluated(results, written, skipped)
 

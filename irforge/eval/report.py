@@ -8,12 +8,14 @@ import re
 from pathlib import Path
 
 from irforge.core.jsonl import atomic_open
+from irforge.core.trust import ALLOW_FLAG
 from irforge.eval.infosearch_eval import METRIC_NAMES as INFOSEARCH_METRICS
 from irforge.eval.metrics.registry import parse_metric
 from irforge.eval.outputs import RESULTS, claim, run_file_names, safe_name
 from irforge.eval.provenance import describe
 from irforge.eval.runner import MISSING_NOTE, EvalResults
 from irforge.eval.trec_io import write_trec_run
+from irforge.eval.verdict import DEMO_LABEL
 
 SIGNIFICANCE_LEVEL = 0.05
 MARK = "†"
@@ -62,13 +64,26 @@ def mean_cell(system, metric: str, marks: set[tuple[str, str]], ci: bool = False
     return text
 
 
+def table_flags(results: EvalResults) -> str:
+    """What every table of these results must say first: untrusted qrels, demo grade."""
+    flags = []
+    if results.untrusted_allowed:
+        flags.append(f"UNTRUSTED QRELS (scored with {ALLOW_FLAG}: the judge failed its "
+                     "control items)")
+    if results.provenance.get("demo_grade"):
+        flags.append(DEMO_LABEL)
+    return "; ".join(flags)
+
+
 def rich_table(results: EvalResults):
     """A rich Table: one row per system, one column per metric (means, † = differs from the
     first system), and the number of failed model calls."""
     from rich.table import Table
 
     marks = shown_marks(results)
-    table = Table(title=f"{results.bench} ({results.queries} queries, {results.docs} docs)",
+    flags = table_flags(results)
+    table = Table(title=(f"{flags}\n" if flags else "") +
+                  f"{results.bench} ({results.queries} queries, {results.docs} docs)",
                   caption="\n".join(table_notes(results, marks)))
     table.add_column("system", overflow="fold")
     infosearch = any("infosearch" in s.tasks for s in results.systems)
@@ -122,8 +137,11 @@ def _header(results: EvalResults) -> list[str]:
     """Title, provenance (where the qrels came from, query groups) and warnings."""
     prov = results.provenance
     groups = results.groups
-    parts = [f"# Evaluation of {results.bench}", "",
-             f"Split `{results.split}`: {results.queries} judged queries, {results.docs} "
+    parts = [f"# Evaluation of {results.bench}", ""]
+    if results.truth:
+        parts += ["## Verdict (read this before any score)", "",
+                  *(f"- {line}" for line in results.truth), ""]
+    parts += [f"Split `{results.split}`: {results.queries} judged queries, {results.docs} "
              "documents. Ties in a run are broken by document id, descending (trec_eval).", "",
              "## Provenance", "",
              f"- qrels: {describe(prov)}",
@@ -221,8 +239,10 @@ def to_latex(results: EvalResults) -> str:
     baseline = escape(results.systems[0].name) if results.systems else ""
     dagger = (rf" $^\dagger$: differs from {baseline} (paired randomization test, "
               rf"Holm-corrected, $p < {SIGNIFICANCE_LEVEL}$)." if marks else "")
+    flags = escape(table_flags(results))
+    flags = f"{flags}. " if flags else ""
     lines += [r"\bottomrule", r"\end{tabular}",
-              rf"\caption{{Means over {results.queries} queries.{dagger} "
+              rf"\caption{{{flags}Means over {results.queries} queries.{dagger} "
               rf"{escape(MISSING_NOTE.capitalize())}.}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
@@ -266,7 +286,19 @@ def to_markdown(results: EvalResults, plots: list[Path]) -> str:
     if plots:
         parts += ["", "## Plots", "", "Each plot is also written as SVG beside the PNG.", ""]
         parts += [f"![{p.stem}](plots/{p.name})" for p in plots]
-    return "\n".join(parts) + "\n"
+    return _flag_tables("\n".join(parts), table_flags(results)) + "\n"
+
+
+def _flag_tables(markdown: str, flags: str) -> str:
+    """Put ``flags`` (untrusted qrels, demo grade) in bold above every table."""
+    if not flags:
+        return markdown
+    out: list[str] = []
+    for line in markdown.split("\n"):
+        if line.startswith("|") and not (out and out[-1].startswith("|")):
+            out += [f"**{flags}**", ""]
+        out.append(line)
+    return "\n".join(out)
 
 
 def to_html(markdown_text: str, title: str) -> str:

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
+from irforge.core.errors import UntrustedLabels
 from irforge.core.records import Doc, Failure, Query, Run
+from irforge.core.trust import ALLOW_FLAG, untrusted_judges
 from irforge.eval.checks import (
     cutoff_warnings,
     known_qrels,
@@ -49,6 +51,7 @@ from irforge.eval.provenance import qrels_provenance
 from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.trec_io import read_trec_run
+from irforge.eval.verdict import truth_lines
 
 MISSING = "zero"
 """A judged query a system returns nothing for scores 0 in the report (trec_eval ``-c``), so a
@@ -113,6 +116,8 @@ class EvalResults:
     groups: dict[str, Any] = field(default_factory=dict)
     significance: list[dict[str, Any]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    truth: list[str] = field(default_factory=list)  # the report's first lines (eval/verdict.py)
+    untrusted_allowed: bool = False  # scored untrusted qrels with --allow-untrusted-qrels
 
     @property
     def primary(self) -> str:
@@ -311,6 +316,19 @@ def _significance(results: EvalResults, trials: int, seed: int) -> None:
                                                                          trials, seed))
 
 
+def refuse_untrusted(bench_dir: Path, split: str, allow: bool) -> list[str]:
+    """Untrusted judges behind ``split``: :class:`UntrustedLabels` unless ``allow``."""
+    judges = untrusted_judges(bench_dir, split)
+    if judges and not allow:
+        figures = "\n  ".join(line for entry in judges.values() for line in entry.get("lines", []))
+        raise UntrustedLabels(
+            f"{Benchmark(bench_dir).qrels_path(split)} was labeled by a judge that failed its "
+            f"control items ({', '.join(judges)}; judge_controls.json):\n  {figures}\nfix: "
+            f"relabel with a stronger model, score another split (--qrels human), or pass "
+            f"{ALLOW_FLAG} to score them anyway (every table then says so)")
+    return sorted(judges)
+
+
 def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
                        rerankers: Sequence[str | Reranker] = (),
                        metrics: Sequence[str] = ("ndcg@10",),
@@ -320,9 +338,14 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
                        passage_prefix: str = "", pipelines: Sequence[str] = (),
                        decomposers: Sequence[str | Decomposer] = ("fixed",),
                        fusions: Sequence[str] = ("sum",), engine=None, seed: int = 0,
-                       bootstrap: int = 1000, trials: int = 10_000) -> EvalResults:
+                       bootstrap: int = 1000, trials: int = 10_000,
+                       allow_untrusted: bool = False) -> EvalResults:
     """Run every retriever (each reranker and pipeline on each retriever's run) and every run
-    file; score, add bootstrap CIs per mean and paired tests between systems (seeded)."""
+    file; score, add bootstrap CIs per mean and paired tests between systems (seeded).
+
+    Qrels whose judge failed its control items (``judge_controls.json``) are refused
+    (:class:`UntrustedLabels`, exit 8) unless ``allow_untrusted``; then every table says so.
+    """
     bench_dir = Path(bench_dir)
     measures = parse_metrics(metrics)
     unknown = sorted(set(pipelines) - set(PIPELINES))
@@ -333,6 +356,7 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
         raise EvaluationInputError("--pipeline stage-aware reranks with each sub-query: give "
                                    "a --reranker too")
     warnings: list[str] = []
+    untrusted = refuse_untrusted(bench_dir, split, allow_untrusted)
     bench, qrels, docs, all_queries = _load(bench_dir, split, measures, warnings)
     task_ids = multicon_task_queries(bench_dir)
     queries = [q for q in all_queries if q.query_id in qrels]
@@ -350,7 +374,8 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
         group_field=group_field, queries=len(queries), docs=len(docs), warnings=warnings,
         provenance=qrels_provenance(bench), groups=_group_counts(queries, groups, group_field),
         settings={"depth": depth, "rerank_k": rerank_k, "seed": seed, "bootstrap": bootstrap,
-                  "trials": trials, "pipelines": list(pipelines)})
+                  "trials": trials, "pipelines": list(pipelines)},
+        truth=truth_lines(bench_dir, split), untrusted_allowed=bool(untrusted))
     reranker_objects = [get_reranker(r) if isinstance(r, str) else r for r in rerankers]
     decomposer_objects = ([get_decomposer(d, engine) if isinstance(d, str) else d
                            for d in decomposers] if pipelines else [])

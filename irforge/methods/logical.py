@@ -21,6 +21,7 @@ class Config(MethodConfig):
     distractors: int | None = Field(None, ge=0)
     hypothetical: bool = False
     judge: bool = False
+    judge_controls: bool = True  # control items mixed into the judge step
     min_judge_score: int = Field(3, ge=1, le=4)
     seed: int = 0
 
@@ -35,7 +36,8 @@ def generator_config(config: Config) -> Any:
         per_type=config.per_type, seed=config.seed, group_key=config.group_key,
         max_passages=config.max_passages, distractors=config.distractors,
         hypothetical=config.hypothetical, judge=config.judge,
-        min_judge_score=config.min_judge_score, passage_sentences=config.passage_sentences)
+        min_judge_score=config.min_judge_score, judge_controls=config.judge_controls,
+        passage_sentences=config.passage_sentences)
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
@@ -47,6 +49,12 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 
     summary = build_logical(runner.bench.root, list(beir.read_corpus(inputs.corpus)),
                             generator_config(config), runner.engine, runner)
+    if summary.judge_controls:  # a judge that failed its controls stops the run (exit 8)
+        from irforge.validators.judge_report import raise_if_untrusted
+
+        runner.finish(summary.accepted, "logical queries")  # a stop or an empty result first
+        raise_if_untrusted(summary.judge_controls, f"{runner.bench.root} (the queries it kept)",
+                           "logical", "the judge's figures in judge_controls.json")
     return Built(summary.accepted, {k: v for k, v in asdict(summary).items() if k != "yields"})
 
 

@@ -8,6 +8,8 @@ from pydantic import Field
 from irforge.methods.contract import Built, Inputs, Method, MethodConfig
 from irforge.steps.runner import BuildRunner
 
+METHOD_KEPT = "labeled pairs"
+
 
 class Config(MethodConfig):
     """``irforge label`` options and the recipe's ``label`` block."""
@@ -18,6 +20,9 @@ class Config(MethodConfig):
     split: str = "test"
     include_positives: bool = True
     label_probs: bool = True
+    controls: bool = True  # control pairs mixed in; a judge that fails them is untrusted
+    control_limit: int = Field(50, ge=1)
+    seed: int = 0
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
@@ -28,15 +33,24 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 
     settings = LabelSettings(strategies=tuple(config.strategies), ensemble=config.ensemble,
                              binarization=config.binarization, split=config.split,
-                             include_positives=config.include_positives)
+                             include_positives=config.include_positives,
+                             controls=config.controls, control_limit=config.control_limit,
+                             seed=config.seed)
     files = [inputs.source] if inputs.source is not None else []
     report = label_benchmark(runner.bench, runner.engine, files, load_intents(), settings,
                              runner=runner)
     runner.record("DisastIR relevance labeling (section 3.6)", config.options(), report.counts,
                   {"inputs": [str(f) for f in files], "estimate": report.estimate})
+    judge = report.counts.get("judge_controls")
+    if judge:  # a judge that failed its controls stops the run (exit 8), its qrels untrusted
+        from irforge.validators.judge_report import raise_if_untrusted
+
+        runner.finish(runner.ledger.accepted(ENSEMBLE_STEP), METHOD_KEPT)  # stop, empty first
+        raise_if_untrusted(judge, str(runner.bench.qrels_path(config.split)), "relevance",
+                           str(judge.get("controls_file", "judge_controls.json")))
     return Built(runner.ledger.accepted(ENSEMBLE_STEP), dict(report.counts))
 
 
 METHOD = Method("relevance", Config, ("relevance.zero_shot", "relevance.cot",
                                       "relevance.multi_dim", "relevance.ensemble"),
-                build, "labeled pairs")
+                build, METHOD_KEPT)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from irforge.eval.verdict import truth_lines
 from irforge.recipe.run import RunReport
 from irforge.steps.yields import folder_yield
 
@@ -28,7 +29,13 @@ def _scores(folder: Path) -> list[tuple[str, dict[str, float]]]:
 def write_report(report: RunReport, methods: list[str]) -> Path:
     """``BENCH/report.md``: what ran, what each method kept, and how retrievers scored."""
     out = report.out
-    lines = [f"# irforge recipe run: {out.name}", "", "## Stages", "",
+    lines = [f"# irforge recipe run: {out.name}", "", "## Verdict (read this before any score)",
+             ""]
+    for method in methods:
+        folder = out / method
+        truth = truth_lines(folder) if (folder / "queries.jsonl").is_file() else []
+        lines += [f"- {line}" for line in truth] or [f"- {method}: no queries written"]
+    lines += ["", "## Stages", "",
              "| stage | status | detail |", "|---|---|---|"]
     lines += [f"| {r.name} | {r.status} | {r.detail.splitlines()[0] if r.detail else ''} |"
               for r in report.results]

@@ -91,3 +91,22 @@ def test_hand_written_queries_are_scored_apart_and_not_counted_as_generated(tmp_
     assert reference.startswith(f"hand-written: {tmp_path}:")
     assert generated_count_line(tmp_path) == (
         "Generated queries kept: 1 (intents (root) 0, method-bench 1)")
+
+
+def test_a_folder_whose_judge_failed_its_controls_is_not_scored(tmp_path):
+    from irforge.core.trust import record_judge
+
+    made, hand = tmp_path / "method-bench", tmp_path / "seed"
+    for folder, query in ((made, Query("g0", "river Severn flood")),
+                          (hand, Query("h0", "Severn river towns warned", {"hand_written": True}))):
+        bench = Benchmark(folder)
+        bench.write_corpus(DOCS)
+        bench.write_queries([query])
+        bench.write_qrels([Qrel(query.query_id, "d0", 1)])
+    record_judge(made, "relevance", {
+        "status": "untrusted", "trusted": False, "qrels_splits": ["test"],
+        "lines": ["relevance.ensemble: accuracy 0.50 [0.28, 0.72] (8/16 controls)"]})
+    summary = run_eval_stage(tmp_path, retrievers=("bm25",))
+    assert f"{made}: not scored (judge relevance failed its controls" in summary
+    assert not (made / "eval").exists()  # no score of untrusted qrels was written
+    assert (hand / "eval" / "report.md").is_file()  # what is trustworthy is still scored

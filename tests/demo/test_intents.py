@@ -56,6 +56,14 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
         summary = stage(ctx)
     bench = ctx.bench
     assert summary.startswith("4/4 queries generated for QA+FC x 2 categories")
+    # a judge that gives 3 to every zero-shot pair fails its controls, and the demo says so
+    assert "judge controls untrusted (accuracy" in summary
+    from irforge.core.trust import read_judges
+
+    judge = read_judges(ctx.out)["relevance"]
+    assert judge["status"] == "untrusted"
+    # the 8 hand-written QA/FC seed queries and the 4 generated ones: 12 positives, 12 negatives
+    assert judge["steps"]["relevance.ensemble"]["controls"] == 24
     corpus = {doc.doc_id: doc for doc in bench.corpus()}
     assert len([d for d in corpus.values() if not d.metadata.get("generated")]) == 18
     queries = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]

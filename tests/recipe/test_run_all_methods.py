@@ -92,6 +92,8 @@ def good_script() -> Script:
     return Script(default=Action.answer({}), rules=tuple(rules))
 
 
+# the scripted judge answers 3 for every pair, which its control items rightly catch
+# (tests/generators/relevance/test_controls.py); here labeling runs with controls off
 RECIPE = """corpus: {{input: docs, max_tokens: 1024, passage_dedup: false}}
 model: openai/scripted
 api_base: {url}
@@ -101,7 +103,7 @@ methods:
   multicon: {{n: 3, limit: null, domain: books}}
   instructions: {{from: intents, dimension: audience}}
 pool: {{retrievers: [bm25], k: 3}}
-label: {{strategies: [zero_shot]}}
+label: {{strategies: [zero_shot], controls: false}}
 eval: {{retrievers: [bm25], metrics: [ndcg@10]}}
 """
 

@@ -60,6 +60,9 @@ def test_good_answers_run_every_stage_and_report(tmp_path: Path) -> None:
     assert {q["text"] for q in queries} <= {row[3] for row in BREAD}  # the baker's questions
     report = (bench / "report.md").read_text(encoding="utf-8")
     assert "| intents.query |" in report and "bm25" in report
+    # the truth first: a verdict per method above the stages and scores
+    assert report.index("## Verdict") < report.index("## Stages")
+    assert "- intents: kept" in report and "judges: relevance" in report
     manifest = json.loads((bench / "manifest.json").read_text())
     stages = manifest["steps"]["recipe"]["stages"]
     assert all(stage["status"] == "done" for stage in stages.values())

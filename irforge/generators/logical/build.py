@@ -17,7 +17,9 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
+from irforge.core.trust import record_judge
 from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.judge_controls import JUDGE, judge_entry, run_judge_with_controls
 from irforge.generators.logical.labels import (
     NegationLabel,
     graded_qrels,
@@ -48,6 +50,7 @@ from irforge.llm.protocol import EngineLike
 from irforge.steps.failures import rejection
 from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable
+from irforge.validators.control_stats import StepFigures
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class LogicalConfig:
     hypothetical: bool = False
     judge: bool = False
     min_judge_score: int = 3
+    judge_controls: bool = True  # mix control items into the judge step (judge_controls.py)
     passage_sentences: int = 0
 
 
@@ -79,6 +83,7 @@ class LogicalSummary:
     kept_from_before: int = 0
     accepted_by_type: dict[str, int] = field(default_factory=dict)
     yields: YieldTable = field(default_factory=YieldTable)
+    judge_controls: dict[str, Any] | None = None  # the judge's control figures (--judge)
 
     def line(self) -> str:
         kept = (f", {self.kept_from_before} earlier queries kept" if self.kept_from_before
@@ -142,24 +147,43 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
                                         bool(getattr(result, "demo_grade", False))))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
+    controls: list[StepFigures] | None = [] if config.judge_controls else None
     if config.judge and accepted:
-        accepted, judgments, scores = judge_queries(runner, accepted, config.min_judge_score)
+        accepted, judgments, scores = judge_queries(runner, accepted, config.min_judge_score,
+                                                    controls, config.seed)
     hypothetical: list[Doc] = []
     if config.hypothetical and accepted:
         hypothetical = list(runner.run(hypothetical_step(), accepted).values())
     ledger = runner.ledger
     done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
                    hypothetical, ledger.yields, runner.language)
-    return write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
+    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
+    if config.judge:
+        summary.judge_controls = judge_entry(controls[0] if controls else None,
+                                             str(getattr(engine, "model", "")),
+                                             bool(getattr(engine, "demo_grade", False)))
+        if controls is None:
+            summary.judge_controls["reasons"] = ["controls were switched off "
+                                                 "(--no-judge-controls)"]
+        record_judge(runner.bench.root, JUDGE, summary.judge_controls)
+    return summary
 
 
-def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score: int
+def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score: int,
+                  controls: list[StepFigures] | None = None, seed: int = 0,
                   ) -> tuple[list[AcceptedQuery], list[Judgment], dict[str, int]]:
     """Score each query's structure; every score is logged per query-passage pair, and a
-    score under ``min_score`` rejects the query (one rejection of the judge step)."""
+    score under ``min_score`` rejects the query (one rejection of the judge step). With a
+    ``controls`` list, control items are mixed in (``judge_controls.py``), kept out of the
+    ledger, and their figures appended to it."""
     by_key = {item.plan.query_id: item for item in accepted}
     step, start = judge_step(), len(runner.ledger.judgments)
-    values = runner.judge(step, accepted)
+    if controls is None:
+        values = runner.judge(step, accepted)
+    else:
+        real, figures = run_judge_with_controls(runner.engine, accepted, min_score, seed)
+        controls.extend([figures] if figures is not None else [])
+        values = runner.keep(step, accepted, real)
     logged = [j for j in runner.ledger.judgments[start:] if j.task == step.name]
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}

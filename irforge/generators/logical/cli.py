@@ -44,6 +44,9 @@ def build_logical_command(
     = False,
     judge: Annotated[bool, typer.Option(help="Score structure conformity 1-4 with the LLM.")]
     = False,
+    judge_controls: Annotated[bool, typer.Option(
+        help="Mix control items into the judge step (each query under its own type and under "
+             "a type of another shape); a judge that fails them exits 8.")] = True,
     min_judge_score: Annotated[int, typer.Option(help="Judge score needed to keep a query.")]
     = 3,
     seed: Annotated[int, typer.Option(help="Seed for passage selection and distractors.")] = 0,
@@ -71,11 +74,12 @@ def build_logical_command(
     from irforge.methods import logical
     from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner
+    from irforge.validators.judge_report import control_summary, raise_if_untrusted
 
     options = validated(logical.Config, types=types.split(","), per_type=per_type, seed=seed,
                         group_key=group_key, max_passages=max_passages, distractors=distractors,
                         hypothetical=hypothetical, judge=judge, min_judge_score=min_judge_score,
-                        passage_sentences=passage_sentences)
+                        judge_controls=judge_controls, passage_sentences=passage_sentences)
     config = logical.generator_config(options)  # the recipe's methods.logical is this Config
     docs = list(read_corpus(corpus))
     with Benchmark(bench_dir).writing(dry_run=dry_run), engine_from_options(
@@ -95,4 +99,11 @@ def build_logical_command(
     emit({"folder": bench_dir, **fields, "yield": summary.yields.to_manifest(),
           "demo_grade": bool(note)},
          f"{bench_dir}: {summary.line()}{note}\n{summary.yields.render()}", as_json)
+    judge_figures = summary.judge_controls
+    if judge_figures and not as_json:
+        controls = judge_figures["steps"].get("logical.judge", {}).get("controls", 0)
+        typer.echo(control_summary(judge_figures, controls))
     runner.finish(summary.accepted, "logical queries")
+    if judge_figures:
+        raise_if_untrusted(judge_figures, f"{bench_dir} (the queries it kept)", "logical",
+                           "the judge's figures in judge_controls.json")

@@ -19,6 +19,7 @@ from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Judgment
 from irforge.generators.intents.config import IntentSpec
+from irforge.generators.relevance import controls as rcontrols
 from irforge.generators.relevance import steps as relsteps
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.ensemble import (
@@ -33,6 +34,7 @@ from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.steps.runner import BuildRunner
+from irforge.validators.controls import Control, mix
 
 LabelReport = RunSummary  # what label_benchmark returns
 
@@ -142,20 +144,47 @@ def run_strategies(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
     return out
 
 
+def _run_mixed(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
+               checks: Sequence[relsteps.Pair], settings: LabelSettings,
+               ) -> tuple[dict[str, dict[int, strat.Outcome]], dict[str, dict[int, strat.Outcome]]]:
+    """Real pairs and control pairs in one shuffled run; outcomes split back by kind."""
+    order = mix(len(pairs), len(checks), settings.seed)
+    mixed = [checks[i] if is_control else pairs[i] for is_control, i in order]
+    outcomes = run_strategies(runner, mixed, settings.strategies)
+    def split(want: bool) -> dict[str, dict[int, strat.Outcome]]:
+        return {name: dict(sorted(((order[pos][1], o) for pos, o in by.items()
+                                   if order[pos][0] == want), key=lambda kv: kv[0]))
+                for name, by in outcomes.items()}
+
+    return split(False), split(True)
+
+
 def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                     intents: Mapping[str, IntentSpec], settings: LabelSettings,
-                    dry_run: bool = False, runner: BuildRunner | None = None) -> LabelReport:
-    """Label the pairs with every strategy, ensemble, write judgments, qrels and flags."""
+                    dry_run: bool = False, runner: BuildRunner | None = None,
+                    extra_controls: Sequence[Control] = ()) -> LabelReport:
+    """Label the pairs with every strategy, ensemble, write judgments, qrels and flags.
+
+    Control items (``extra_controls`` plus, with ``settings.controls``, those made from the
+    folder's queries) are labeled in the same shuffled run and scored apart: figures in
+    ``report.counts["judge_controls"]`` and ``judge_controls.json``, never in qrels or yields.
+    """
     pairs = collect_pairs(bench, pair_files, intents, settings)
+    made = list(extra_controls) + (rcontrols.folder_controls(bench, settings.seed,
+                                                              settings.control_limit)
+                                   if settings.controls and pairs else [])
+    checks = rcontrols.control_pairs(made, intents, settings.default_intent)
     report = LabelReport(counts={"pairs": len(pairs), "judgments_written": 0,
                                  "judgments_reused": 0, "failures": 0, "qrels": 0,
-                                 "flagged": 0, "positives_checked": 0})
-    report.estimate = estimate_labeling(engine, pairs, settings.strategies)
+                                 "flagged": 0, "positives_checked": 0,
+                                 "controls": len(checks)})
+    report.estimate = estimate_labeling(engine, [*pairs, *(p for _, p in checks)],
+                                        settings.strategies)
     runner = runner or BuildRunner.open(engine, bench.root, STEP)
     report.yields = runner.yields
     if dry_run or not pairs:
         return report
-    by_strategy = run_strategies(runner, pairs, settings.strategies)
+    by_strategy, by_control = _run_mixed(runner, pairs, [p for _, p in checks], settings)
     seen = {(j.query_id, j.doc_id, j.metadata.get("strategy"), j.model)
             for j in bench.judgments() if j.source == "llm" and j.task == "relevance"}
     ledger, counts = runner.ledger, report.counts
@@ -185,4 +214,24 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
     write_jsonl(LAYOUT.path(bench.root, "flagged"), flagged)
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
+    counts["judge_controls"] = _judge_controls(bench, engine, checks, by_control, settings)
     return report
+
+
+def _judge_controls(bench: Benchmark, engine: Any, checks: Sequence[tuple[Control,
+                    relsteps.Pair]], by_control: Mapping[str, Mapping[int, strat.Outcome]],
+                    settings: LabelSettings) -> dict[str, Any]:
+    """Score the controls, write their log and the judge_controls.json entry; the entry."""
+    rows, _, _ = ensemble([p for _, p in checks], by_control, settings, set())
+    figures, log = rcontrols.score_controls(checks, by_control, rows, ENSEMBLE_STEP)
+    outcomes = [o for by in by_control.values() for o in by.values()]
+    model = next((o.model for o in outcomes if o.model), str(getattr(engine, "model", "")))
+    demo = any(o.demo_grade for o in outcomes) or bool(getattr(engine, "demo_grade", False))
+    entry = rcontrols.judge_entry(figures if checks else [], ENSEMBLE_STEP, settings.split,
+                                  model, demo, rcontrols.LAYOUT.relative("controls"))
+    if not checks:
+        entry["reasons"] = ["no query names a real source passage (seed_doc_id, source_doc, "
+                            "gold_doc_id or a non-generated positive_doc_id) to make controls "
+                            "from" if settings.controls else "controls were switched off"]
+    rcontrols.record_controls(bench, entry, log)
+    return entry

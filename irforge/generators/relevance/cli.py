@@ -62,13 +62,26 @@ def label_command(
         help="Ask for log-probs and label with the expected grade over the label tokens "
              "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
              "argmax label is kept in the judgment's metadata.")] = True,
+    controls: Annotated[bool, typer.Option(
+        help="Mix control pairs (a query with its source passage, with another document's "
+             "passage, with a BM25 near-miss) into the run and score the judge on them; "
+             "labels that fail are marked untrusted (exit 8). --no-controls is recorded as "
+             "'not verified' in judge_controls.json.")] = True,
+    control_limit: Annotated[int, typer.Option(
+        help="Queries to make controls from, at most (two controls each).")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the control choice and order.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
-    """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6)."""
+    """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6).
+
+    Control pairs are mixed in and scored (docs/annotation.md, "Judge controls"); a judge that
+    fails them exits 8 and its qrels are marked untrusted.
+    """
     from irforge.core.bench import Benchmark
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.build import ENSEMBLE_STEP
+    from irforge.generators.relevance.controls import control_summary, raise_if_untrusted
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
     from irforge.methods import relevance
     from irforge.methods.contract import validated
@@ -80,7 +93,8 @@ def label_command(
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
                              binarization=binarize, split=split, default_intent=intent,
-                             include_positives=positives)
+                             include_positives=positives, controls=controls,
+                             control_limit=control_limit, seed=seed)
     files = [*(pairs or []), *(pool or [])]
     with bench.writing(dry_run=dry_run), engine_from_options(
             model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
@@ -119,4 +133,10 @@ def label_command(
                    f"flagged{grade_note(engine.demo_grade)}")
         for note in engine.notes:
             typer.echo(f"note: {note}")
+    judge = counts.get("judge_controls")
+    if judge and not as_json:
+        typer.echo(control_summary(judge, counts.get("controls", 0)))
     runner.finish(runner.ledger.accepted(ENSEMBLE_STEP), "labeled pairs")
+    if judge:
+        raise_if_untrusted(judge, str(bench.qrels_path(split)), "relevance",
+                           str(judge.get("controls_file", "judge_controls.json")))

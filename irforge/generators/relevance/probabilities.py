@@ -47,7 +47,10 @@ def label_probabilities(logprobs: Sequence[Any] | None, score_field: str,
             found: dict[int, float] = {}
             for piece, value in ((token, logprob), *alternatives):
                 digits = piece.strip()
-                if digits.isdigit() and int(digits) in allowed and int(digits) not in found:
+                # ASCII digits only: "²".isdigit() is true, but int("²") fails
+                if not (digits.isascii() and digits.isdigit()):
+                    continue
+                if int(digits) in allowed and int(digits) not in found:
                     found[int(digits)] = math.exp(value)
             total = sum(found.values())
             if total <= 0:

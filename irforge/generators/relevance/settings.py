@@ -20,6 +20,9 @@ class LabelSettings:
     split: str = "test"
     default_intent: str | None = None
     include_positives: bool = True
+    controls: bool = True  # mix in control items (generators/relevance/controls.py)
+    control_limit: int = 50  # sources (queries) controls are made from, at most
+    seed: int = 0  # which sources, which negatives, and the shuffled order
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.strategies if name not in strat.STRATEGIES]

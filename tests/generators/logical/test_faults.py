@@ -26,7 +26,10 @@ SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
 
 
 def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_written(tmp_path):
-    config = LogicalConfig(types=("pin", "2in"), per_type=1, judge=True, hypothetical=True)
+    # judge controls off: this test counts the judge's prompts (controls are tested in
+    # test_judge_controls.py)
+    config = LogicalConfig(types=("pin", "2in"), per_type=1, judge=True, hypothetical=True,
+                           judge_controls=False)
     with ScriptedServer(SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
             progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:

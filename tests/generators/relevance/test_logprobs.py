@@ -91,3 +91,12 @@ def test_embedded_model_labels_with_the_expected_grade(tmp_path: Path) -> None:
     assert judgment.label == pytest.approx(sum(k * v for k, v in probs.items()), abs=1e-4)
     assert meta["argmax_label"] == meta["phases"]["final_score"] == max(probs, key=probs.get)
     assert 0 <= judgment.label <= 3
+
+
+def test_superscript_and_other_unicode_digits_among_the_alternatives_are_skipped() -> None:
+    """The embedded model offered "²" as an alternative label token: isdigit() is true for it,
+    int() is not (the demo's labeling crashed on it)."""
+    tokens = [('{"final_score": ', -0.01, []), ("2", math.log(0.6),
+                                                [("²", math.log(0.3)), ("3", math.log(0.1))])]
+    probs = label_probabilities(tokens, "final_score", [0, 1, 2, 3])
+    assert probs is not None and probs.probs == pytest.approx({2: 0.6 / 0.7, 3: 0.1 / 0.7})

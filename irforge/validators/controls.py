@@ -1,0 +1,213 @@
+"""Control items for LLM judges: pairs whose right answer is known, mixed in with real ones.
+
+A judge sees a control exactly as it sees a real item (same prompt; the order is shuffled and
+ids are opaque hashes), so its answers on controls measure how well it labels real items:
+
+- ``positive``: a query with its verified source passage (the passage it was written from,
+  or a hand-written query's judged document); expected relevant.
+- ``other-document``: the query with a passage from another document of another category
+  (categories from query metadata; where none are known, the passage of another document that
+  shares the fewest words with the query); expected not relevant.
+- ``near-miss``: the query with the best BM25 passage of another document that lacks the
+  query's answer; only where an answer is known (without one nothing proves the passage
+  lacks it); expected not relevant.
+
+Controls never enter qrels: callers keep them apart and score them with
+:func:`irforge.validators.control_stats.step_figures`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from irforge.core.records import Doc, Query
+
+POSITIVE, OTHER_DOCUMENT, NEAR_MISS = "positive", "other-document", "near-miss"
+KINDS = (POSITIVE, OTHER_DOCUMENT, NEAR_MISS)
+SOURCE_FIELDS = ("seed_doc_id", "source_doc", "gold_doc_id", "positive_doc_id")
+NEAR_MISS_DEPTH = 20  # BM25 passages looked at for a near-miss
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_STOP_TEXT = ("the a an and or of to in on at for by with from is are was were be been what "
+              "which who whom when where why how does do did can could should would this that "
+              "these those it its as into than then there their claim")
+_STOP = frozenset(_STOP_TEXT.split())
+
+
+@dataclass(frozen=True)
+class ControlSource:
+    """A query whose relevant passage is known: the material controls are made from."""
+
+    query_id: str
+    query: str
+    doc_id: str
+    intent: str | None = None
+    category: str | None = None
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control pair: an opaque id, the query, the passage and the answer expected."""
+
+    control_id: str
+    query_id: str
+    query: str
+    doc_id: str
+    kind: str
+    expected: int  # 1 relevant, 0 not relevant
+    intent: str | None = None
+    passage: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ characters that are not function words."""
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2 and w not in _STOP}
+
+
+def has_answer(passage: str, answer: str) -> bool:
+    """Whether the passage holds any part of the answer (parts split at ``;`` and ``,``): all
+    of a part's content words, or a part's numbers, occur in the passage."""
+    words = content_words(passage) | set(re.findall(r"\d+(?:[.,]\d+)*", passage))
+    for part in re.split(r"[;,]\s+|\n", answer):
+        needed = content_words(part) | set(re.findall(r"\d+(?:[.,]\d+)*", part))
+        if needed and needed <= words:
+            return True
+    return False
+
+
+def document_of(doc: Doc) -> str:
+    """The document a passage comes from: the corpus pipeline's ``doc_id`` metadata, else
+    the passage id without a ``_N`` chunk suffix."""
+    named = (doc.metadata or {}).get("doc_id")
+    if isinstance(named, str) and named:
+        return named
+    base, _, suffix = doc.doc_id.rpartition("_")
+    return base if base and suffix.isdigit() else doc.doc_id
+
+
+def control_id(seed: int, query_id: str, doc_id: str, kind: str) -> str:
+    """An opaque id that says nothing of the kind (a hash)."""
+    digest = hashlib.sha1(f"{seed}\0{query_id}\0{doc_id}\0{kind}".encode()).hexdigest()
+    return f"i{digest[:12]}"
+
+
+def sources_from_queries(queries: Sequence[Query], docs: Mapping[str, Doc]
+                         ) -> list[ControlSource]:
+    """Queries whose metadata names a real (not generated) corpus passage they came from."""
+    out = []
+    for query in queries:
+        meta = query.metadata or {}
+        doc_id = next((meta[f] for f in SOURCE_FIELDS if isinstance(meta.get(f), str)
+                       and meta[f] in docs and not (docs[meta[f]].metadata or {}).get(
+                           "generated")), None)
+        if doc_id is None:
+            continue
+        answer = meta.get("answer")
+        out.append(ControlSource(query.query_id, query.text, doc_id, meta.get("intent"),
+                                 meta.get("category"), answer if isinstance(answer, str)
+                                 and answer.strip() else None))
+    return out
+
+
+Ranker = Callable[[str, Sequence[Doc]], list[str]]
+
+
+def bm25_ranker(query: str, docs: Sequence[Doc]) -> list[str]:
+    """Doc ids by BM25 score for ``query``, best first (needs irforge's ``eval`` extra)."""
+    from irforge.eval.retrievers.bm25 import BM25Retriever
+
+    retriever = BM25Retriever()
+    retriever.index(list(docs))
+    run = retriever.search([Query("q", query)], min(NEAR_MISS_DEPTH, len(docs)))
+    return [doc_id for doc_id, _ in sorted(run.scores["q"].items(), key=lambda kv: -kv[1])]
+
+
+def _other_document(source: ControlSource, pool: Sequence[Doc], categories: Mapping[str, str],
+                    rng: random.Random) -> Doc | None:
+    """A passage of another document and another category, else the least related one."""
+    home = categories.get(source.doc_id)
+    by_id = {doc.doc_id: doc for doc in pool}
+    own = document_of(by_id[source.doc_id]) if source.doc_id in by_id else source.doc_id
+    others = [doc for doc in pool if doc.doc_id != source.doc_id and document_of(doc) != own]
+    if source.category is not None or home is not None:
+        mine = source.category or home
+        known = [doc for doc in others if categories.get(doc.doc_id) not in (None, mine)]
+        if known:
+            return rng.choice(known)
+    if not others:
+        return None
+    words = content_words(source.query)
+    return min(others, key=lambda doc: (len(words & content_words(doc.text)), doc.doc_id))
+
+
+def _near_miss(source: ControlSource, pool: Sequence[Doc], ranker: Ranker) -> Doc | None:
+    """The best-ranked passage of another document that lacks the answer."""
+    if source.answer is None:
+        return None
+    by_id = {doc.doc_id: doc for doc in pool}
+    own = document_of(by_id[source.doc_id]) if source.doc_id in by_id else source.doc_id
+    for doc_id in ranker(source.query, pool):
+        doc = by_id[doc_id]
+        if doc_id != source.doc_id and document_of(doc) != own and not has_answer(
+                doc.text, source.answer):
+            return doc
+    return None
+
+
+def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: int = 0,
+                  limit: int = 50, ranker: Ranker | None = None) -> list[Control]:
+    """One positive and one negative control per source (up to ``limit`` sources, seeded).
+
+    The negative is a near-miss for every other source with a known answer (the first such
+    source gets one), else a passage of another document; so both kinds appear when answers
+    are known, and positives and negatives are equal in number.
+    """
+    rng = random.Random(seed)
+    chosen = list(sources)
+    rng.shuffle(chosen)
+    chosen = chosen[:limit]
+    categories = {s.doc_id: s.category for s in sources if s.category is not None}
+    rank = ranker or bm25_ranker
+    by_id = {doc.doc_id: doc for doc in pool}
+    controls: list[Control] = []
+    answered = 0
+    for source in chosen:
+        negative, kind = None, OTHER_DOCUMENT
+        if source.answer is not None:
+            if answered % 2 == 0:
+                negative, kind = _near_miss(source, pool, rank), NEAR_MISS
+            answered += 1
+        if negative is None:
+            negative, kind = _other_document(source, pool, categories, rng), OTHER_DOCUMENT
+        if negative is None:
+            continue  # a one-document pool has no negative: no control pair from this source
+        positive = by_id.get(source.doc_id)
+        if positive is None:
+            continue
+        for doc, which, expected in ((positive, POSITIVE, 1), (negative, kind, 0)):
+            controls.append(Control(control_id(seed, source.query_id, doc.doc_id, which),
+                                    source.query_id, source.query, doc.doc_id, which, expected,
+                                    source.intent, doc.text))
+    return controls
+
+
+def mix(real: int, controls: int, seed: int = 0) -> list[tuple[bool, int]]:
+    """A shuffled order of ``real`` items and ``controls`` controls: ``(is_control, index)``
+    per position, so a judge cannot tell controls by where they come."""
+    order = [(False, i) for i in range(real)] + [(True, i) for i in range(controls)]
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def relevant_from(top_label: int) -> int:
+    """The lowest grade that counts as "relevant" on a 0..top scale: half the scale, rounded
+    up (2 of 0-3, 1 of 0-2, 3 of 0-5)."""
+    return max(1, -(-top_label // 2))
