@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irforge.check.methods import check_multicon, check_negation_labels
-from irforge.check.queries import check_queries
+from irforge.check.queries import QueryAudit, check_queries, positives_by_query
 from irforge.core import beir
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
@@ -22,21 +22,29 @@ class CheckReport:
     root: Path
     problems: list[Problem] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    audit: QueryAudit = field(default_factory=QueryAudit)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def check_benchmark(root: Path) -> CheckReport:
-    """Read every file of a benchmark folder, collecting problems instead of stopping."""
+def check_benchmark(root: Path, target_k: int | None = None, prompts_dir: Path | None = None,
+                    retrievers: tuple[str, ...] = ("bm25",)) -> CheckReport:
+    """Read every file of a benchmark folder, collecting problems instead of stopping.
+
+    Every query goes through the validator registry (irforge/check/suite.py); ``target_k``
+    relaxes the retrievability depth, ``prompts_dir`` adds a user prompt folder to the
+    harvested demonstrations, ``retrievers`` are the first-stage retrievers tried.
+    """
+    from irforge.check.suite import Context
+
     bench = Benchmark(Path(root))
     report = CheckReport(root=bench.root)
     add = report.problems.append
     if not bench.root.is_dir():
         add(Problem(bench.root, "benchmark folder not found", hint="pass the folder to check"))
         return report
-
 
     docs = {doc.doc_id: doc for doc in bench.corpus(add)}
     queries = list(bench.queries(add))
@@ -48,11 +56,11 @@ def check_benchmark(root: Path) -> CheckReport:
             add(Problem(path, f"no {what} in this file (qrels cannot point anywhere)",
                         hint=f"write the {what} (or re-run the step that makes them)"))
     report.counts.update(multicon_task_rows=check_multicon(bench, doc_ids, query_ids, add),
-                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add),
-                         duplicate_or_copied_queries=check_queries(bench, queries, docs, add))
+                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add))
     report.counts += Counter()  # drop the zero counts of files this folder does not have
 
     splits = bench.splits()
+    graded: dict[str, dict[str, dict[str, int]]] = {}
     if not splits:
         add(Problem(bench.root / "qrels", "no qrels split found",
                     hint="write qrels/test.tsv (query-id, corpus-id, score)"))
@@ -61,6 +69,8 @@ def check_benchmark(root: Path) -> CheckReport:
         judged = 0
         for number, qrel in beir.read_qrels_numbered(path, add):
             judged += 1
+            graded.setdefault(split, {}).setdefault(qrel.query_id, {})[qrel.doc_id] = \
+                qrel.relevance
             if bench.corpus_path.is_file() and qrel.doc_id not in doc_ids:
                 add(Problem(path, f"unknown document {qrel.doc_id!r} (not in corpus.jsonl)",
                             line=number, field="corpus-id",
@@ -72,6 +82,14 @@ def check_benchmark(root: Path) -> CheckReport:
         report.counts[f"qrels/{split}"] = judged
         if judged == 0:
             add(Problem(path, "no qrels in this split", hint="label some pairs or remove the file"))
+
+    context = Context(docs=docs, target_k=target_k, prompts_dir=prompts_dir,
+                      retrievers=retrievers)
+    report.audit = check_queries(bench, queries, docs, add, positives_by_query(graded),
+                                 context)
+    copies = sum(report.audit.by_validator[name] for name in ("duplicate", "copy", "title"))
+    report.counts.update(duplicate_or_copied_queries=copies,
+                         invalid_queries=len(report.audit.invalid))
 
     for path, reader in ((bench.judgments_path, beir.read_judgments),
                          (bench.failures_path, beir.read_failures)):

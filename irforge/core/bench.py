@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from irforge import __version__, beir
+from irforge import __version__
+from irforge.core import beir
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import OnProblem, write_json, write_jsonl
 from irforge.core.locks import FolderLock
