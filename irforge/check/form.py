@@ -32,9 +32,10 @@ DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:query|request)|note:)", re.IGNORECASE)),
 )
 
-QUESTION_OPENERS = frozenset(
+_OPENERS = (
     "what which who whom whose when where why how is are was were do does did can could "
-    "should would will shall may might must has have had".split())
+    "should would will shall may might must has have had")
+QUESTION_OPENERS = frozenset(_OPENERS.split())
 FIX_REWRITE = "rewrite or drop the query; a generator rejects it with the same validator"
 
 

@@ -69,7 +69,8 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
     audit = QueryAudit()
     gates = QueryGates(language=None)
     for number, query in enumerate(queries, start=1):
-        def report(validator: str, field_name: str, detail: str, fix: str) -> None:
+        def report(validator: str, field_name: str, detail: str, fix: str,
+                   query: Query = query, number: int = number) -> None:
             audit.invalid.add(query.query_id)
             audit.by_validator[validator] += 1
             add(Problem(bench.queries_path, f"query {query.query_id!r}: [{validator}] {detail}",

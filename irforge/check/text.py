@@ -16,7 +16,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]*|[A-Za-z]+(?:['’-][A-Za-z]+)*|[%°]|/[A-Za-z]+")
 
 # words that carry no content of their own in a search query
-STOPWORDS = frozenset("""
+_STOPWORD_TEXT = """
 a about above after again against all also am an and any are as at be because been before
 being below between both but by can could did do does doing down during each either else ever
 every few for from further get gets got had has have having he her here hers him his how i if
@@ -31,7 +31,8 @@ find tell know show explain describe give want need looking look search document
 passage passages article articles information info answer answers question questions query
 kind kinds type types thing things something anything someone anyone people person
 claim claims statement sentence text
-""".split())
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -217,7 +218,7 @@ def names(text: str) -> list[str]:
         lower = token.lower()
         if lower in STOPWORDS or lower in NUMBER_WORDS or lower in UNITS:
             continue
-        is_code = token.isupper() and len(token) > 1 or any(c.isdigit() for c in token)
+        is_code = (token.isupper() and len(token) > 1) or any(c.isdigit() for c in token)
         opening = bool(_SENTENCE_START.search(text[:match.start()]))
         if is_code or not opening:
             found.append(token)
