@@ -79,7 +79,7 @@ def test_check_json_and_quiet(tmp_path: Path) -> None:
 
 
 def test_verbose_turns_on_logging(tmp_path: Path) -> None:
-    from irforge.cli.output import VERBOSITY_ENV
+    from irforge.core.verbosity import VERBOSITY_ENV
 
     code = ("import logging, os, sys; from irforge.cli.app import main; sys.argv = ['irforge', "
             "'-vv', 'version'];\ntry:\n main()\nexcept SystemExit: pass\n"

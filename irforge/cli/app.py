@@ -15,8 +15,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from irforge.cli.output import JsonOption, emit, set_verbosity
+from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
+from irforge.core.verbosity import set_verbosity
 
 console = Console(stderr=True)
 

@@ -7,37 +7,14 @@ object on stdout; ``--quiet`` turns progress bars off (errors are always printed
 from __future__ import annotations
 
 import json
-import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-VERBOSITY_ENV = "IRFORGE_VERBOSITY"  # set by the root options so worker processes see it too
-
 JsonOption = Annotated[bool, typer.Option(
     "--json", help="Print the summary as one JSON object on stdout (for scripts).")]
-
-
-def set_verbosity(level: int) -> None:
-    """-1 quiet, 0 normal, 1 verbose (info logs), 2 or more debug logs."""
-    os.environ[VERBOSITY_ENV] = str(level)
-    if level > 0:
-        logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")
-        logging.getLogger("irforge").setLevel(logging.INFO if level == 1 else logging.DEBUG)
-
-
-def verbosity() -> int:
-    try:
-        return int(os.environ.get(VERBOSITY_ENV, "0"))
-    except ValueError:
-        return 0
-
-
-def quiet() -> bool:
-    return verbosity() < 0
 
 
 def _plain(value: Any) -> Any:

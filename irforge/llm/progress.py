@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from irforge.cli.output import quiet
+from irforge.core.verbosity import quiet
 
 DESCRIPTION_WIDTH = 24
 BAR_WIDTH = 10
