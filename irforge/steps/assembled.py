@@ -34,7 +34,7 @@ def gate_assembled(step: str, queries: Sequence[AssembledQuery], gates: QueryGat
     outcome: StepOutcome[str] = StepOutcome({}, [], [], StepYield(step))
     for query in queries:
         outcome.yield_.attempted += 1
-        reasons = gates.check([query.text], query.source)
+        reasons = gates.check([query.text], query.source, query.metadata)
         if reasons:
             failure = rejection(step, query.key, reasons, query.text, query.metadata)
             outcome.failures.append(failure)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -226,6 +226,9 @@ def single_query_reasons(query: str, title: str = "", text: str = "",
 
 # -- the duplicate index ---------------------------------------------------------------------
 
+QueryValidator = Callable[[str, "tuple[str, str] | None", Mapping[str, Any]], list[str]]
+
+
 @dataclass
 class QueryGates:
     """The gates of one run: the expected language and the queries admitted so far.
@@ -237,6 +240,10 @@ class QueryGates:
 
     language: str | None = DEFAULT_LANGUAGE
     existing: Mapping[str, str] = field(default_factory=dict)
+    # the validator registry's hook (irforge.check.generation.validating_gates): (query,
+    # source (title, text) or None, the query's metadata) -> reasons; generation and
+    # ``irforge check`` then apply the same validators
+    validate: QueryValidator | None = None
     _exact: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _content: dict[tuple[str, ...], str] = field(default_factory=dict, init=False, repr=False)
     _buckets: dict[str, list[tuple[str, str]]] = field(default_factory=dict, init=False,
@@ -271,8 +278,10 @@ class QueryGates:
                     return f"gate near-duplicate: nearly the same text as {origin}"
         return None
 
-    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None) -> list[str]:
-        """Reasons to reject ``queries`` (one item's queries), without admitting them."""
+    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,
+              metadata: Mapping[str, Any] | None = None) -> list[str]:
+        """Reasons to reject ``queries`` (one item's queries), without admitting them;
+        ``metadata`` (the query's intent, answer, conditions...) feeds the validators."""
         title, text = source or ("", "")
         reasons: list[str] = []
         for position, query in enumerate(queries):
@@ -283,6 +292,8 @@ class QueryGates:
                  if normalized(other) == normalized(query) or near_duplicate(query, other)),
                 None)
             reasons.extend([*own, *([duplicate] if duplicate else [])])
+            if self.validate is not None:
+                reasons.extend(self.validate(query, source, metadata or {}))
         return reasons
 
     def admit(self, queries: Sequence[str], origin: str) -> None:
@@ -292,7 +303,7 @@ class QueryGates:
 
     @classmethod
     def for_benchmark(cls, root: Path | str, language: str | None = DEFAULT_LANGUAGE,
-                      keep: Any = None) -> QueryGates:
+                      keep: Any = None, validate: QueryValidator | None = None) -> QueryGates:
         """Gates that know the queries already in the benchmark folder ``root``.
 
         ``keep(query_id)`` says which existing queries count (default: all); a build that
@@ -305,4 +316,4 @@ class QueryGates:
         if bench.queries_path.exists():
             existing = {q.query_id: q.text for q in bench.queries()
                         if keep is None or keep(q.query_id)}
-        return cls(language=language, existing=existing)
+        return cls(language=language, existing=existing, validate=validate)

@@ -28,6 +28,7 @@ from irforge.generators.instructions.units import Group, Member, Unit
 from irforge.generators.kept import require_kept
 from irforge.llm.protocol import EngineLike
 from irforge.steps import Step, StepYield, reason_key, run_step
+from irforge.steps.gates import QueryGates
 from irforge.steps.yields import YieldTable
 
 STEP = steps.STEP
@@ -79,6 +80,7 @@ class _Run:
     """One build's engine and what its steps produced so far."""
 
     engine: EngineLike
+    gates: QueryGates | None = None  # the run's query gates with the validator registry
     failures: list[Failure] = field(default_factory=list)
     judgments: list[Judgment] = field(default_factory=list)
     yields: YieldTable = field(default_factory=YieldTable)
@@ -87,7 +89,7 @@ class _Run:
             judged: Callable[[Any, Any, Judgment], Judgment] | None = None) -> dict[str, Any]:
         """Run one step; keeps failures, yield and the provenance of each accepted output
         (with the item's metadata; ``judged`` may retarget a judgment)."""
-        outcome = run_step(self.engine, step, items)
+        outcome = run_step(self.engine, step, items, self.gates)
         self.failures.extend(outcome.failures)
         self.yields.add(outcome.yield_)
         by_key = {step.item_id(item): item for item in items}
@@ -241,7 +243,11 @@ def run_steps(engine: EngineLike, pairs: Sequence[Pair],
               dimensions: Mapping[str, Dimension], settings: BuildSettings
               ) -> tuple[list[Group], list[Unit], _Run]:
     """All LLM steps; returns the groups and units that survived and the run's records."""
-    run = _Run(engine)
+    from irforge.check.generation import validating_gates
+    from irforge.steps.gates import corpus_language
+
+    docs = list({pair.doc.doc_id: pair.doc for pair in pairs}.values())
+    run = _Run(engine, validating_gates(docs, corpus_language(doc.text for doc in docs)))
     groups, failures = group_pairs(pairs, dimensions)
     run.plain("instructions.pairs", len(pairs), failures)
     groups = _keywords(run, groups)

@@ -122,8 +122,12 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
     provenance: dict[str, Judgment] = {}
+    from irforge.check.generation import validating_gates
+    from irforge.steps.gates import corpus_language
+
+    gates = validating_gates(source_docs(corpus), corpus_language(d.text for d in pool))
     for template, items in _grouped(ready, "query_template").items():
-        outcome = run_step(engine, query_step(template), items)
+        outcome = run_step(engine, query_step(template), items, gates)
         failures.extend(outcome.failures)
         run.yields.add(outcome.yield_)
         examples.update(outcome.accepted)

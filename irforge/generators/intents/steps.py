@@ -297,4 +297,6 @@ def query_step(template: str) -> Step[QueryItem, Example]:
         metadata=lambda item: {"task": item.planned.task.name,
                                "source_doc": item.planned.seed_doc.doc_id},
         queries_of=lambda item, value: [value.query],
+        query_metadata=lambda item, value: {"intent": item.planned.task.intent.name,
+                                            "need": item.need},
         source_of=lambda item: (item.planned.seed_doc.title, item.planned.seed_doc.text))

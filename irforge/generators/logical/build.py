@@ -133,7 +133,11 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     yields = YieldTable()
     failures: list[Failure] = []
 
-    outcome = run_step(engine, query_step(), items)
+    from irforge.check.generation import validating_gates
+    from irforge.steps.gates import corpus_language
+
+    gates = validating_gates(docs, corpus_language(doc.text for doc in docs))
+    outcome = run_step(engine, query_step(), items, gates)
     yields.add(outcome.yield_)
     failures += outcome.failures
     provenance = {j.query_id: j for j in outcome.judgments}

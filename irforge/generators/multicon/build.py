@@ -141,8 +141,10 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     configured language, else the corpus's).
     """
     if gates is None:
+        from irforge.check.generation import validating_gates
+
         language = config.language or corpus_language(doc.text for doc in docs)
-        gates = QueryGates(language=language)
+        gates = validating_gates(docs, language)
     run = _Run(engine, config, MulticonOutput(language=gates.language), gates)
     by_id = {doc.doc_id: doc for doc in docs}
     given = dict(given or {})
@@ -234,7 +236,9 @@ def _queries(run: _Run, conditions: Mapping[str, list[Located]], docs: Mapping[s
     assembled = [AssembledQuery(query_id(source, k, "instruction"),
                                 render_instruction(domain.instruction_text, own[:k]),
                                 (docs[source].title, docs[source].text),
-                                {"source_doc": source, "k": k})
+                                {"source_doc": source, "k": k,
+                                 "condition_phrases": list(own[:k]),
+                                 "conditions": [c.span.text for c in conditions[source][:k]]})
                  for source, own in phrases.items() for k in range(1, len(own) + 1)]
     outcome = gate_assembled(f"{STEP}.instruction_query", assembled, run.gates)
     for source, own in phrases.items():  # q_k past the last usable phrase: say why it is missing

@@ -182,6 +182,12 @@ def instruction_step() -> Step[InstructionItem, Unit]:
                                "condition": item.member.condition,
                                "source_doc": item.member.doc.doc_id},
         queries_of=lambda item, unit: [unit.instructed],
+        query_metadata=lambda item, unit: {
+            "core_query": item.group.query, "dimension": item.group.dimension,
+            "condition": item.member.condition,
+            "condition_description": item.condition.description,
+            "gold_doc_id": item.member.doc.doc_id,
+            "positive_doc_ids": [m.doc.doc_id for m in item.group.members]},
         source_of=lambda item: (item.member.doc.title, item.member.doc.text))
 
 
@@ -243,6 +249,9 @@ def reverse_step() -> Step[ReverseItem, Unit]:
                                "condition": item.unit.condition,
                                "source_doc": item.unit.gold_doc_id},
         queries_of=lambda item, unit: [unit.reversed],
+        query_metadata=lambda item, unit: {
+            "core_query": item.query, "dimension": item.unit.dimension,
+            "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id},
         source_of=lambda item: (item.gold.title, item.gold.text))
 
 
