@@ -115,3 +115,13 @@ def _duplicate_rows(path: Path, add) -> None:
                         hint="remove the repeated lines"))
         else:
             first[key] = number
+
+
+def problem_row(problem: Problem) -> dict[str, object]:
+    """A problem as the JSON object ``irforge check --json`` prints."""
+    detail = problem.message
+    if problem.validator and "] " in detail:
+        detail = detail.split("] ", 1)[1]  # drop the "query 'id': [validator]" prefix
+    return {"file": str(problem.path), "line": problem.line, "field": problem.field,
+            "query_id": problem.query_id, "validator": problem.validator or "format",
+            "detail": detail, "fix": problem.hint}

@@ -79,7 +79,9 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
 
         text = compared_text(query)
         reasons = [r for r in (gates.duplicate_reason(text),) if r]
-        source = source_of(query, docs)
+        relevant = (positives or {}).get(query.query_id, ())
+        # the passage it was written from; else (hand-written, imported) its first positive
+        source = source_of(query, docs) or next((docs[d] for d in relevant if d in docs), None)
         if source is not None:
             reasons += [r for r in (title_reason(query.text, source.title),
                                     copy_reason(query.text, source.title, source.text)) if r]
@@ -88,7 +90,6 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
                    "drop or rewrite the query (duplicates and copies measure nothing); "
                    "generators reject these with the same gates")
         gates.admit([text], f"query {query.query_id!r}")
-        relevant = (positives or {}).get(query.query_id, ())
         if positives is not None and positives and not relevant:
             report("qrels", "qrels", "the query has no relevant passage in any qrels split",
                    "label its relevant passage or drop the query")

@@ -31,6 +31,8 @@ find tell know show explain describe give want need looking look search document
 passage passages article articles information info answer answers question questions query
 kind kinds type types thing things something anything someone anyone people person
 claim claims statement sentence text
+meet meets meeting satisfy satisfies condition conditions criteria requirement requirements
+following
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 

@@ -80,23 +80,49 @@ COMMANDS: list[tuple[str | None, str, str]] = [
 def check(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to validate.")],
     as_json: JsonOption = False,
+    target_k: Annotated[int | None, typer.Option(
+        "--target-k", min=1, help="Relax the retrievability depth: a query's relevant passage "
+        "must rank within this top k (default: scaled to the corpus size). Printed in the "
+        "report.")] = None,
+    dense: Annotated[bool, typer.Option(
+        "--dense", help="Also try the dense retriever (embedded MiniLM) for retrievability.")
+    ] = False,
+    prompts_dir: Annotated[Path | None, typer.Option(
+        "--prompts-dir", help="A user prompt folder whose worked examples count as echoes "
+        "too (default: IRFORGE_PROMPTS_DIR).")] = None,
 ) -> None:
-    """Validate a benchmark folder and list every problem found, not only the first."""
-    from irforge.check.folder import check_benchmark
+    """Validate a benchmark folder and every query in it; list every problem, not only the
+    first. Exits 1 when any file or query is invalid (docs/failures.md lists the validators)."""
+    from irforge.check.folder import check_benchmark, problem_row
 
-    report = check_benchmark(bench_dir)
+    retrievers = ("bm25", "dense") if dense else ("bm25",)
+    report = check_benchmark(bench_dir, target_k=target_k, prompts_dir=prompts_dir,
+                             retrievers=retrievers)
     counts = ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))
+    audit = report.audit
+    depth = (f"target depth top {audit.target_k} ({'set by --target-k' if target_k else 'scaled'}"
+             f" to the corpus), retrievers {'+'.join(retrievers)}") if audit.target_k else ""
     if as_json:
         emit({"folder": bench_dir, "ok": report.ok, "counts": dict(report.counts),
-              "problems": [str(problem) for problem in report.problems]}, "", as_json=True)
+              "invalid_queries": sorted(audit.invalid),
+              "rejected_by_validator": dict(audit.by_validator.most_common()),
+              "target_k": audit.target_k, "target_k_relaxed": target_k is not None,
+              "target_ranks": audit.ranks,
+              "problems": [problem_row(problem) for problem in report.problems]}, "",
+             as_json=True)
         if not report.ok:
             raise typer.Exit(1)
         return
     if report.ok:
-        typer.echo(f"OK {bench_dir}: {counts}")
+        typer.echo(f"OK {bench_dir}: {counts}" + (f"; {depth}" if depth else ""))
         return
     for problem in report.problems:
         typer.echo(f"ERROR {problem}")
+    if audit.by_validator:
+        rejected = ", ".join(f"{name} {count}" for name, count in audit.by_validator.most_common())
+        typer.echo(f"{len(audit.invalid)} invalid quer(y/ies); findings by validator: {rejected}")
+    if depth:
+        typer.echo(depth)
     typer.echo(f"{len(report.problems)} problem(s) in {bench_dir} ({counts})")
     raise typer.Exit(1)
 

@@ -1,7 +1,11 @@
 """``irforge build intents`` orchestration: plan tasks -> steps 1-2 (``steps.py``) -> records.
 
-The corpus written back holds the source passages plus the generated ones (marked
-``metadata.generated``). A build replaces only what it regenerates: queries and generated
+By default a query's positive is its seed passage and LLM-written passages stay out of the
+corpus (issue 24: they were ungrounded yet scored as positives). ``keep_generated=True`` (CLI
+``--keep-generated-passages``) adds each generated passage (marked ``metadata.generated``) as
+the positive only when it is grounded in its seed passage (the ``generated.positive``
+validator); an ungrounded one is dropped with a Failure and the seed stays the positive.
+A build replaces only what it regenerates: queries and generated
 passages of the intents it builds; everything else in the folder (other intents' queries,
 other generators' queries, qrels) is kept.
 """
@@ -92,11 +96,13 @@ def plan(corpus: Sequence[Doc], intents: Sequence[IntentSpec], chosen: ChosenTax
 def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: ChosenTaxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False,
-                  seeds: Sequence[Doc] | None = None) -> IntentsRun:
+                  seeds: Sequence[Doc] | None = None,
+                  keep_generated: bool = False) -> IntentsRun:
     """Generate ``per_task`` queries for each intent x category task and write them.
 
-    ``corpus`` is written back with the generated passages added; ``seeds`` (default: the
-    corpus's non-generated passages) are the passages queries are generated from.
+    ``corpus`` is written back (with the grounded generated passages when
+    ``keep_generated``); ``seeds`` (default: the corpus's non-generated passages) are the
+    passages queries are generated from.
     """
     if not 1 <= n_needs <= MAX_NEEDS:
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
@@ -133,7 +139,7 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
         examples.update(outcome.accepted)
         provenance.update({j.query_id: j for j in outcome.judgments})
     _drop_duplicates(examples, run, failures)
-    queries, generated = _records(ready, examples, provenance)
+    queries, generated = _records(ready, examples, provenance, keep_generated, failures)
     _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
     # a later success retires the earlier failure rows of the same items (budget skips)
     bench.retire_failures((step, query.query_id) for query in queries
@@ -184,9 +190,21 @@ def _drop_duplicates(examples: dict[str, Example], run: IntentsRun,
         step_yield.rejected["rejected: duplicate query"] += 1
 
 
+def _grounded_passage(example: Example, seed: Doc) -> str | None:
+    """Why a generated passage may not be a positive (None: it is grounded in its seed)."""
+    from irforge.check.aliases import corpus_aliases
+    from irforge.check.grounding import ungrounded
+
+    found = ungrounded(example.passage or "", [f"{seed.title}\n{seed.text}"],
+                       corpus_aliases([seed]))
+    return found.problem()
+
+
 def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
-             provenance: Mapping[str, Judgment]) -> tuple[list[Query], list[Doc]]:
-    """Accepted examples as queries and generated passages, in plan order."""
+             provenance: Mapping[str, Judgment], keep_generated: bool = False,
+             failures: list[Failure] | None = None) -> tuple[list[Query], list[Doc]]:
+    """Accepted examples as queries (and grounded generated passages when
+    ``keep_generated``), in plan order."""
     queries: list[Query] = []
     generated: list[Doc] = []
     for item in ready:
@@ -198,17 +216,27 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
         judgment = provenance.get(planned.query_id)
         model = (judgment.model or "") if judgment else ""
         demo_grade = bool(judgment and judgment.metadata.get("demo_grade"))
-        positive = f"gen_{planned.query_id}" if example.passage is not None \
+        passage = example.passage if keep_generated else None
+        problem = _grounded_passage(example, planned.seed_doc) if passage else None
+        if problem:
+            passage = None
+            if failures is not None:
+                failures.append(Failure(f"{STEP}.generated_passage", planned.query_id,
+                                        f"rejected: validator generated.positive: the "
+                                        f"generated passage is not grounded in seed "
+                                        f"{planned.seed_doc.doc_id}: {problem}",
+                                        example.passage, {"seed_doc_id": planned.seed_doc.doc_id}))
+        positive = f"gen_{planned.query_id}" if passage is not None \
             else planned.seed_doc.doc_id
         queries.append(Query(query_id=planned.query_id, text=example.query, metadata={
             "generated_by": GENERATED_BY, "intent": intent.name, "category": task.category.name,
             "task": task.name, "task_prefix": intent.task_prefix,
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
-            "positive_doc_id": positive, "positive_generated": example.passage is not None,
+            "positive_doc_id": positive, "positive_generated": passage is not None,
             "model": model, "demo_grade": demo_grade}))
-        if example.passage is not None:
-            generated.append(Doc(doc_id=positive, text=example.passage, metadata={
+        if passage is not None:
+            generated.append(Doc(doc_id=positive, text=passage, metadata={
                 "generated": True, "generated_by": GENERATED_BY, "intent": intent.name,
                 "kind": intent.passage_name, "query_id": planned.query_id,
                 "seed_doc_id": planned.seed_doc.doc_id, "model": model,
