@@ -68,16 +68,34 @@ def _prompt_examples(text: str) -> Iterator[str]:
                 yield body.group(1)
 
 
+def _load_yaml(path: Path) -> Any:
+    import yaml
+
+    from irforge.core.errors import FormatError, Problem
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise FormatError(Problem(path, f"not valid YAML: {exc}",
+                                  hint="fix the file (its examples are harvested as echoes)")
+                          ) from exc
+
+
 def template_demonstrations(prompts_dir: Path | None = None) -> list[Demonstration]:
-    """Examples of every prompt template (shipped and overridden)."""
-    from irforge.prompts.registry import list_templates
+    """Examples of every prompt template (shipped and overridden), read as YAML data."""
+    from irforge.prompts.registry import template_paths
 
     out: list[Demonstration] = []
-    for template in list_templates(prompts_dir):
-        origin = f"template {template.name}"
-        out += [Demonstration(text, origin) for text in _strings(dict(template.example))]
-        for part in (template.system or "", template.user):
-            out += [Demonstration(text, origin) for text in _prompt_examples(part)]
+    for name, path in template_paths(prompts_dir).items():
+        data = _load_yaml(path)
+        if not isinstance(data, dict):
+            continue
+        origin = f"template {name}"
+        out += [Demonstration(text, origin) for text in _strings(data.get("example") or {})]
+        for part in (data.get("system"), data.get("user")):
+            if isinstance(part, str):
+                out += [Demonstration(text, origin) for text in _prompt_examples(part)]
     return out
 
 
@@ -104,9 +122,7 @@ def module_demonstrations(path: Path) -> list[Demonstration]:
 
 def yaml_demonstrations(path: Path) -> list[Demonstration]:
     """``example`` and ``examples`` values anywhere in a YAML file."""
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = _load_yaml(path)
     origin = f"demonstrations {path.relative_to(PACKAGE).as_posix()}"
     out: list[Demonstration] = []
 

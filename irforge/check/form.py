@@ -12,7 +12,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from irforge.check.suite import Case, Context, Finding, validator
-from irforge.steps.gates import language_reason, length_reason, repetition_reason
+from irforge.check.text import words
+from irforge.steps.gates import (
+    LANGUAGE_MIN_WORDS,
+    language_reason,
+    length_reason,
+    repetition_reason,
+)
 
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -62,10 +68,21 @@ def check_repetition(case: Case, context: Context) -> Iterator[Finding]:
                           + reason.split(": ", 1)[1], FIX_REWRITE)
 
 
+#: a query of which at least this share of words occur in the corpus is in its language
+#: (the language identifier runs only on the others)
+LANGUAGE_VOCABULARY_SHARE = 0.6
+
+
 @validator("form.language")
 def check_language(case: Case, context: Context) -> Iterator[Finding]:
     """A query confidently in another language than the corpus."""
-    reason = language_reason(case.text, context.language)
+    tokens = words(case.text)
+    if len(tokens) < LANGUAGE_MIN_WORDS:
+        return
+    if context.docs and sum(w in context.vocabulary for w in tokens) / len(tokens) \
+            >= LANGUAGE_VOCABULARY_SHARE:
+        return
+    reason = language_reason(case.text, context.expected_language())
     if reason:
         yield Finding("form.language", "text", reason.split(": ", 1)[1],
                       f"write the query in the corpus language ({context.language})")

@@ -61,11 +61,8 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
                   | None = None, context: object | None = None) -> QueryAudit:
     """Report duplicate, copied and invalid queries (every registered validator)."""
     from irforge.check.suite import Context, make_case, validate
-    from irforge.steps.gates import corpus_language
 
     ctx = context if isinstance(context, Context) else Context(docs=docs)
-    if ctx.language is None and docs:
-        ctx.language = corpus_language(doc.text for doc in docs.values())
     audit = QueryAudit()
     gates = QueryGates(language=None)
     for number, query in enumerate(queries, start=1):
@@ -79,7 +76,7 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
 
         text = compared_text(query)
         reasons = [r for r in (gates.duplicate_reason(text),) if r]
-        relevant = (positives or {}).get(query.query_id, ())
+        relevant = (positives or {}).get(query.query_id, ()) or _declared_positives(query)
         # the passage it was written from; else (hand-written, imported) its first positive
         source = source_of(query, docs) or next((docs[d] for d in relevant if d in docs), None)
         if source is not None:
@@ -100,6 +97,14 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
     if docs:
         audit.target_k = ctx.targets.depth
     return audit
+
+
+def _declared_positives(query: Query) -> list[str]:
+    """Positives a query's metadata names (intents write no qrels before labelling)."""
+    meta = query.metadata
+    one = meta.get("positive_doc_id")
+    many = meta.get("positive_doc_ids")
+    return [one] if isinstance(one, str) else [d for d in many or () if isinstance(d, str)]
 
 
 def positives_by_query(splits: Mapping[str, Mapping[str, Mapping[str, int]]]

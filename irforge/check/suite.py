@@ -81,6 +81,22 @@ class Context:
     ranks: dict[str, int | None] = field(default_factory=dict)
 
     @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every lower-case word of the corpus."""
+        from irforge.check.text import words
+
+        return frozenset(w for doc in self.docs.values() for text in (doc.title, doc.text)
+                         for w in words(text))
+
+    def expected_language(self) -> str | None:
+        """The corpus language (detected once, on first need, when not given)."""
+        if self.language is None and self.docs:
+            from irforge.steps.gates import corpus_language
+
+            self.language = corpus_language(doc.text for doc in self.docs.values())
+        return self.language
+
+    @cached_property
     def aliases(self) -> Any:
         from irforge.check.aliases import corpus_aliases
 

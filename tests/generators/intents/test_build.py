@@ -17,7 +17,9 @@ from irforge.generators.intents import (
 )
 from tests.generators.fake_engine import FakeEngine
 
-DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")
+# the last sentence grounds the query-length attribute the scripted queries repeat
+DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres. Its summaries "
+            "run fewer than 10, 5 to 20, at least 50 or at least 150 words.", title=f"T{i}")
         for i in range(3)]
 
 
@@ -50,7 +52,8 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
     bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
     engine = FakeEngine(ENGINE_ANSWERS)
     intents = select_intents(load_intents(), ["QA", "QAdoc"])
-    run = build_intents(bench, engine, DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5)
+    run = build_intents(bench, engine, DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5,
+                        keep_generated=True)
     assert run.counts["planned"] == 6 and run.counts["tasks"] == 2
     queries = {q.query_id: q for q in bench.queries()}
     assert "other1" in queries
