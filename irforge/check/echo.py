@@ -65,7 +65,7 @@ class EchoIndex:
 def _all_allowed(words: Sequence[str], allowed: set[str]) -> bool:
     from irforge.check.text import stem
 
-    return all(w in STOPWORDS or stem(w) in allowed for w in words)
+    return all(w in STOPWORDS or w in allowed or stem(w) in allowed for w in words)
 
 
 @lru_cache(maxsize=8)
@@ -82,6 +82,7 @@ def allowed_words(case: Case) -> set[str]:
     out: set[str] = set()
     for text in texts:
         out |= stems(text)
+        out.update(t for t in tokens(text) if t.isdigit())  # numbers are compared as written
     return out
 
 

@@ -84,11 +84,13 @@ def test_rebuild_replaces_its_own_output_and_reuses_nothing_twice(tmp_path: Path
     bench = Benchmark(tmp_path / "bench")
     taxonomy = _taxonomy(tmp_path)
     intents = select_intents(load_intents(), ["QA"])
-    build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1,
+                  keep_generated=True)
     first = [(q.query_id, q.text) for q in bench.queries()]
     # second run reads the bench's own corpus, which now holds generated passages
     engine = FakeEngine(ENGINE_ANSWERS)
-    build_intents(bench, engine, list(bench.corpus()), intents, taxonomy, 2, seed=1)
+    build_intents(bench, engine, list(bench.corpus()), intents, taxonomy, 2, seed=1,
+                  keep_generated=True)
     assert [(q.query_id, q.text) for q in bench.queries()] == first
     corpus = list(bench.corpus())
     assert len(corpus) == len({doc.doc_id for doc in corpus}) == 3 + len(first)
@@ -115,11 +117,12 @@ def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> N
                "intents.fc_query": lambda item: {
                    "query": f"Flood gauge {item['passage'].split()[2]} passed ten metres.",
                    "passage": "The flood gauge stayed under ten metres."}}
-    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1, keep_generated=True)
     qa_queries = {q.query_id: q.text for q in bench.queries()}
     qa_docs = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
     bench.write_qrels([Qrel(next(iter(qa_queries)), "d0", 2)])
-    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1,
+                  keep_generated=True)
     queries = {q.query_id: q for q in bench.queries()}
     assert {k: queries[k].text for k in qa_queries} == qa_queries  # QA kept as it was
     assert {q.metadata["intent"] for q in queries.values()} == {"QA", "FC"}
