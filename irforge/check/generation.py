@@ -45,12 +45,14 @@ class GenerationValidator:
                  metadata: Mapping[str, Any]) -> list[str]:
         doc = self.source_doc(source)
         meta = dict(metadata)
+        given = tuple(d for d in meta.pop("positive_passages", ()) if isinstance(d, Doc))
         core = meta.get("core_query")
         if isinstance(core, str) and core.strip() and core != query:
             meta.setdefault("instructed", query)  # an instructed query: core text + request
             query = core
         record = Query("(generated)", query, meta)
-        positives = tuple(self._positives(metadata)) or ((doc,) if doc is not None else ())
+        positives = given or tuple(self._positives(metadata)) or ((doc,) if doc is not None
+                                                                   else ())
         case = Case(record, case_fields(record), positives, doc)
         return [finding.reason for finding in validate(case, self.context)]
 

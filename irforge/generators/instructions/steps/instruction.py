@@ -187,7 +187,7 @@ def instruction_step() -> Step[InstructionItem, Unit]:
             "condition": item.member.condition,
             "condition_description": item.condition.description,
             "gold_doc_id": item.member.doc.doc_id,
-            "positive_doc_ids": [m.doc.doc_id for m in item.group.members]},
+            "positive_passages": [m.doc for m in item.group.members]},
         source_of=lambda item: (item.member.doc.title, item.member.doc.text))
 
 
@@ -222,6 +222,7 @@ class ReverseItem:
     query: str
     condition: ConditionValue
     gold: Doc  # the passage the query was written from
+    members: tuple[Doc, ...] = ()  # every positive of the query (the validators ground it)
 
 
 def reverse_step() -> Step[ReverseItem, Unit]:
@@ -251,6 +252,7 @@ def reverse_step() -> Step[ReverseItem, Unit]:
         queries_of=lambda item, unit: [unit.reversed],
         query_metadata=lambda item, unit: {
             "core_query": item.query, "dimension": item.unit.dimension,
+            "positive_passages": list(item.members or (item.gold,)),
             "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id},
         source_of=lambda item: (item.gold.title, item.gold.text))
 
