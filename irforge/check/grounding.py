@@ -33,6 +33,15 @@ from irforge.check.text import (
 GROUND_MIN_SHARE = 0.5
 #: list markers ("1. ", "2) ") in numbered condition queries are not numbers of the query
 _ENUMERATION = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
+#: a number after these words is a bound, not a fact: grounded when a passage number of the
+#: same kind satisfies it ("between 2000 and 2010" and a passage giving 2003)
+_BOUND = re.compile(r"\b(between|more than|over|above|at least|after|since|less than|"
+                    r"fewer than|under|below|at most|before|until|up to)\s+"
+                    r"(?:about\s+|around\s+)?$", re.IGNORECASE)
+_LOWER_BOUNDS = frozenset({"between", "more than", "over", "above", "at least", "after",
+                           "since"})
+#: adjectives of place names ("English" for England, "Scottish" for Scotland)
+_DEMONYM_SUFFIXES = ("ish", "ian", "ese", "an", "ic")
 
 
 @dataclass(frozen=True)
@@ -103,15 +112,63 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Unground
     plain = _ENUMERATION.sub(" ", text)
     name_list = names(plain)
     missing_names = tuple(dict.fromkeys(
-        n for n in name_list if not any(term_grounded(n, p, aliases) for p in prepared)))
+        n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
+                                        for p in prepared)))
+    numbers = [other for p in prepared for other in p.numbers]
     missing_numbers = tuple(dict.fromkeys(
-        str(q) for q in quantities(plain)
-        if not any(same_quantity(q, other) for p in prepared for other in p.numbers)))
+        str(q) for q, bound in _with_bounds(plain)
+        if not (any(same_quantity(q, other) for other in numbers)
+                or (bound and _satisfied(q, bound, numbers)))))
     name_words = {w.lower() for n in name_list for w in re.split(r"[-'’]", n)}
     words = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
     missing_words = tuple(w for w in words
                           if not any(term_grounded(w, p, aliases) for p in prepared))
     return Ungrounded(missing_names, missing_numbers, missing_words, len(words))
+
+
+def _demonym(name: str, passage: Evidence) -> bool:
+    """An adjective of a place the passage names: 'English' for England."""
+    lower = name.lower()
+    for suffix in _DEMONYM_SUFFIXES:
+        if lower.endswith(suffix) and len(lower) - len(suffix) >= 4:
+            base = lower[:-len(suffix)]
+            stem_ = base[:max(4, len(base) - 1)]
+            return re.search(rf"\b{re.escape(stem_)}[a-z]*\b", passage.flat) is not None
+    return False
+
+
+def _with_bounds(text: str) -> list[tuple[Quantity, str | None]]:
+    """Each number of ``text`` with the bound word before it ('between', 'more than'...)."""
+    out: list[tuple[Quantity, str | None]] = []
+    position = 0
+    previous: str | None = None
+    for quantity in quantities(text):
+        at = text.find(quantity.written, position)
+        before = text[max(0, position if at >= 0 else 0):at if at >= 0 else position]
+        match = _BOUND.search(text[max(0, (at if at >= 0 else position) - 20):
+                                   at if at >= 0 else position])
+        bound = match.group(1).lower() if match else None
+        if bound is None and previous == "between" and re.fullmatch(r"\s*and\s*", before):
+            bound = "between-upper"
+        out.append((quantity, bound))
+        previous = bound
+        position = at + len(quantity.written) if at >= 0 else position
+    return out
+
+
+def _satisfied(bound: Quantity, word: str, numbers: Sequence[Quantity]) -> bool:
+    """Whether a passage number of the same kind meets the bound."""
+    for other in numbers:
+        if bound.dimension != other.dimension and bound.dimension is not None:
+            continue  # a bound with a unit needs a passage number of that unit's kind
+        value, limit = other.base, bound.base
+        if word in _LOWER_BOUNDS and value >= limit:
+            return True
+        if word not in _LOWER_BOUNDS and word != "between-upper" and value <= limit:
+            return True
+        if word == "between-upper" and value <= limit:
+            return True
+    return False
 
 
 def _texts(docs: Iterable) -> list[str]:

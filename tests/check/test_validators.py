@@ -68,9 +68,21 @@ def test_known_bad_queries_are_rejected(text, positive, meta, validator):
     ("How often should I oil my chain?", "chain", {}),  # paraphrase: oil for lubricate
     ("How much energy does a 200 watt panel give on a sunny day?", "solar", {"intent": "QA"}),
     ("A battery bank should cover three days of autonomy.", "solar", {"intent": "FC"}),
+    ("a panel of more than 150 W for a sunny day", "solar", {}),  # a bound the 200 W meets
 ])
 def test_valid_queries_pass(text, positive, meta):
     assert findings(text, positive, **meta) == []
+
+
+def test_bounds_must_be_met_and_place_adjectives_ground_in_place_names():
+    assert "grounding.query" in names_of("a panel of more than 300 W for a sunny day", "solar")
+    farm = Doc("f", "An apple farm in rural Herefordshire, England, published in 1987.", "Farm")
+    query = Query("q", "an English apple farm saga published between 1980 and 1990", {})
+    context = Context(docs={"f": farm}, language="en")
+    assert validate(Case(query, case_fields(query), (farm,)), context) == []
+    late = Query("q", "an English apple farm saga published between 2000 and 2010", {})
+    assert "grounding.query" in {f.validator for f in validate(
+        Case(late, case_fields(late), (farm,)), context)}
 
 
 def test_units_and_number_formats():
