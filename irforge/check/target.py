@@ -4,7 +4,8 @@ The positive must rank within the top k of at least one retriever (BM25 through 
 bm25 retriever; ``dense`` too when asked for), with k scaled to the corpus size:
 ``max(TARGET_MIN_K, ceil(TARGET_SCALE * sqrt(N)))`` and never above N. A query whose positive
 no retriever finds is rejected as "target not retrievable"; its best rank is recorded either
-way (``Context.ranks``; generation writes it to the query's ``target_rank`` metadata).
+way in ``Context.ranks`` (``irforge check --json`` prints them as ``target_ranks``; generation
+does not yet copy it into the written query's metadata).
 
 This filter biases a benchmark towards targets a first-stage retriever can reach (lexical ones
 for BM25): a recipe or ``--target-k`` may relax k; it is never switched off silently.
