@@ -75,7 +75,8 @@ def test_check_json_and_quiet(tmp_path: Path) -> None:
     broken = irforge("check", str(tmp_path / "bench"), "--json")
     assert broken.returncode == 1
     problems = json.loads(broken.stdout)["problems"]
-    assert any("queries.jsonl:1" in problem for problem in problems)
+    assert any(problem["file"].endswith("queries.jsonl") and problem["line"] == 1
+               for problem in problems)  # problems are objects {file, line, field, ...}
 
 
 def test_verbose_turns_on_logging(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""``irforge check FOLDER``: validate one benchmark folder, or every one of a run's collection."""
+"""``irforge check FOLDER``: validate one benchmark folder, or every one of a run's collection,
+with the same validators generation runs (docs/generation.md, "Validators")."""
 
 from __future__ import annotations
 
@@ -9,21 +10,34 @@ import typer
 
 from irforge.cli.output import JsonOption, emit
 
+TargetK = Annotated[int | None, typer.Option(
+    "--target-k", min=1, help="Relax the retrievability depth: a query's relevant passage must "
+    "rank within this top k (default: scaled to the corpus size). Printed in the report.")]
+Dense = Annotated[bool, typer.Option(
+    "--dense", help="Also try the dense retriever (embedded MiniLM) for retrievability.")]
+PromptsDir = Annotated[Path | None, typer.Option(
+    "--prompts-dir", help="A user prompt folder whose worked examples count as echoes too "
+    "(default: IRFORGE_PROMPTS_DIR).")]
+
 
 def check(
     bench_dir: Annotated[Path, typer.Argument(
         help="Benchmark folder to validate, or a run folder (every method folder in it).")],
-    as_json: JsonOption = False,
+    as_json: JsonOption = False, target_k: TargetK = None, dense: Dense = False,
+    prompts_dir: PromptsDir = None,
 ) -> None:
-    """Validate a benchmark folder and list every problem found, not only the first."""
+    """Validate a benchmark folder and every query in it; list every problem, not only the
+    first. Exits 1 when any file or query is invalid (docs/failures.md lists the validators)."""
     from irforge.check.folder import check_folders
 
-    reports = check_folders(bench_dir)
+    retrievers = ("bm25", "dense") if dense else ("bm25",)
+    reports = check_folders(bench_dir, target_k=target_k, prompts_dir=prompts_dir,
+                            retrievers=retrievers)
     ok = all(report.ok for _, report in reports)
     if as_json:
-        emit(_json(bench_dir, reports), "", as_json=True)
+        emit(_json(bench_dir, reports, target_k is not None), "", as_json=True)
     else:
-        for line in _lines(bench_dir, reports):
+        for line in _lines(bench_dir, reports, target_k is not None, retrievers):
             typer.echo(line)
     if not ok:
         raise typer.Exit(1)
@@ -33,24 +47,48 @@ def _counts(report) -> str:
     return ", ".join(f"{key}={value}" for key, value in sorted(report.counts.items()))
 
 
-def _json(root: Path, reports) -> dict:
-    def one(report) -> dict:
-        return {"folder": report.root, "ok": report.ok, "counts": dict(report.counts),
-                "problems": [str(problem) for problem in report.problems]}
+def _one(report, relaxed: bool) -> dict:
+    from irforge.check.folder import problem_row
 
+    audit = report.audit
+    return {"folder": report.root, "ok": report.ok, "counts": dict(report.counts),
+            "invalid_queries": sorted(audit.invalid),
+            "rejected_by_validator": dict(audit.by_validator.most_common()),
+            "target_k": audit.target_k, "target_k_relaxed": relaxed,
+            "target_ranks": audit.ranks,
+            "problems": [problem_row(problem) for problem in report.problems]}
+
+
+def _json(root: Path, reports, relaxed: bool) -> dict:
     if len(reports) == 1 and reports[0][1].root == Path(root):
-        return one(reports[0][1])
+        return _one(reports[0][1], relaxed)
     return {"folder": root, "ok": all(r.ok for _, r in reports),
-            "benchmarks": {name: one(report) for name, report in reports}}
+            "benchmarks": {name: _one(report, relaxed) for name, report in reports}}
 
 
-def _lines(root: Path, reports) -> list[str]:
+def _depth(report, relaxed: bool, retrievers: tuple[str, ...]) -> str:
+    k = report.audit.target_k
+    if not k:
+        return ""
+    how = "set by --target-k" if relaxed else "scaled to the corpus"
+    return f"target depth top {k} ({how}), retrievers {'+'.join(retrievers)}"
+
+
+def _lines(root: Path, reports, relaxed: bool, retrievers: tuple[str, ...]) -> list[str]:
     lines = []
     for _, report in reports:
+        depth = _depth(report, relaxed, retrievers)
         if report.ok:
-            lines.append(f"OK {report.root}: {_counts(report)}")
+            lines.append(f"OK {report.root}: {_counts(report)}" + (f"; {depth}" if depth else ""))
             continue
         lines += [f"ERROR {problem}" for problem in report.problems]
+        audit = report.audit
+        if audit.by_validator:
+            found = ", ".join(f"{name} {n}" for name, n in audit.by_validator.most_common())
+            lines.append(f"{len(audit.invalid)} invalid quer(y/ies); findings by validator: "
+                         f"{found}")
+        if depth:
+            lines.append(depth)
         lines.append(f"{len(report.problems)} problem(s) in {report.root} ({_counts(report)})")
     if len(reports) > 1 or reports[0][1].root != Path(root):
         bad = [name for name, report in reports if not report.ok]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irforge.check.methods import check_multicon, check_negation_labels
-from irforge.check.queries import check_queries
+from irforge.check.queries import QueryAudit, check_queries, positives_by_query
 from irforge.core import beir
 from irforge.core.bench import Benchmark
 from irforge.core.collection import benchmark_folders
@@ -23,22 +23,33 @@ class CheckReport:
     root: Path
     problems: list[Problem] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    audit: QueryAudit = field(default_factory=QueryAudit)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def check_folders(root: Path) -> list[tuple[str, CheckReport]]:
+def check_folders(root: Path, target_k: int | None = None, prompts_dir: Path | None = None,
+                  retrievers: tuple[str, ...] = ("bm25",)) -> list[tuple[str, CheckReport]]:
     """Check ``root``, or each benchmark folder of the collection under it, by name."""
+    options = {"target_k": target_k, "prompts_dir": prompts_dir, "retrievers": retrievers}
     if not Path(root).is_dir():
-        return [(Path(root).name, check_benchmark(root))]
+        return [(Path(root).name, check_benchmark(root, **options))]
     found = benchmark_folders(root)
-    return [(found.name(folder), check_benchmark(folder)) for folder in found.folders]
+    return [(found.name(folder), check_benchmark(folder, **options)) for folder in found.folders]
 
 
-def check_benchmark(root: Path) -> CheckReport:
-    """Read every file of a benchmark folder, collecting problems instead of stopping."""
+def check_benchmark(root: Path, target_k: int | None = None, prompts_dir: Path | None = None,
+                    retrievers: tuple[str, ...] = ("bm25",)) -> CheckReport:
+    """Read every file of a benchmark folder, collecting problems instead of stopping.
+
+    Every query goes through the validator registry (irforge/check/suite.py); ``target_k``
+    relaxes the retrievability depth, ``prompts_dir`` adds a user prompt folder to the
+    harvested demonstrations, ``retrievers`` are the first-stage retrievers tried.
+    """
+    from irforge.check.suite import Context
+
     bench = Benchmark(Path(root))
     report = CheckReport(root=bench.root)
     add = report.problems.append
@@ -56,11 +67,11 @@ def check_benchmark(root: Path) -> CheckReport:
             add(Problem(path, f"no {what} in this file (qrels cannot point anywhere)",
                         hint=f"write the {what} (or re-run the step that makes them)"))
     report.counts.update(multicon_task_rows=check_multicon(bench, doc_ids, query_ids, add),
-                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add),
-                         duplicate_or_copied_queries=check_queries(bench, queries, docs, add))
+                         negation_labels=check_negation_labels(bench, doc_ids, query_ids, add))
     report.counts += Counter()  # drop the zero counts of files this folder does not have
 
     splits = bench.splits()
+    graded: dict[str, dict[str, dict[str, int]]] = {}
     if not splits:
         add(Problem(bench.root / "qrels", "no qrels split found",
                     hint="write qrels/test.tsv (query-id, corpus-id, score)"))
@@ -69,6 +80,8 @@ def check_benchmark(root: Path) -> CheckReport:
         judged = 0
         for number, qrel in beir.read_qrels_numbered(path, add):
             judged += 1
+            graded.setdefault(split, {}).setdefault(qrel.query_id, {})[qrel.doc_id] = \
+                qrel.relevance
             if bench.corpus_path.is_file() and qrel.doc_id not in doc_ids:
                 add(Problem(path, f"unknown document {qrel.doc_id!r} (not in corpus.jsonl)",
                             line=number, field="corpus-id",
@@ -80,6 +93,14 @@ def check_benchmark(root: Path) -> CheckReport:
         report.counts[f"qrels/{split}"] = judged
         if judged == 0:
             add(Problem(path, "no qrels in this split", hint="label some pairs or remove the file"))
+
+    context = Context(docs=docs, target_k=target_k, prompts_dir=prompts_dir,
+                      retrievers=retrievers)
+    report.audit = check_queries(bench, queries, docs, add, positives_by_query(graded),
+                                 context)
+    copies = sum(report.audit.by_validator[name] for name in ("duplicate", "copy", "title"))
+    report.counts.update(duplicate_or_copied_queries=copies,
+                         invalid_queries=len(report.audit.invalid))
 
     for path, reader in ((bench.judgments_path, beir.read_judgments),
                          (bench.failures_path, beir.read_failures)):
@@ -136,3 +157,13 @@ def _duplicate_rows(path: Path, add) -> None:
                         hint="remove the repeated lines"))
         else:
             first[key] = number
+
+
+def problem_row(problem: Problem) -> dict[str, object]:
+    """A problem as the JSON object ``irforge check --json`` prints."""
+    detail = problem.message
+    if problem.validator and "] " in detail:
+        detail = detail.split("] ", 1)[1]  # drop the "query 'id': [validator]" prefix
+    return {"file": str(problem.path), "line": problem.line, "field": problem.field,
+            "query_id": problem.query_id, "validator": problem.validator or "format",
+            "detail": detail, "fix": problem.hint}

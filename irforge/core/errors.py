@@ -63,6 +63,8 @@ class Problem:
     line: int | None = None
     field: str | None = None
     hint: str | None = None
+    validator: str | None = None
+    query_id: str | None = None
 
     def __str__(self) -> str:
         where = str(self.path) + (f":{self.line}" if self.line is not None else "")

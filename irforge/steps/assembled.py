@@ -34,13 +34,15 @@ def gate_assembled(step: str, queries: Sequence[AssembledQuery], gates: QueryGat
     outcome: StepOutcome[str] = StepOutcome({}, [], [], StepYield(step))
     for query in queries:
         outcome.yield_.attempted += 1
-        reasons = gates.check([query.text], query.source)
+        with gates.lock:  # one check-and-admit (parallel methods share the index)
+            reasons = gates.check([query.text], query.source, query.metadata)
+            if not reasons:
+                gates.admit([query.text], f"{step} item {query.key}")
         if reasons:
             failure = rejection(step, query.key, reasons, query.text, query.metadata)
             outcome.failures.append(failure)
             outcome.yield_.rejected[reason_key(failure.reason)] += 1
             continue
-        gates.admit([query.text], f"{step} item {query.key}")
         outcome.accepted[query.key] = query.text
         outcome.yield_.accepted += 1
     return outcome

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -228,6 +229,7 @@ def single_query_reasons(query: str, title: str = "", text: str = "",
 
 #: an extra gate: (query, (title, text) of its passage) -> a reason ``gate <name>: ...`` or None
 QueryCheck = Callable[[str, tuple[str, str]], "str | None"]
+QueryValidator = Callable[[str, "tuple[str, str] | None", Mapping[str, Any]], list[str]]
 
 
 @dataclass
@@ -243,6 +245,13 @@ class QueryGates:
     language: str | None = DEFAULT_LANGUAGE
     existing: Mapping[str, str] = field(default_factory=dict)
     checks: list[QueryCheck] = field(default_factory=list)
+    # the validator registry's hook (irforge.check.generation.validating_gates): (query,
+    # source (title, text) or None, the query's metadata) -> reasons; generation and
+    # ``irforge check`` then apply the same validators
+    validate: QueryValidator | None = None
+    # check-then-admit is one step under this lock: methods a recipe runs in parallel share
+    # the index, and two of them must not both keep the same query
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
     _exact: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _content: dict[tuple[str, ...], str] = field(default_factory=dict, init=False, repr=False)
     _buckets: dict[str, list[tuple[str, str]]] = field(default_factory=dict, init=False,
@@ -277,8 +286,10 @@ class QueryGates:
                     return f"gate near-duplicate: nearly the same text as {origin}"
         return None
 
-    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None) -> list[str]:
-        """Reasons to reject ``queries`` (one item's queries), without admitting them."""
+    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,
+              metadata: Mapping[str, Any] | None = None) -> list[str]:
+        """Reasons to reject ``queries`` (one item's queries), without admitting them;
+        ``metadata`` (the query's intent, answer, conditions...) feeds the validators."""
         title, text = source or ("", "")
         reasons: list[str] = []
         for position, query in enumerate(queries):
@@ -291,6 +302,8 @@ class QueryGates:
                  if normalized(other) == normalized(query) or near_duplicate(query, other)),
                 None)
             reasons.extend([*own, *([duplicate] if duplicate else [])])
+            if self.validate is not None:
+                reasons.extend(self.validate(query, source, metadata or {}))
         return reasons
 
     def admit(self, queries: Sequence[str], origin: str) -> None:
@@ -300,7 +313,8 @@ class QueryGates:
 
     @classmethod
     def for_benchmark(cls, root: Path | str, language: str | None = DEFAULT_LANGUAGE,
-                      keep: Any = None, folders: Iterable[Path] = ()) -> QueryGates:
+                      keep: Any = None, folders: Iterable[Path] = (),
+                      validate: QueryValidator | None = None) -> QueryGates:
         """Gates that know the queries already in the benchmark folder ``root``.
 
         ``keep(query_id)`` says which existing queries count (default: all); a build that
@@ -318,4 +332,4 @@ class QueryGates:
             prefix = "" if number == 0 else f"{folder.name}/"
             existing.update({prefix + q.query_id: q.text for q in bench.queries()
                              if number or keep is None or keep(q.query_id)})
-        return cls(language=language, existing=existing)
+        return cls(language=language, existing=existing, validate=validate)

@@ -61,6 +61,8 @@ class Step(Generic[ItemT, OutT]):
     # (title, text) they were written from, so the runner's query gates can check them.
     queries_of: Callable[[ItemT, OutT], Sequence[str]] | None = None
     source_of: Callable[[ItemT], tuple[str, str]] | None = None
+    # the accepted query's metadata the validators read (intent, answer, evidence...)
+    query_metadata: Callable[[ItemT, OutT], Mapping[str, Any]] | None = None
     # the output token limit; None sizes it to the output model's schema (degeneration guard)
     max_tokens: int | None = None
 
@@ -231,10 +233,13 @@ def _judge(step: Step, item: Any, result: Any, gates: QueryGates | None
     if gates is not None and step.queries_of is not None:
         queries = list(step.queries_of(item, value))
         source = step.source_of(item) if step.source_of is not None else None
-        reasons = gates.check(queries, source)
+        meta_of = step.query_metadata
+        with gates.lock:  # one check-and-admit, so parallel methods cannot both keep a query
+            reasons = gates.check(queries, source, meta_of(item, value) if meta_of else None)
+            if not reasons:
+                gates.admit(queries, f"{step.name} item {key}")
         if reasons:
             return None, rejection(step.name, key, reasons, result.raw, meta)
-        gates.admit(queries, f"{step.name} item {key}")
     return value, None
 
 

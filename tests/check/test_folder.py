@@ -12,9 +12,11 @@ from irforge.cli.app import build_app
 def make_bad_bench(root: Path) -> Path:
     (root / "qrels").mkdir(parents=True)
     (root / "corpus.jsonl").write_text(
-        '{"_id": "d1", "text": "a"}\n{"_id": "d1", "text": "b"}\n{"text": "no id"}\n{broken\n',
+        '{"_id": "d1", "text": "Bees store honey in wax combs."}\n{"_id": "d1", "text": "b"}\n'
+        '{"text": "no id"}\n{broken\n',
         encoding="utf-8")
-    (root / "queries.jsonl").write_text('{"_id": "q1", "text": "x"}\n', encoding="utf-8")
+    (root / "queries.jsonl").write_text('{"_id": "q1", "text": "where do bees store honey"}\n',
+                                        encoding="utf-8")
     (root / "qrels" / "test.tsv").write_text(
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\tdX\t1\nqZ\td1\t1\n", encoding="utf-8")
     (root / "judgments.jsonl").write_text('{"query_id": "q1", "doc_id": "d1", "label": 1, '
@@ -38,8 +40,10 @@ def test_check_lists_every_problem_not_only_the_first(tmp_path: Path) -> None:
 def test_check_passes_a_good_folder(tmp_path: Path) -> None:
     root = tmp_path / "ok"
     (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text(json.dumps({"_id": "d1", "text": "a"}) + "\n")
-    (root / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "a"}) + "\n")
+    (root / "corpus.jsonl").write_text(json.dumps({"_id": "d1", "text": "Wax moths lay eggs in "
+                                                   "stored honey frames."}) + "\n")
+    (root / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "wax moth eggs in "
+                                                    "honey frames"}) + "\n")
     (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
     report = check_benchmark(root)
     assert report.ok, report.problems

@@ -26,6 +26,10 @@ def _script(seeds: list) -> Script:
     for seed in seeds:
         fact = need_sentences(seed)[0]
         words = [w.strip(".,;:()") for w in fact.split() if len(w) > 4][:3]
+        # an FC searcher states a claim (a question would be rejected: form.intent_type)
+        facts.append(_rule(f"Fact: {fact}\n\nA searcher of this kind: a user states a claim", {
+            "query": f"{words[0].capitalize()} relates to {' and '.join(words[1:])}.",
+            "passage": f"Here is what is known about {words[0]}."}))
         facts.append(_rule(f"Fact: {fact}", {
             "query": f"What do we know about {' and '.join(words)}?",
             "passage": f"Here is what is known about {words[0]}."}))

@@ -31,8 +31,24 @@ from tests.generators.multicon.docs import (
     NOVEL_NEGATIVES,
 )
 
-FILMS = DEMONSTRATIONS["2in"].passage
-SHARED = DEMONSTRATIONS["2in"].output.query  # logical writes it; intents is scripted to as well
+# a 2in document and answer of the demonstration's shape but not its words (an answer that
+# repeats the prompt's demonstration is rejected by the echo validator)
+FILMS = ("Nadia Okafor directed the film Copper Lake (2009) and the film Winter Docks (2013). "
+         "Copper Lake starred Ivo Lenz and won the Silver Gull award; Winter Docks did not win "
+         "the Silver Gull award. Ivo Lenz was born in Harwick.")
+SHARED = "Which film directed by Nadia Okafor did not win the Silver Gull award?"
+LOGICAL_2IN = DEMONSTRATIONS["2in"].output.model_copy(update={
+    "query": SHARED, "answer": "Winter Docks",
+    "triples": DEMONSTRATIONS["2in"].output.triples.model_copy(update={
+        "intersection": [DEMONSTRATIONS["2in"].output.triples.intersection[0].model_copy(
+            update={"subject": "Nadia Okafor"})],
+        "negation": [DEMONSTRATIONS["2in"].output.triples.negation[0].model_copy(
+            update={"subject": "Silver Gull"})]}),
+    "evidence": [DEMONSTRATIONS["2in"].output.evidence[0].model_copy(update={
+        "text": "Nadia Okafor directed the film Copper Lake (2009) and the film Winter Docks "
+                "(2013)."}),
+                 DEMONSTRATIONS["2in"].output.evidence[1].model_copy(update={
+                     "text": "Winter Docks did not win the Silver Gull award."})]})
 # (file, title, text, the question intents writes, the need it serves)
 DOCS = [*BREAD,
         ("salt", "The Salt Orchard", NOVEL,
@@ -87,7 +103,7 @@ def good_script() -> Script:
     rules = [*_intents_rules(),
              Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)),
              *_instructions_rules(),
-             Rule("Query type: 2in", (Action.answer(DEMONSTRATIONS["2in"].output.model_dump()),)),
+             Rule("Query type: 2in", (Action.answer(LOGICAL_2IN.model_dump()),)),
              *_multicon_rules()]
     return Script(default=Action.answer({}), rules=tuple(rules))
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.check.generation import attach_validators
 from irforge.core.records import Doc
 from irforge.generators.instructions import steps
 from irforge.generators.instructions.assemble import assemble, write_assembled
@@ -85,6 +86,7 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
                  if str(q.metadata.get("core_query_id", q.query_id)) in attempted_ids}
     run.use_gates((pair.doc.text for pair in pairs),
                   keep=lambda query_id: query_id not in rewritten)
+    attach_validators(run.gates, {pair.doc.doc_id: pair.doc for pair in pairs}.values())
     groups, units = run_steps(run, pairs, dimensions, settings)
     kept_ids = {m.doc.doc_id for g in groups for m in g.members}
     dropped = {pair.doc.doc_id for pair in pairs} - kept_ids

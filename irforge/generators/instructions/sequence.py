@@ -131,7 +131,8 @@ def _reversals(run: BuildRunner, units: Sequence[Unit], groups: Sequence[Group],
         group = by_key[(unit.query_id, unit.dimension)]
         gold = next(m.doc for m in group.members if m.doc.doc_id == unit.gold_doc_id)
         items.append(steps.ReverseItem(unit, group.query,
-                                       dimensions[unit.dimension].value(unit.condition), gold))
+                                       dimensions[unit.dimension].value(unit.condition), gold,
+                                       tuple(m.doc for m in group.members)))
     made = _run(run, steps.reverse_step(), items, lambda item, unit, j: replace(
         j, metadata={**dict(j.metadata), "reversed": unit.reversed}))
     return [made[unit.unit_id] for unit in units if unit.unit_id in made]

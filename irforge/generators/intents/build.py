@@ -1,7 +1,11 @@
 """``irforge build intents`` orchestration: plan tasks -> steps 1-2 (``steps.py``) -> records.
 
-The corpus written back holds the source passages plus the generated ones (marked
-``metadata.generated``). A build replaces only what it regenerates: queries and generated
+By default a query's positive is its seed passage and LLM-written passages stay out of the
+corpus (issue 24: they were ungrounded yet scored as positives). ``keep_generated=True`` (CLI
+``--keep-generated-passages``) adds each generated passage (marked ``metadata.generated``) as
+the positive only when it is grounded in its seed passage (the ``generated.positive``
+validator); an ungrounded one is dropped with a Failure and the seed stays the positive.
+A build replaces only what it regenerates: queries and generated
 passages of the intents it builds; everything else in the folder (other intents' queries,
 other generators' queries, qrels) is kept.
 """
@@ -12,6 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl, write_jsonl
@@ -93,12 +98,14 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: ChosenTaxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False,
                   seeds: Sequence[Doc] | None = None,
-                  runner: BuildRunner | None = None) -> IntentsRun:
+                  runner: BuildRunner | None = None,
+                  keep_generated: bool = False) -> IntentsRun:
     """Generate ``per_task`` queries for each intent x category task and write them.
 
-    ``corpus`` is written back with the generated passages added; ``seeds`` (default: the
-    corpus's non-generated passages) are the passages queries are generated from. Steps run
-    on ``runner`` (default: one over ``bench``), whose gates reject duplicate queries.
+    ``corpus`` is written back (with the grounded generated passages when
+    ``keep_generated``); ``seeds`` (default: the corpus's non-generated passages) are the
+    passages queries are generated from. Steps run on ``runner`` (default: one over
+    ``bench``), whose gates reject duplicate queries and run the validator registry.
     """
     if not 1 <= n_needs <= MAX_NEEDS:
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
@@ -126,9 +133,10 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
+    attach_validators(runner.use_gates(), source_docs(corpus))
     for template, items in _grouped(ready, "query_template").items():
         examples.update(runner.run(query_step(template), items))
-    queries, generated = _records(ready, examples, runner)
+    queries, generated = _records(ready, examples, runner, keep_generated)
     _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
     produced = Counter(str(query.metadata["task"]) for query in queries)
     run.counts.update({"queries": len(queries), "generated_docs": len(generated),
@@ -152,9 +160,21 @@ def _grouped(items: Sequence[Any], template_key: str) -> dict[str, list[Any]]:
     return groups
 
 
+def _grounded_passage(example: Example, seed: Doc) -> str | None:
+    """Why a generated passage may not be a positive (None: it is grounded in its seed)."""
+    from irforge.check.aliases import corpus_aliases
+    from irforge.check.grounding import ungrounded
+
+    found = ungrounded(example.passage or "", [f"{seed.title}\n{seed.text}"],
+                       corpus_aliases([seed]))
+    return found.problem()
+
+
 def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
-             runner: BuildRunner) -> tuple[list[Query], list[Doc]]:
-    """Accepted examples as queries and generated passages, in plan order."""
+             runner: BuildRunner, keep_generated: bool = False
+             ) -> tuple[list[Query], list[Doc]]:
+    """Accepted examples as queries (and grounded generated passages when
+    ``keep_generated``), in plan order."""
     queries: list[Query] = []
     generated: list[Doc] = []
     for item in ready:
@@ -166,17 +186,26 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
         result = runner.result(QUERY_STEP, planned.query_id)
         model = (getattr(result, "model", None) or "") if result is not None else ""
         demo_grade = bool(getattr(result, "demo_grade", False))
-        positive = f"gen_{planned.query_id}" if example.passage is not None \
+        passage = example.passage if keep_generated else None
+        problem = _grounded_passage(example, planned.seed_doc) if passage else None
+        if problem:
+            passage = None
+            runner.ledger.failures.append(Failure(
+                f"{STEP}.generated_passage", planned.query_id,
+                f"rejected: validator generated.positive: the generated passage is not "
+                f"grounded in seed {planned.seed_doc.doc_id}: {problem}",
+                example.passage, {"seed_doc_id": planned.seed_doc.doc_id}))
+        positive = f"gen_{planned.query_id}" if passage is not None \
             else planned.seed_doc.doc_id
         queries.append(Query(query_id=planned.query_id, text=example.query, metadata={
             "generated_by": GENERATED_BY, "intent": intent.name, "category": task.category.name,
             "task": task.name, "task_prefix": intent.task_prefix,
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
-            "positive_doc_id": positive, "positive_generated": example.passage is not None,
+            "positive_doc_id": positive, "positive_generated": passage is not None,
             "model": model, "demo_grade": demo_grade}))
-        if example.passage is not None:
-            generated.append(Doc(doc_id=positive, text=example.passage, metadata={
+        if passage is not None:
+            generated.append(Doc(doc_id=positive, text=passage, metadata={
                 "generated": True, "generated_by": GENERATED_BY, "intent": intent.name,
                 "kind": intent.passage_name, "query_id": planned.query_id,
                 "seed_doc_id": planned.seed_doc.doc_id, "model": model,

@@ -54,6 +54,9 @@ def build_intents_command(
     price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,
     as_json: JsonOption = False,
+    keep_generated_passages: Annotated[bool, typer.Option(
+        help="Add the LLM-written passages to the corpus as positives (only those grounded "
+             "in their seed passage); off by default.")] = False,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
     from irforge.core import beir
@@ -88,7 +91,7 @@ def build_intents_command(
             bench_dir=bench_dir) as engine:
         runner = BuildRunner.open(engine, bench.root, "intents")
         run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run,
-                            runner=runner)
+                            runner=runner, keep_generated=keep_generated_passages)
         estimate = run.estimate
         if estimate.get("too_long"):
             typer.echo(f"WARNING: {estimate['too_long']} prompts are past the model's "

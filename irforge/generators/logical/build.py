@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.core.trust import record_judge
@@ -138,7 +139,8 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     docs = split_passages(docs, config.passage_sentences)
     items = _items(docs, config)
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
-    runner.use_gates((doc.text for doc in docs), keep=lambda query_id: query_id not in planned)
+    attach_validators(runner.use_gates((doc.text for doc in docs),
+                                       keep=lambda query_id: query_id not in planned), docs)
     step = query_step()
     accepted = []
     for key, value in runner.run(step, items).items():

@@ -376,8 +376,17 @@ def query_step() -> Step[QueryItem, AcceptedQuery]:
         metadata=lambda item: {"type": item.plan.qtype, "doc_ids": list(item.plan.doc_ids),
                                "source_doc": item.plan.doc_ids[0]},
         queries_of=lambda item, accepted: [accepted.output.query],
+        query_metadata=query_metadata,
         source_of=lambda item: (item.passages[0].title,
                                 "\n".join(doc.text for doc in item.passages)))
+
+
+def query_metadata(item: QueryItem, accepted: AcceptedQuery) -> dict[str, Any]:
+    """What the validators read of a logical query: answer, evidence, its passages."""
+    ids = list(item.plan.doc_ids)
+    evidence = [{**e.model_dump(), "doc_id": ids[e.passage - 1]}
+                for e in accepted.output.evidence if 1 <= e.passage <= len(ids)]
+    return {"answer": accepted.output.answer, "evidence": evidence, "source_doc_ids": ids}
 
 
 def with_provenance(accepted: AcceptedQuery, model: str | None,

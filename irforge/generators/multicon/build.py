@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.multicon.assembly import plan_padding
@@ -89,7 +90,8 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
         runner = BuildRunner(engine, Benchmark(Path()), STEP, gates or QueryGates(
             language=config.language or corpus_language(doc.text for doc in docs)))
     # a build rewrites the folder's queries.jsonl whole: its earlier queries are no duplicates
-    runner.use_gates((doc.text for doc in docs), config.language, keep=lambda query_id: False)
+    attach_validators(runner.use_gates((doc.text for doc in docs), config.language,
+                                       keep=lambda query_id: False), docs)
     ledger = runner.ledger
     run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,

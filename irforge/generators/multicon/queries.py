@@ -66,7 +66,9 @@ def queries_of(run: BuildState, conditions: Mapping[str, list[Located]], docs: M
     assembled = [AssembledQuery(query_id(source, k, "instruction"),
                                 render_instruction(domain.instruction_text, own[:k]),
                                 (docs[source].title, docs[source].text),
-                                {"source_doc": source, "k": k})
+                                {"source_doc": source, "k": k,
+                                 "condition_phrases": list(own[:k]),
+                                 "conditions": [c.span.text for c in conditions[source][:k]]})
                  for source, own in phrases.items() for k in range(1, len(own) + 1)]
     kept = run.runner.gate(f"{STEP}.instruction_query", assembled)
     missing = [Failure(step=f"{STEP}.instruction_query", item_id=query_id(source, k, "instruction"),

@@ -372,6 +372,8 @@ def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
     examples = _prompt_examples("multicon.descriptive_query", domain)
     return Step(
         queries_of=lambda item, text: [text], source_of=_source,
+        query_metadata=lambda item, text: {"source_doc": item.source,
+                                           "conditions": list(item.sentences)},
         name=f"{STEP}.descriptive_query", template="multicon.descriptive_query",
         output_model=DescriptiveQuery,
         variables=lambda item: {"entity": domain.entity, "k": item.k,

@@ -28,8 +28,9 @@ def _group() -> Group:
 
 
 def _group_b() -> Group:
-    members = (Member(Doc("e1", "Expert text on floods."), "expert"),
-               Member(Doc("e1--audience-layman", "Plain text on floods."), "layman",
+    members = (Member(Doc("e1", "Expert text on how flood warnings work."), "expert"),
+               Member(Doc("e1--audience-layman", "Plain text on how flood warnings work."),
+                      "layman",
                       origin="rewritten"))
     return Group("q2", "How do flood warnings work?", "audience", members)
 

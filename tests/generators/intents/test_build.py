@@ -17,7 +17,9 @@ from irforge.generators.intents import (
 )
 from tests.generators.fake_engine import FakeEngine
 
-DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres.", title=f"T{i}")
+# the last sentence grounds the query-length attribute the scripted queries repeat
+DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres. Its summaries "
+            "run fewer than 10, 5 to 20, at least 50 or at least 150 words.", title=f"T{i}")
         for i in range(3)]
 
 
@@ -50,7 +52,8 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
     bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
     engine = FakeEngine(ENGINE_ANSWERS)
     intents = select_intents(load_intents(), ["QA", "QAdoc"])
-    run = build_intents(bench, engine, DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5)
+    run = build_intents(bench, engine, DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5,
+                        keep_generated=True)
     assert run.counts["planned"] == 6 and run.counts["tasks"] == 2
     queries = {q.query_id: q for q in bench.queries()}
     assert "other1" in queries
@@ -81,11 +84,13 @@ def test_rebuild_replaces_its_own_output_and_reuses_nothing_twice(tmp_path: Path
     bench = Benchmark(tmp_path / "bench")
     taxonomy = _taxonomy(tmp_path)
     intents = select_intents(load_intents(), ["QA"])
-    build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(ENGINE_ANSWERS), DOCS, intents, taxonomy, 2, seed=1,
+                  keep_generated=True)
     first = [(q.query_id, q.text) for q in bench.queries()]
     # second run reads the bench's own corpus, which now holds generated passages
     engine = FakeEngine(ENGINE_ANSWERS)
-    build_intents(bench, engine, list(bench.corpus()), intents, taxonomy, 2, seed=1)
+    build_intents(bench, engine, list(bench.corpus()), intents, taxonomy, 2, seed=1,
+                  keep_generated=True)
     assert [(q.query_id, q.text) for q in bench.queries()] == first
     corpus = list(bench.corpus())
     assert len(corpus) == len({doc.doc_id for doc in corpus}) == 3 + len(first)
@@ -112,11 +117,12 @@ def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> N
                "intents.fc_query": lambda item: {
                    "query": f"Flood gauge {item['passage'].split()[2]} passed ten metres.",
                    "passage": "The flood gauge stayed under ten metres."}}
-    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(answers), DOCS, qa, taxonomy, 2, seed=1, keep_generated=True)
     qa_queries = {q.query_id: q.text for q in bench.queries()}
     qa_docs = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
     bench.write_qrels([Qrel(next(iter(qa_queries)), "d0", 2)])
-    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1)
+    build_intents(bench, FakeEngine(answers), list(bench.corpus()), fc, taxonomy, 2, seed=1,
+                  keep_generated=True)
     queries = {q.query_id: q for q in bench.queries()}
     assert {k: queries[k].text for k in qa_queries} == qa_queries  # QA kept as it was
     assert {q.metadata["intent"] for q in queries.values()} == {"QA", "FC"}

@@ -33,7 +33,8 @@ from irforge.steps import Rejected, run_step
 from irforge.steps.runner import BuildRunner
 
 FILMS_A = ("Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014). Quiet Harbor starred "
-           "Tomas Reyes and Ada Kim and won the Golden Reed award.")
+           "Tomas Reyes and Ada Kim and won the Golden Reed award. Each film cast a well-known "
+           "actor.")  # the query's words are the passage's: not an echo of the demonstration
 FILMS_B = ("Ada Kim and June Park were both born in Dunmore, while Tomas Reyes was born in Port "
            "Elam. Marco Bell directed Iron Meadow.")
 DOCS = [

@@ -183,6 +183,12 @@ def instruction_step() -> Step[InstructionItem, Unit]:
                                "condition": item.member.condition,
                                "source_doc": item.member.doc.doc_id},
         queries_of=lambda item, unit: [unit.instructed],
+        query_metadata=lambda item, unit: {
+            "core_query": item.group.query, "dimension": item.group.dimension,
+            "condition": item.member.condition,
+            "condition_description": item.condition.description,
+            "gold_doc_id": item.member.doc.doc_id,
+            "positive_passages": [m.doc for m in item.group.members]},
         source_of=lambda item: (item.member.doc.title, item.member.doc.text))
 
 
@@ -217,6 +223,7 @@ class ReverseItem:
     query: str
     condition: ConditionValue
     gold: Doc  # the passage the query was written from
+    members: tuple[Doc, ...] = ()  # every positive of the query (the validators ground it)
 
 
 def reverse_step() -> Step[ReverseItem, Unit]:
@@ -244,6 +251,10 @@ def reverse_step() -> Step[ReverseItem, Unit]:
                                "condition": item.unit.condition,
                                "source_doc": item.unit.gold_doc_id},
         queries_of=lambda item, unit: [unit.reversed],
+        query_metadata=lambda item, unit: {
+            "core_query": item.query, "dimension": item.unit.dimension,
+            "positive_passages": list(item.members or (item.gold,)),
+            "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id},
         source_of=lambda item: (item.gold.title, item.gold.text))
 
 

@@ -1,0 +1,103 @@
+"""How well ``irforge check``'s validators separate valid from invalid queries, and their cost.
+
+Run by hand: ``python benchmarks/validity.py``. The labelled set lives in
+benchmarks/data/validity/: two small corpora written for this benchmark (bicycle maintenance,
+ceramics), each a BEIR folder with ``labels.tsv`` (query-id, kind: ``valid`` or the invalid
+kind it was written as). A query counts as flagged when any problem names it. Prints, per
+validator and overall, the share of invalid queries flagged and the share of valid queries
+wrongly flagged, then the wall time of ``irforge check`` against ``irforge eval --retriever
+bm25`` on the same folder (both as command-line runs, median of REPEATS, same machine, same
+run). Aim (issue 24): >= 90% invalid flagged, <= 5% valid flagged, check <= 1.5x the eval.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data" / "validity"
+REPEATS = int(os.environ.get("VALIDITY_REPEATS", "3"))
+
+
+def labels(folder: Path) -> dict[str, str]:
+    with (folder / "labels.tsv").open(encoding="utf-8") as handle:
+        return {row["query-id"]: row["kind"] for row in csv.DictReader(handle, delimiter="\t")}
+
+
+def flagged(folder: Path) -> dict[str, set[str]]:
+    """Query id -> the validators that flagged it."""
+    from irforge.check.folder import check_benchmark
+
+    out: dict[str, set[str]] = {}
+    for problem in check_benchmark(folder).problems:
+        if problem.query_id:
+            out.setdefault(problem.query_id, set()).add(problem.validator or "format")
+    return out
+
+
+def _timed(args: list[str]) -> float:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "irforge", *args], env=env, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def timings(folder: Path) -> tuple[float, float]:
+    """Median seconds of ``check`` and of a BM25 ``eval`` on a copy of ``folder``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / folder.name
+        shutil.copytree(folder, copy)
+        check = [_timed(["check", str(copy)]) for _ in range(REPEATS)]
+        evals = [_timed(["eval", str(copy), "--retriever", "bm25"]) for _ in range(REPEATS)]
+    return statistics.median(check), statistics.median(evals)
+
+
+def main() -> None:
+    kinds: dict[str, str] = {}
+    found: dict[str, set[str]] = {}
+    folders = sorted(p for p in DATA.iterdir() if (p / "labels.tsv").is_file())
+    for folder in folders:
+        own = labels(folder)
+        kinds.update({f"{folder.name}/{q}": k for q, k in own.items()})
+        found.update({f"{folder.name}/{q}": v for q, v in flagged(folder).items()})
+    valid = [q for q, k in kinds.items() if k == "valid"]
+    invalid = [q for q, k in kinds.items() if k != "valid"]
+    print(f"{len(kinds)} queries in {len(folders)} folders: {len(valid)} valid, "
+          f"{len(invalid)} invalid")
+    by_kind = Counter(kinds[q] for q in invalid)
+    print("\ninvalid kind          flagged")
+    for kind, total in sorted(by_kind.items()):
+        hit = sum(1 for q in invalid if kinds[q] == kind and q in found)
+        print(f"  {kind:20s} {hit}/{total} ({hit / total:.0%})")
+    names = sorted({name for hits in found.values() for name in hits})
+    print("\nvalidator              invalid flagged   valid flagged")
+    for name in names:
+        bad = sum(1 for q in invalid if name in found.get(q, ()))
+        good = sum(1 for q in valid if name in found.get(q, ()))
+        print(f"  {name:22s} {bad / len(invalid):6.1%} ({bad:2d})   {good / len(valid):6.1%} "
+              f"({good})")
+    bad = sum(1 for q in invalid if q in found)
+    good = sorted(q for q in valid if q in found)
+    print(f"  {'overall':22s} {bad / len(invalid):6.1%} ({bad:2d})   "
+          f"{len(good) / len(valid):6.1%} ({len(good)})")
+    for query in good:
+        print(f"  valid but flagged: {query} by {', '.join(sorted(found[query]))}")
+    for query in sorted(q for q in invalid if q not in found):
+        print(f"  invalid, missed: {query} ({kinds[query]})")
+    print("\ntime (median of 3 command-line runs)   check      bm25 eval   ratio")
+    for folder in folders:
+        check, evals = timings(folder)
+        print(f"  {folder.name:36s} {check:6.2f} s   {evals:6.2f} s   {check / evals:5.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The validators' shared types: a :class:`Case` (a query with its fields, relevant passages and
+source), the :class:`Context` (corpus, aliases, other queries, demonstrations), a
+:class:`Finding`, and the registry a validator joins with :func:`validator` (run by
+:mod:`irforge.check.suite`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from irforge.core.records import Doc, Query
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rejection: the validator's name, the field it read, what is wrong, how to fix it."""
+
+    validator: str
+    field: str
+    detail: str
+    fix: str
+
+    @property
+    def reason(self) -> str:
+        """The one-line failure reason generation records (``validator <name>: <detail>``)."""
+        return f"validator {self.validator}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query as the validators see it.
+
+    ``fields`` maps a field name (``text``, ``need``, ``instruction``, ``answer``,
+    ``condition 2``...) to its text; ``positives`` are the relevant passages (highest grade);
+    ``source`` the passage it was written from, when known.
+    """
+
+    query: Query
+    fields: Mapping[str, str]
+    positives: tuple[Doc, ...] = ()
+    source: Doc | None = None
+
+    @property
+    def text(self) -> str:
+        return self.query.text
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        return self.query.metadata
+
+    @property
+    def grounds(self) -> tuple[Doc, ...]:
+        """The passages a query's words must come from: its positives, else its source."""
+        if self.positives:
+            return self.positives
+        return (self.source,) if self.source is not None else ()
+
+
+@dataclass
+class Context:
+    """What validators know beyond one query: the corpus and the run's settings.
+
+    ``target_k`` overrides the retrievability depth (None: scaled to the corpus size);
+    ``prompts_dir`` adds a user prompt folder to the harvested demonstrations.
+    """
+
+    docs: Mapping[str, Doc] = field(default_factory=dict)
+    language: str | None = None
+    target_k: int | None = None
+    prompts_dir: Path | None = None
+    skip: frozenset[str] = frozenset()
+    retrievers: tuple[str, ...] = ("bm25",)
+    ranks: dict[str, int | None] = field(default_factory=dict)
+
+    @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every lower-case word of the corpus."""
+        from irforge.check.text import words
+
+        return frozenset(w for doc in self.docs.values() for text in (doc.title, doc.text)
+                         for w in words(text))
+
+    def expected_language(self) -> str | None:
+        """The corpus language (detected once, on first need, when not given)."""
+        if self.language is None and self.docs:
+            from irforge.steps.gates import corpus_language
+
+            self.language = corpus_language(doc.text for doc in self.docs.values())
+        return self.language
+
+    @cached_property
+    def aliases(self) -> Any:
+        from irforge.check.aliases import corpus_aliases
+
+        return corpus_aliases(self.docs.values())
+
+    @cached_property
+    def demonstrations(self) -> Any:
+        from irforge.check.demonstrations import harvest
+
+        return harvest(self.prompts_dir)
+
+    @cached_property
+    def targets(self) -> Any:
+        from irforge.check.target_index import TargetIndex
+
+        return TargetIndex(list(self.docs.values()), self.target_k, self.retrievers)
+
+
+Validator = Callable[[Case, Context], Iterable[Finding]]
+VALIDATORS: dict[str, Validator] = {}
+# validators that need the whole corpus (skipped where a caller has only one passage)
+CORPUS_VALIDATORS = frozenset({"target"})
+
+
+def validator(name: str) -> Callable[[Validator], Validator]:
+    """Register a validator under ``name`` (``family.rule``, e.g. ``form.debris``)."""
+
+    def register(function: Validator) -> Validator:
+        if name in VALIDATORS:
+            raise ValueError(f"validator {name!r} registered twice")
+        VALIDATORS[name] = function
+        return function
+
+    return register
+
+
+SOURCE_KEYS = ("source_doc", "gold_doc_id", "seed_doc_id", "doc_id")
+
+
+def source_of(query: Query, docs: Mapping[str, Doc]) -> Doc | None:
+    """The passage a query was written from, when its metadata names one in the corpus."""
+    for key in SOURCE_KEYS:
+        doc_id = query.metadata.get(key)
+        if isinstance(doc_id, str) and doc_id in docs:
+            return docs[doc_id]
+    return None

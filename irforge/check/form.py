@@ -1,0 +1,140 @@
+"""Form validators: length, repetition, language, template debris and the intent's query type.
+
+Length, repetition and language reuse the generation gates' pure functions
+(irforge/steps/gates.py), so their thresholds are defined once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.text import words
+from irforge.steps.gates import (
+    LANGUAGE_MIN_WORDS,
+    language_reason,
+    length_reason,
+    repetition_reason,
+)
+
+# template debris: (what it is, pattern); any match rejects the field
+DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a brace or template placeholder", re.compile(r"[{}]|\{\{|\}\}|\{%|%\}")),
+    ("a JSON fragment", re.compile(r"\]\s*\[|\[\s*\"|\"\s*\]|\"\s*:\s*[\"\[{]|^\s*\[|\]\s*$")),
+    ("an angle-bracket tag", re.compile(r"</?[A-Za-z_][A-Za-z0-9_ ]{0,30}>")),
+    ("a placeholder", re.compile(r"\b(?:TODO|TBD|XXX+|lorem ipsum|N/A)\b|\[(?:insert|your|"
+                                 r"placeholder|query|answer|condition)[^\]]*\]|<[A-Z_]{3,}>",
+                                 re.IGNORECASE)),
+    ("a role or field label", re.compile(
+        r"(?:^|[\s\"'(])(?:query|question|answer|assistant|user|system|passage|output|input|"
+        r"response|claim|need|instruction|hypothesis|premise|json)\s*:", re.IGNORECASE)),
+    ("a role word", re.compile(r"^\s*(?:assistant|system|user)\b", re.IGNORECASE)),
+    ("model chatter", re.compile(
+        r"\b(?:as an ai|i'?m sorry|i cannot|i can'?t help|here is|here's|here are|sure,|"
+        r"you can reword|reword it|rewritten (?:query|version)|the (?:rewritten|reversed|new) "
+        r"(?:query|request)|note:)", re.IGNORECASE)),
+)
+
+_OPENERS = (
+    "what which who whom whose when where why how is are was were do does did can could "
+    "should would will shall may might must has have had")
+QUESTION_OPENERS = frozenset(_OPENERS.split())
+FIX_REWRITE = "rewrite or drop the query; a generator rejects it with the same validator"
+
+
+def _where(case: Case, name: str) -> str:
+    return "the query" if name == "text" else f"its {name}"
+
+
+@validator("form.length")
+def check_length(case: Case, context: Context) -> Iterator[Finding]:
+    """Empty or one-word queries."""
+    reason = length_reason(case.text)
+    if reason:
+        yield Finding("form.length", "text", reason.split(": ", 1)[1],
+                      "write a query of at least two words")
+
+
+@validator("form.repetition")
+def check_repetition(case: Case, context: Context) -> Iterator[Finding]:
+    """Degenerate repetition in any field ("the the the", "!!!!!!")."""
+    for name, text in case.fields.items():
+        reason = repetition_reason(text)
+        if reason:
+            yield Finding("form.repetition", name, f"{_where(case, name)}: "
+                          + reason.split(": ", 1)[1], FIX_REWRITE)
+
+
+#: a query of which at least this share of words occur in the corpus is in its language
+#: (the language identifier runs only on the others)
+LANGUAGE_VOCABULARY_SHARE = 0.6
+
+
+@validator("form.language")
+def check_language(case: Case, context: Context) -> Iterator[Finding]:
+    """A query confidently in another language than the corpus."""
+    tokens = words(case.text)
+    if len(tokens) < LANGUAGE_MIN_WORDS:
+        return
+    if context.docs and sum(w in context.vocabulary for w in tokens) / len(tokens) \
+            >= LANGUAGE_VOCABULARY_SHARE:
+        return
+    reason = language_reason(case.text, context.expected_language())
+    if reason:
+        yield Finding("form.language", "text", reason.split(": ", 1)[1],
+                      f"write the query in the corpus language ({context.language})")
+
+
+@validator("form.debris")
+def check_debris(case: Case, context: Context) -> Iterator[Finding]:
+    """Template debris in any field: braces, JSON fragments, placeholders, role words."""
+    for name, text in case.fields.items():
+        for what, pattern in DEBRIS:
+            match = pattern.search(text)
+            if match:
+                yield Finding("form.debris", name, f"{_where(case, name)} holds {what} "
+                              f"({match.group().strip()!r}): template debris, not a query",
+                              FIX_REWRITE)
+                break
+
+
+def is_question(text: str) -> bool:
+    """A question: ends with '?' or opens with a question word or an auxiliary verb."""
+    stripped = text.strip()
+    first = re.findall(r"[A-Za-z']+", stripped.lower())[:1]
+    return stripped.endswith("?") or bool(first and first[0] in QUESTION_OPENERS)
+
+
+@lru_cache(maxsize=1)
+def intent_query_kinds() -> dict[str, str]:
+    """Intent name -> its query kind ('question', 'claim', ...), read from the built-in
+    intents file as data (so check stays below the generators)."""
+    import yaml
+
+    path = Path(__file__).resolve().parent.parent / "generators" / "intents" / \
+        "builtin_intents.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return {name: str(spec.get("query_name", "")) for name, spec in (data or {}).items()
+            if isinstance(spec, dict)}
+
+
+# query kind -> (test a query of that kind passes, what the kind is)
+KIND_RULES = {
+    "question": (is_question, "a question (ending with '?' or opening with a question word)"),
+    "claim": (lambda text: not is_question(text), "a claim (a statement, not a question)"),
+}
+
+
+@validator("form.intent_type")
+def check_intent_type(case: Case, context: Context) -> Iterator[Finding]:
+    """A query whose form does not match its intent: FC wants a claim, QA a question."""
+    intent = case.meta.get("intent")
+    kind = case.meta.get("query_kind") or intent_query_kinds().get(str(intent), "")
+    rule = KIND_RULES.get(str(kind))
+    if rule is not None and not rule[0](case.text):
+        yield Finding("form.intent_type", "text", f"intent {intent!r} asks for {rule[1]}; "
+                      f"{case.text.strip()!r} is not one",
+                      f"rewrite the query as {rule[1].split(' (')[0]}")

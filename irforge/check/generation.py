@@ -1,0 +1,84 @@
+"""The generation hook: the validator registry inside the step runner's query gates.
+
+:func:`validating_gates` returns :class:`~irforge.steps.gates.QueryGates` whose ``validate``
+hook runs :func:`~irforge.check.suite.validate` on every generated query, with the passage
+it was written from as its relevant passage, the corpus for aliases and retrievability, and
+the query's metadata (intent, answer, conditions) when the step declares it. ``irforge
+check`` runs the same registry on the written folder, so a build keeps no query its own
+check rejects. Each rejection reads ``validator <name>: <detail>`` in failures.jsonl and the
+yield tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from irforge.check.suite import Case, Context, case_fields, validate
+from irforge.core.records import Doc, Query
+from irforge.steps.gates import DEFAULT_LANGUAGE, QueryGates
+
+# validators the gates themselves already apply to the query text (same functions)
+GATED = frozenset({"form.length", "form.language"})
+
+
+@dataclass
+class GenerationValidator:
+    """The ``QueryGates.validate`` hook: registry validators on one generated query."""
+
+    context: Context
+
+    def __post_init__(self) -> None:
+        self._by_text = {(d.title.strip(), d.text.strip()): d for d in self.context.docs.values()}
+
+    def source_doc(self, source: tuple[str, str] | None) -> Doc | None:
+        """The corpus passage a step names as its source (a stand-in when not in the corpus)."""
+        if source is None or not (source[0] or source[1]):
+            return None
+        title, text = source
+        found = self._by_text.get((title.strip(), text.strip()))
+        return found if found is not None else Doc("(source passage)", text, title)
+
+    def __call__(self, query: str, source: tuple[str, str] | None,
+                 metadata: Mapping[str, Any]) -> list[str]:
+        doc = self.source_doc(source)
+        meta = dict(metadata)
+        given = tuple(d for d in meta.pop("positive_passages", ()) if isinstance(d, Doc))
+        core = meta.get("core_query")
+        if isinstance(core, str) and core.strip() and core != query:
+            meta.setdefault("instructed", query)  # an instructed query: core text + request
+            query = core
+        record = Query("(generated)", query, meta)
+        positives = given or tuple(self._positives(metadata)) or ((doc,) if doc is not None
+                                                                   else ())
+        case = Case(record, case_fields(record), positives, doc)
+        return [finding.reason for finding in validate(case, self.context)]
+
+    def _positives(self, metadata: Mapping[str, Any]) -> Iterable[Doc]:
+        ids = metadata.get("positive_doc_ids") or metadata.get("source_doc_ids") or ()
+        return (self.context.docs[d] for d in ids if d in self.context.docs)
+
+
+def validating_gates(docs: Iterable[Doc], language: str | None = DEFAULT_LANGUAGE,
+                     existing: Mapping[str, str] | None = None, target_k: int | None = None,
+                     prompts_dir: Path | None = None,
+                     retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
+    """Query gates that also run every registered validator against ``docs`` (the corpus)."""
+    context = Context(docs={d.doc_id: d for d in docs}, language=language, target_k=target_k,
+                      prompts_dir=prompts_dir, retrievers=retrievers, skip=GATED)
+    return QueryGates(language=language, existing=dict(existing or {}),
+                      validate=GenerationValidator(context))
+
+
+def attach_validators(gates: QueryGates, docs: Iterable[Doc], target_k: int | None = None,
+                      prompts_dir: Path | None = None,
+                      retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
+    """Give a build runner's gates (shared by every step of every method) the validator
+    registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would."""
+    context = Context(docs={d.doc_id: d for d in docs}, language=gates.language,
+                      target_k=target_k, prompts_dir=prompts_dir, retrievers=retrievers,
+                      skip=GATED)
+    gates.validate = GenerationValidator(context)
+    return gates

@@ -1,0 +1,251 @@
+"""Grounding validators: a query's names, numbers and content words come from its passages.
+
+Names (capitalised words, acronyms, codes) and numbers must all occur in the relevant
+passages, up to stems, number formats, unit conversions and the aliases the corpus defines
+("ultraviolet (UV)", initials of a multi-word name). Content words may be paraphrased: at
+least GROUND_MIN_SHARE of them must occur. Per-method rules: a logical query's answer and
+entities in its evidence sentences, each MultiConIR condition phrase in its condition
+sentence, an InfoSearch keyword instruction's keyword in the document it selects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from irforge.check.aliases import Aliases, name_initials
+from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.text import (
+    Quantity,
+    content_words,
+    names,
+    normalized,
+    quantities,
+    same_quantity,
+    stem,
+    stems,
+)
+
+#: at least this share of a text's content words (not names or numbers) must occur in its
+#: passages; names and numbers must all occur
+GROUND_MIN_SHARE = 0.5
+#: list markers ("1. ", "2) ") in numbered condition queries are not numbers of the query
+_ENUMERATION = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
+#: a number after these words is a bound, not a fact: grounded when a passage number of the
+#: same kind satisfies it ("between 2000 and 2010" and a passage giving 2003)
+_BOUND = re.compile(r"\b(between|more than|over|above|at least|after|since|less than|"
+                    r"fewer than|under|below|at most|before|until|up to)\s+"
+                    r"(?:about\s+|around\s+)?$", re.IGNORECASE)
+_LOWER_BOUNDS = frozenset({"between", "more than", "over", "above", "at least", "after",
+                           "since"})
+#: adjectives of place names ("English" for England, "Scottish" for Scotland)
+_DEMONYM_SUFFIXES = ("ish", "ian", "ese", "an", "ic")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A passage text prepared for grounding: stems, normalised text, quantities."""
+
+    text: str
+    stems: frozenset[str]
+    flat: str
+    numbers: tuple[Quantity, ...]
+    initials: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def evidence(text: str) -> Evidence:
+    """Prepare ``text`` once (passages are grounded against many times)."""
+    return Evidence(text, frozenset(stems(text)), f" {normalized(text)} ",
+                    tuple(quantities(text)),
+                    frozenset(short.lower() for short, _ in name_initials(text)))
+
+
+def _phrase_in(phrase: str, passage: Evidence) -> bool:
+    words = phrase.lower().split()
+    if f" {normalized(phrase)} " in passage.flat:
+        return True
+    return bool(words) and all(stem(w) in passage.stems for w in re.findall(r"[a-z]+", phrase))
+
+
+def term_grounded(term: str, passage: Evidence, aliases: Aliases) -> bool:
+    """A word or name occurs in the passage: by stem, as written, as an alias or initials."""
+    lower = term.lower()
+    parts = [p for p in re.split(r"[-'’]", lower) if p]
+    if stem(lower) in passage.stems or (parts and all(stem(p) in passage.stems for p in parts)):
+        return True
+    if f" {normalized(term)} " in passage.flat:
+        return True
+    if lower in passage.initials:
+        return True
+    return any(_phrase_in(alias, passage) for alias in aliases.of(lower))
+
+
+@dataclass(frozen=True)
+class Ungrounded:
+    """What of a text its passages do not contain."""
+
+    names: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    content: int = 0
+
+    def problem(self, min_share: float = GROUND_MIN_SHARE) -> str | None:
+        parts = []
+        if self.names:
+            parts.append(f"name(s) {', '.join(repr(n) for n in self.names)}")
+        if self.numbers:
+            parts.append(f"number(s) {', '.join(repr(n) for n in self.numbers)}")
+        if self.content and len(self.words) / self.content > 1 - min_share:
+            parts.append(f"{len(self.words)} of {self.content} content words "
+                         f"({', '.join(repr(w) for w in self.words)})")
+        return "; ".join(parts) or None
+
+
+def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Ungrounded:
+    """The names, numbers and content words of ``text`` that no passage holds."""
+    prepared = [evidence(p) for p in passages if p]
+    if not prepared:
+        return Ungrounded()
+    plain = _ENUMERATION.sub(" ", text)
+    name_list = names(plain)
+    missing_names = tuple(dict.fromkeys(
+        n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
+                                        for p in prepared)))
+    numbers = [other for p in prepared for other in p.numbers]
+    missing_numbers = tuple(dict.fromkeys(
+        str(q) for q, bound in _with_bounds(plain)
+        if not (any(same_quantity(q, other) for other in numbers)
+                or (bound and _satisfied(q, bound, numbers)))))
+    name_words = {w.lower() for n in name_list for w in re.split(r"[-'’]", n)}
+    words = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
+    missing_words = tuple(w for w in words
+                          if not any(term_grounded(w, p, aliases) for p in prepared))
+    return Ungrounded(missing_names, missing_numbers, missing_words, len(words))
+
+
+def _demonym(name: str, passage: Evidence) -> bool:
+    """An adjective of a place the passage names: 'English' for England."""
+    lower = name.lower()
+    for suffix in _DEMONYM_SUFFIXES:
+        if lower.endswith(suffix) and len(lower) - len(suffix) >= 4:
+            base = lower[:-len(suffix)]
+            stem_ = base[:max(4, len(base) - 1)]
+            return re.search(rf"\b{re.escape(stem_)}[a-z]*\b", passage.flat) is not None
+    return False
+
+
+def _with_bounds(text: str) -> list[tuple[Quantity, str | None]]:
+    """Each number of ``text`` with the bound word before it ('between', 'more than'...)."""
+    out: list[tuple[Quantity, str | None]] = []
+    position = 0
+    previous: str | None = None
+    for quantity in quantities(text):
+        at = text.find(quantity.written, position)
+        before = text[max(0, position if at >= 0 else 0):at if at >= 0 else position]
+        match = _BOUND.search(text[max(0, (at if at >= 0 else position) - 20):
+                                   at if at >= 0 else position])
+        bound = match.group(1).lower() if match else None
+        if bound is None and previous == "between" and re.fullmatch(r"\s*and\s*", before):
+            bound = "between-upper"
+        out.append((quantity, bound))
+        previous = bound
+        position = at + len(quantity.written) if at >= 0 else position
+    return out
+
+
+def _satisfied(bound: Quantity, word: str, numbers: Sequence[Quantity]) -> bool:
+    """Whether a passage number of the same kind meets the bound."""
+    for other in numbers:
+        if bound.dimension != other.dimension and bound.dimension is not None:
+            continue  # a bound with a unit needs a passage number of that unit's kind
+        value, limit = other.base, bound.base
+        if word in _LOWER_BOUNDS and value >= limit:
+            return True
+        if word not in _LOWER_BOUNDS and word != "between-upper" and value <= limit:
+            return True
+        if word == "between-upper" and value <= limit:
+            return True
+    return False
+
+
+def _texts(docs: Iterable) -> list[str]:
+    return [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
+
+
+@validator("grounding.query")
+def check_query(case: Case, context: Context) -> Iterator[Finding]:
+    """Every name and number, and most content words, of the query occur in its passages."""
+    grounds = list(case.grounds)
+    generated = [d for d in grounds if d.metadata.get("generated")]
+    for doc in generated:  # a generated passage grounds nothing by itself: add its seed
+        seed = context.docs.get(str(doc.metadata.get("seed_doc_id", "")))
+        if seed is not None:
+            grounds.append(seed)
+    if not grounds:
+        return
+    problem = ungrounded(case.text, _texts(grounds), context.aliases).problem()
+    if problem:
+        where = ", ".join(d.doc_id for d in case.grounds)
+        yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "
+                      f"{problem}", "ground the query in its passage (or fix its qrels); "
+                      "invented names and numbers measure nothing")
+
+
+@validator("grounding.answer")
+def check_answer(case: Case, context: Context) -> Iterator[Finding]:
+    """A logical query's answer and entities occur in its evidence sentences, and each
+    evidence sentence in its passage."""
+    items = case.meta.get("evidence")
+    if not isinstance(items, list) or not items:
+        return
+    sentences = [str(item.get("text", "")) for item in items if isinstance(item, dict)]
+    for item in items:
+        doc = context.docs.get(str(item.get("doc_id", ""))) if isinstance(item, dict) else None
+        sentence = str(item.get("text", "")) if isinstance(item, dict) else ""
+        if doc is not None and normalized(sentence) not in normalized(f"{doc.title} {doc.text}"):
+            yield Finding("grounding.answer", "evidence", f"evidence {sentence[:60]!r} is not "
+                          f"in passage {doc.doc_id}", "quote evidence word for word")
+    answer = case.meta.get("answer")
+    if isinstance(answer, str) and answer.strip():
+        found = ungrounded(answer, sentences, context.aliases)
+        problem = found.problem(min_share=1.0)
+        if problem:
+            yield Finding("grounding.answer", "answer", f"the answer {answer!r} is not in its "
+                          f"evidence sentences: {problem}", "answer with words of the evidence")
+    missing = ungrounded(case.text, sentences, context.aliases).names
+    if missing:
+        yield Finding("grounding.answer", "text", "entities of the query are not in its "
+                      f"evidence sentences: {', '.join(repr(n) for n in missing)}",
+                      "name only entities the evidence states")
+
+
+@validator("grounding.conditions")
+def check_conditions(case: Case, context: Context) -> Iterator[Finding]:
+    """Each MultiConIR condition phrase occurs in its condition sentence."""
+    phrases, sentences = case.meta.get("condition_phrases"), case.meta.get("conditions")
+    if not isinstance(phrases, list) or not isinstance(sentences, list):
+        return
+    for number, (phrase, sentence) in enumerate(zip(phrases, sentences, strict=False), start=1):
+        problem = ungrounded(str(phrase), [str(sentence)], context.aliases).problem()
+        if problem:
+            yield Finding("grounding.conditions", f"condition_phrases {number}",
+                          f"condition {number} {phrase!r} is not in its sentence: {problem}",
+                          "shorten the condition sentence without inventing words")
+
+
+@validator("grounding.keyword")
+def check_keyword(case: Case, context: Context) -> Iterator[Finding]:
+    """An InfoSearch keyword instruction's keyword occurs in the document it selects."""
+    if case.meta.get("dimension") != "keyword":
+        return
+    keyword = str(case.meta.get("condition", ""))
+    gold = context.docs.get(str(case.meta.get("gold_doc_id", "")))
+    if gold is None or not keyword.strip():
+        return
+    passage = evidence(f"{gold.title}\n{gold.text}")
+    if not all(term_grounded(w, passage, context.aliases) for w in keyword.split()):
+        yield Finding("grounding.keyword", "condition", f"keyword {keyword!r} is not in the "
+                      f"document it selects ({gold.doc_id})", "pick a keyword of that document")

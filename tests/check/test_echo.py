@@ -1,0 +1,102 @@
+"""Every prompt's worked example, fed back as a generated query on an unrelated passage, is
+rejected; the harvest covers new templates and user prompt folders without code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from irforge.check.demonstrations import (
+    DEMONSTRATION_MODULES,
+    PACKAGE,
+    harvest,
+    module_demonstrations,
+    template_demonstrations,
+)
+from irforge.check.echo import tokens
+from irforge.check.suite import Case, Context, case_fields, validate
+from irforge.check.text import content_words
+from irforge.core.records import Doc, Query
+from irforge.prompts.registry import list_templates
+
+UNRELATED = Doc("spokes", "True a wheel by tightening the spoke nipples a quarter turn at a "
+                "time, checking the rim against the brake pads after each pass.", "Wheel truing")
+OTHER = Doc("saddle", "Set the saddle height so the knee stays slightly bent at the bottom "
+            "of the pedal stroke.", "Saddle height")
+CONTEXT = Context(docs={d.doc_id: d for d in (UNRELATED, OTHER)}, language="en")
+
+
+def _rejections(text: str, **meta) -> set[str]:
+    query = Query("echo", text, meta)
+    return {f.validator for f in validate(Case(query, case_fields(query), (UNRELATED,)),
+                                          CONTEXT)}
+
+
+def _by_template() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {t.name: [] for t in list_templates()}
+    for demo in template_demonstrations():
+        out[demo.origin.removeprefix("template ")].append(demo.text)
+    return out
+
+
+def _code_demos() -> list[tuple[str, str]]:
+    return [(path.relative_to(PACKAGE).as_posix(), demo.text)
+            for pattern in DEMONSTRATION_MODULES for path in sorted(PACKAGE.glob(pattern))
+            for demo in module_demonstrations(path)]
+
+
+def test_every_template_shows_examples_that_the_harvest_finds():
+    empty = [name for name, texts in _by_template().items() if not texts]
+    assert not empty, f"templates without a harvested example: {empty}"
+    assert {"generators/logical/demos.py", "generators/multicon/domains.py"} <= {
+        origin for origin, _ in _code_demos()}
+
+
+@pytest.mark.parametrize("name", sorted(_by_template()))
+def test_each_worked_example_fed_back_as_a_query_is_rejected(name):
+    for text in _by_template()[name]:
+        got = _rejections(text)
+        assert got, (name, text)
+        if len(tokens(text)) >= 3 and content_words(text):  # boilerplate is no echo
+            assert "echo" in got, (name, text, got)
+
+
+def test_code_held_demonstrations_fed_back_are_rejected():
+    for origin, text in _code_demos():
+        got = _rejections(text)
+        assert got, (origin, text)
+        if len(tokens(text)) >= 3 and content_words(text):
+            assert "echo" in got, (origin, text, got)
+
+
+def test_an_echoed_need_rejects_an_otherwise_good_query():
+    assert _rejections("how to true a wheel with spoke nipples") == set()
+    got = _rejections("how to true a wheel with spoke nipples",
+                      need="how many times a loan can be renewed")
+    assert got == {"echo"}
+
+
+def test_echo_allows_words_the_passage_itself_holds():
+    library = Doc("lib", "The city library lends e-readers for three weeks; a loan can be "
+                  "renewed online up to two times.", "Library loans")
+    query = Query("q", "How many times can a library loan be renewed?", {})
+    context = Context(docs={"lib": library}, language="en")
+    found = validate(Case(query, case_fields(query), (library,)), context)
+    assert "echo" not in {f.validator for f in found}
+
+
+def test_a_user_prompt_folder_is_harvested_without_code(tmp_path: Path):
+    folder = tmp_path / "prompts" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "glaze.yaml").write_text(
+        'paper: "none"\ndescription: "a user template"\nvariables: [passage]\nuser: |\n'
+        '  Passage: {{ passage }}\n'
+        '  Answer: {"query": "Which celadon glaze suits porcelain at cone ten?"}\n',
+        encoding="utf-8")
+    texts = {d.text for d in harvest(tmp_path / "prompts")}
+    assert "Which celadon glaze suits porcelain at cone ten?" in texts
+    context = Context(docs=CONTEXT.docs, language="en", prompts_dir=tmp_path / "prompts")
+    query = Query("q", "Which celadon glaze suits porcelain at cone ten?", {})
+    found = validate(Case(query, case_fields(query), (UNRELATED,)), context)
+    assert "echo" in {f.validator for f in found}
