@@ -70,7 +70,8 @@ def test_check_reports_duplicate_judgments_and_an_empty_corpus(tmp_path: Path) -
     assert any("judgments.jsonl:2" in t and "duplicate of line 1" in t for t in text)
     assert any("corpus.jsonl" in t and "no documents" in t for t in text)
     assert sum("unknown document" in t for t in text) == 2
-    bench.write_corpus([Doc("d1", "a"), Doc("d2", "b")])
+    bench.write_corpus([Doc("d1", "The flood level at the bridge gauge rose overnight."),
+                        Doc("d2", "A flood level above the bank closes the road.")])
     bench.judgments_path.unlink()
     beir.append_judgments(bench.judgments_path, [row])
     assert check_benchmark(bench.root).ok

@@ -98,10 +98,13 @@ def test_rerun_for_another_dimension_keeps_the_units_already_in_the_folder(tmp_p
     bench = Benchmark(root)
     before = {q.query_id for q in bench.queries()}
     assert before == {"q1-audience-layman"}
-    keyword = [Pair("q2", "What stops flood damage?", Doc("k1", KW_DOCS["k1"]), "keyword"),
-               Pair("q2", "What stops flood damage?", Doc("k2", KW_DOCS["k2"]), "keyword")]
+    # passages the query is grounded in (the validators reject an ungrounded query)
+    k1 = KW_DOCS["k1"] + " Sandbags help stop flood damage."
+    k2 = KW_DOCS["k2"] + " An early warning stops flood damage to homes."
+    keyword = [Pair("q2", "What stops flood damage?", Doc("k1", k1), "keyword"),
+               Pair("q2", "What stops flood damage?", Doc("k2", k2), "keyword")]
     answers = {**_answers(), "instructions.keyword": lambda item: {
-        KW_DOCS["k1"]: "sandbags", KW_DOCS["k2"]: "sirens"}[item["document"]]}
+        k1: "sandbags", k2: "sirens"}[item["document"]]}
     _build(root, keyword, answers)
     queries = {q.query_id: q for q in bench.queries()}
     assert {"q1-audience-layman", "q2-keyword-sandbags", "q2-keyword-sirens"} <= set(queries)

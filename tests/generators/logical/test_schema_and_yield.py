@@ -126,14 +126,37 @@ class Engine(FakeEngine):
         return {"model": self.model, "demo_grade": False}
 
 
+# the demonstrations with every name changed: a model answer that repeats a prompt's
+# demonstration word for word is rejected by the echo validator (tests/check/test_echo.py)
+RENAMES = {"Which actor starred in a film": "Who acted in a film",
+           "Lena Ortiz": "Nadia Okafor", "Port Elam": "Harwick", "Quiet Harbor": "Copper Lake",
+           "Salt Roads": "Winter Docks", "Tomas Reyes": "Ivo Lenz", "Ada Kim": "Rosa Tamm",
+           "Golden Reed": "Silver Gull", "Dunmore": "Bexley", "June Park": "Mei Lund",
+           "Marco Bell": "Otto Crane", "Iron Meadow": "Glass Fen",
+           "Lantern Theatre": "Beacon Hall", "Arden Bridge": "Keel Bridge",
+           "Clara Voss": "Ines Maro", "Voss": "Maro",
+           "Hollis Institute": "Garrow Institute"}
+
+
+def _renamed(text: str) -> str:
+    for old, new in RENAMES.items():
+        text = text.replace(old, new)
+    return text
+
+
+def _renamed_answers():
+    return {"logical.query": lambda item: json.loads(_renamed(
+        DEMONSTRATIONS[item["type_name"]].output.model_dump_json()))}
+
+
 def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path):
     bench = Benchmark(tmp_path / "bench")
-    first = build_logical(bench.root, [Doc("films", FILMS, "Lena Ortiz filmography")],
-                          LogicalConfig(types=("pin",), per_type=1), Engine(_answers()))
+    first = build_logical(bench.root, [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")],
+                          LogicalConfig(types=("pin",), per_type=1), Engine(_renamed_answers()))
     assert first.accepted == 1
     labels = read_violations(labels_path(bench.root))
-    second = build_logical(bench.root, [Doc("bridge", BRIDGE, "Arden Bridge")],
-                           LogicalConfig(types=("2p",), per_type=1), Engine(_answers()))
+    second = build_logical(bench.root, [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")],
+                           LogicalConfig(types=("2p",), per_type=1), Engine(_renamed_answers()))
     assert second.accepted == 1 and second.kept_from_before == 1
     assert "1 earlier queries kept" in second.line()
     assert {q.query_id for q in bench.queries()} == {"lq-pin-0000", "lq-2p-0000"}
