@@ -24,6 +24,7 @@ from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
+from tests.generators.logical.renamed import _renamed, renamed_output
 from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITION_IDS,
@@ -38,7 +39,7 @@ N = 3
 def _multicon_script() -> Script:
     """Well-formed answers for every MultiConIR step, so the source passes every validator."""
     rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
-    phrases = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+    phrases = ["1987 novel by Varga", "beekeeper on an island", "won the Harbour Prize"]
     for sentence, phrase in zip(NOVEL_CONDITIONS, phrases, strict=True):
         prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
         rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
@@ -83,16 +84,18 @@ def test_multicon_build_over_http_is_evaluated_with_the_paper_task_metrics(tmp_p
     assert all(0.0 <= m["ndcg@10"] <= 1.0 for m in system.per_conditions.values())
 
 
-FILMS = Doc("films", DEMONSTRATIONS["2in"].passage, "Lena Ortiz filmography")
-HYPOTHETICAL_2IN = {"title": "Quiet Harbor", "text": (
-    "Quiet Harbor is a 2011 drama that Lena Ortiz directed; the jury gave it the Golden Reed "
+# the demonstrations with every name changed (answers that repeat a prompt's demonstration
+# are rejected as echoes)
+FILMS = Doc("films", _renamed(DEMONSTRATIONS["2in"].passage), "Films of Nadia Okafor")
+HYPOTHETICAL_2IN = {"title": "Copper Lake", "text": (
+    "Copper Lake is a 2011 drama that Nadia Okafor directed; the jury gave it the Silver Gull "
     "award for its long ferry scenes and its quiet cast.")}
-HYPOTHETICAL_PIN = {"title": "Tomas Reyes", "text": (
-    "Tomas Reyes is an actor born in Port Elam who starred in Quiet Harbor, the film Lena "
-    "Ortiz directed in 2011, playing a ferry captain.")}
+HYPOTHETICAL_PIN = {"title": "Ivo Lenz", "text": (
+    "Ivo Lenz is an actor born in Harwick who starred in Copper Lake, the film Nadia "
+    "Okafor directed in 2011, playing a ferry captain.")}
 LOGICAL_SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
-    Rule("Query type: pin", (Action.answer(DEMONSTRATIONS["pin"].output.model_dump()),)),
-    Rule("Query type: 2in", (Action.answer(DEMONSTRATIONS["2in"].output.model_dump()),)),
+    Rule("Query type: pin", (Action.answer(renamed_output("pin")),)),
+    Rule("Query type: 2in", (Action.answer(renamed_output("2in")),)),
     Rule("Search query (pin)", (Action.answer(HYPOTHETICAL_PIN),)),
     Rule("Search query (2in)", (Action.answer(HYPOTHETICAL_2IN),)),
 ))

@@ -86,7 +86,7 @@ def _instructions_rules() -> list[Rule]:
 
 def _multicon_rules() -> list[Rule]:
     rules = [Rule("Mara's brother returns", (Action.answer({"ids": NOVEL_CONDITION_IDS}),))]
-    phrases = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+    phrases = ["1987 novel by Varga", "beekeeper on an island", "won the Harbour Prize"]
     for sentence, phrase in zip(NOVEL_CONDITIONS, phrases, strict=True):
         prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
         rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))

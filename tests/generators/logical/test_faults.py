@@ -1,7 +1,8 @@
 """Faults in the judge and hypothetical steps, injected through the scripted HTTP server.
 
-The query step answers with the shipped demonstrations so that queries reach the later
-steps; the judge then refuses one query and the hypothetical step is cut off. Every fault
+The query step answers with the shipped demonstrations, every name changed (an answer
+that repeats a prompt's demonstration is rejected as an echo), so that queries reach the
+later steps; the judge then refuses one query and the hypothetical step is cut off. Every fault
 must end in failures.jsonl while the rest of the build is written.
 """
 
@@ -14,11 +15,12 @@ from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
+from tests.generators.logical.renamed import _renamed, renamed_output
 
-FILMS = Doc("films", DEMONSTRATIONS["pin"].passage, "Lena Ortiz filmography")
+FILMS = Doc("films", _renamed(DEMONSTRATIONS["pin"].passage), "Films of Nadia Okafor")
 SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
-    Rule("Query type: pin", (Action.answer(DEMONSTRATIONS["pin"].output.model_dump()),)),
-    Rule("Query type: 2in", (Action.answer(DEMONSTRATIONS["2in"].output.model_dump()),)),
+    Rule("Query type: pin", (Action.answer(renamed_output("pin")),)),
+    Rule("Query type: 2in", (Action.answer(renamed_output("2in")),)),
     Rule("Declared type: pin", (Action.answer({"score": 4, "reason": "exact pin"}),)),
     Rule("Declared type: 2in", (Action.refusal("I can't help with that."),)),
     Rule("Search query (pin)", (Action.truncated('{"title": "Tomas Reyes", "text": "Tomas'),)),
@@ -40,7 +42,7 @@ def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_wr
     bench = Benchmark(tmp_path / "bench")
     assert [q.query_id for q in bench.queries()] == ["lq-pin-0000"]
     query = next(bench.queries())
-    assert query.metadata["judge_score"] == 4 and query.metadata["answer"] == "Ada Kim"
+    assert query.metadata["judge_score"] == 4 and query.metadata["answer"] == "Rosa Tamm"
     assert bench.qrels_dict() == {"lq-pin-0000": {"films": 2}}
     failures = {(f.step, f.item_id): f for f in bench.failures()}
     assert set(failures) == {("logical.judge", "lq-2in-0000"),

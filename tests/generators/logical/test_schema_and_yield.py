@@ -29,6 +29,7 @@ from irforge.generators.logical.steps import (
 from irforge.generators.logical.structure import Triple, TripleGroups
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.fake_engine import FakeEngine
+from tests.generators.logical.renamed import _renamed, _renamed_answers
 
 FILMS = DEMONSTRATIONS["pin"].passage
 BRIDGE = DEMONSTRATIONS["2p"].passage
@@ -124,29 +125,6 @@ def _answers(pin=None):
 class Engine(FakeEngine):
     def manifest_entry(self):
         return {"model": self.model, "demo_grade": False}
-
-
-# the demonstrations with every name changed: a model answer that repeats a prompt's
-# demonstration word for word is rejected by the echo validator (tests/check/test_echo.py)
-RENAMES = {"Which actor starred in a film": "Who acted in a film",
-           "Lena Ortiz": "Nadia Okafor", "Port Elam": "Harwick", "Quiet Harbor": "Copper Lake",
-           "Salt Roads": "Winter Docks", "Tomas Reyes": "Ivo Lenz", "Ada Kim": "Rosa Tamm",
-           "Golden Reed": "Silver Gull", "Dunmore": "Bexley", "June Park": "Mei Lund",
-           "Marco Bell": "Otto Crane", "Iron Meadow": "Glass Fen",
-           "Lantern Theatre": "Beacon Hall", "Arden Bridge": "Keel Bridge",
-           "Clara Voss": "Ines Maro", "Voss": "Maro",
-           "Hollis Institute": "Garrow Institute"}
-
-
-def _renamed(text: str) -> str:
-    for old, new in RENAMES.items():
-        text = text.replace(old, new)
-    return text
-
-
-def _renamed_answers():
-    return {"logical.query": lambda item: json.loads(_renamed(
-        DEMONSTRATIONS[item["type_name"]].output.model_dump_json()))}
 
 
 def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path):

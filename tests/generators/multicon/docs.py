@@ -18,7 +18,7 @@ NOVEL_CONDITION_IDS = [1, 2, 5]  # NOVEL_CONDITIONS among NOVEL's numbered sente
 # descriptive queries for k = 1..3 conditions: each mentions every condition, copies nothing
 NOVEL_DESCRIPTIVE = {
     1: "a 1987 book written by Varga",
-    2: "a 1987 book written by Varga whose heroine keeps bees on an island",
+    2: "a 1987 book written by Varga about Mara, who keeps bees on a windswept island",
     3: "a 1987 book written by Varga whose beekeeper heroine later won the Harbour Prize",
 }
 NOVEL_NEGATIVES = [

@@ -32,7 +32,7 @@ FERRY = ("The Quiet Ferry is a 2003 comedy film directed by Lotte Brand. "
          "The film premiered at a festival in Rotterdam.")
 
 
-PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "won the Harbour Prize"]
 
 
 def _script() -> Script:

@@ -48,7 +48,7 @@ class CannedEngine:
         return results
 
 
-PHRASES = ["1987 novel by Varga", "beekeeper on an island", "a Harbour Prize winner"]
+PHRASES = ["1987 novel by Varga", "beekeeper on an island", "won the Harbour Prize"]
 
 
 def ids_of(item, sentences):
@@ -68,7 +68,9 @@ def answers(break_negative: str | None = None):
             else {"ids": [1, 1, 2]}),
         "multicon.condition_phrase": lambda item: {
             "phrase": PHRASES[NOVEL_CONDITIONS.index(item["sentence"])]},
-        "multicon.condition_terms": lambda item: {"terms": list(item["terms"][:2])},
+        # the last two key terms: condition 1's first ones are the title, which a condition
+        # must not name (validator method.title)
+        "multicon.condition_terms": lambda item: {"terms": list(item["terms"][-2:])},
         "multicon.descriptive_query": lambda item: (
             {"query": "1987 beekeeper"} if item["k"] == 2
             else {"query": NOVEL_DESCRIPTIVE[item["k"]]}),
@@ -96,7 +98,7 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     assert ids == ["salt-q1-desc", "salt-q1-inst", "salt-q2-inst", "salt-q3-desc", "salt-q3-inst"]
     q3 = next(q for q in out.queries if q.query_id == "salt-q3-inst")
     assert q3.text == ("Find a book that meets these conditions: 1. 1987 novel by Varga. "
-                       "2. beekeeper on an island. 3. a Harbour Prize winner.")
+                       "2. beekeeper on an island. 3. won the Harbour Prize.")
     assert q3.metadata["subqueries"]["adaptive"] == [{"text": "all of it",
                                                       "conditions": [1, 2, 3]}]
 
@@ -125,7 +127,7 @@ def test_instruction_queries_list_picked_terms_and_pass_the_gates(docs):
     from irforge.steps.gates import QueryGates
 
     engine = CannedEngine(answers())
-    taken = "Find a book that meets these conditions: 1. Salt Orchard Ines Varga."
+    taken = "Find a book that meets these conditions: 1. 1987 novel."
     out = generate(docs[:1], engine, MulticonConfig(domain=get_domain("books"), n=3,
                                                     phrases="pick"),
                    gates=QueryGates(existing={"old-q": taken}))

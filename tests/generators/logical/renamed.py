@@ -1,0 +1,45 @@
+"""The logical demonstrations with every name changed, for tests whose model must answer
+with a well-formed query that is not the prompt's own demonstration."""
+
+from __future__ import annotations
+
+import json
+
+from irforge.generators.logical.demos import DEMONSTRATIONS
+
+# the demonstrations with every name changed: a model answer that repeats a prompt's
+# demonstration word for word is rejected by the echo validator (tests/check/test_echo.py)
+RENAMES = {"Which actor starred in a film": "Who acted in a film",
+           "Lena Ortiz": "Nadia Okafor", "Port Elam": "Harwick", "Quiet Harbor": "Copper Lake",
+           "Salt Roads": "Winter Docks", "Tomas Reyes": "Ivo Lenz", "Ada Kim": "Rosa Tamm",
+           "Golden Reed": "Silver Gull", "Dunmore": "Bexley", "June Park": "Mei Lund",
+           "Marco Bell": "Otto Crane", "Iron Meadow": "Glass Fen",
+           "Lantern Theatre": "Beacon Hall", "Arden Bridge": "Keel Bridge",
+           "Clara Voss": "Ines Maro", "Voss": "Maro",
+           "Hollis Institute": "Garrow Institute"}
+
+
+def _renamed(text: str) -> str:
+    for old, new in RENAMES.items():
+        text = text.replace(old, new)
+    return text
+
+
+def _renamed_answers() -> dict:
+    return {"logical.query": lambda item: json.loads(_renamed(
+        DEMONSTRATIONS[item["type_name"]].output.model_dump_json()))}
+
+
+# the 2in demonstration's second evidence sentence leaves out the award the query names; the
+# logical grounding rule wants every entity of the query in its evidence, so cite the whole
+# passage sentence
+EVIDENCE_2IN = ("Quiet Harbor starred Tomas Reyes and Ada Kim and won the Golden Reed award; "
+                "Salt Roads won no award.")
+
+
+def renamed_output(type_name: str) -> dict:
+    """The ``type_name`` demonstration's answer with every name changed."""
+    output = json.loads(_renamed(DEMONSTRATIONS[type_name].output.model_dump_json()))
+    if type_name == "2in":
+        output["evidence"][1]["text"] = _renamed(EVIDENCE_2IN)
+    return output
