@@ -9,7 +9,7 @@ and the step-by-step verbs look methods up in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,10 +57,13 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Built:
-    """What a build kept (``finish`` checks it) and the counts it recorded."""
+    """What a build kept (``finish`` checks it), the counts it recorded, and its judge's
+    control figures (``judge_controls.json`` entry) when an LLM judge decided what it kept."""
 
     kept: int
     counts: dict[str, Any]
+    judge: Mapping[str, Any] | None = None
+    labels: str = ""  # what the judged labels are, for the untrusted message
 
 
 Build = Callable[[BuildRunner, Any, Inputs], Built]
@@ -77,7 +80,13 @@ class Method:
     kept: str  # what finish() counts: "logical queries", "MultiConIR source documents", ...
 
     def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs) -> Built:
-        """Build with ``config`` on ``runner``, then finish: budget stop, then empty result."""
+        """Build with ``config`` on ``runner``, then finish: budget stop, then empty result,
+        then a judge that failed its control items (exit 8), in that order for every method."""
         built = self.build(runner, config, inputs)
         runner.finish(built.kept, self.kept)
+        if built.judge:
+            from irforge.validators.judge_report import raise_if_untrusted
+
+            raise_if_untrusted(built.judge, built.labels, self.name,
+                               str(built.judge.get("controls_file", "judge_controls.json")))
         return built

@@ -49,13 +49,8 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 
     summary = build_logical(runner.bench.root, list(beir.read_corpus(inputs.corpus)),
                             generator_config(config), runner.engine, runner)
-    if summary.judge_controls:  # a judge that failed its controls stops the run (exit 8)
-        from irforge.validators.judge_report import raise_if_untrusted
-
-        runner.finish(summary.accepted, "logical queries")  # a stop or an empty result first
-        raise_if_untrusted(summary.judge_controls, f"{runner.bench.root} (the queries it kept)",
-                           "logical", "the judge's figures in judge_controls.json")
-    return Built(summary.accepted, {k: v for k, v in asdict(summary).items() if k != "yields"})
+    return Built(summary.accepted, {k: v for k, v in asdict(summary).items() if k != "yields"},
+                 summary.judge_controls, f"{runner.bench.root} (the queries it kept)")
 
 
 METHOD = Method("logical", Config, ("logical.query", "logical.judge", "logical.hypothetical"),

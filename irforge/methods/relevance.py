@@ -8,8 +8,6 @@ from pydantic import Field
 from irforge.methods.contract import Built, Inputs, Method, MethodConfig
 from irforge.steps.runner import BuildRunner
 
-METHOD_KEPT = "labeled pairs"
-
 
 class Config(MethodConfig):
     """``irforge label`` options and the recipe's ``label`` block."""
@@ -41,16 +39,11 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
                              runner=runner)
     runner.record("DisastIR relevance labeling (section 3.6)", config.options(), report.counts,
                   {"inputs": [str(f) for f in files], "estimate": report.estimate})
-    judge = report.counts.get("judge_controls")
-    if judge:  # a judge that failed its controls stops the run (exit 8), its qrels untrusted
-        from irforge.validators.judge_report import raise_if_untrusted
-
-        runner.finish(runner.ledger.accepted(ENSEMBLE_STEP), METHOD_KEPT)  # stop, empty first
-        raise_if_untrusted(judge, str(runner.bench.qrels_path(config.split)), "relevance",
-                           str(judge.get("controls_file", "judge_controls.json")))
-    return Built(runner.ledger.accepted(ENSEMBLE_STEP), dict(report.counts))
+    return Built(runner.ledger.accepted(ENSEMBLE_STEP), dict(report.counts),
+                 report.counts.get("judge_controls"),
+                 str(runner.bench.qrels_path(config.split)))
 
 
 METHOD = Method("relevance", Config, ("relevance.zero_shot", "relevance.cot",
                                       "relevance.multi_dim", "relevance.ensemble"),
-                build, METHOD_KEPT)
+                build, "labeled pairs")

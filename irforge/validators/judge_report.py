@@ -11,7 +11,7 @@ from irforge.core.trust import ALLOW_FLAG
 
 def raise_if_untrusted(entry: Mapping[str, Any], where: str, judge: str = "relevance",
                        log: str = "judge_controls.json") -> None:
-    """Exit 7 with the figures when the labels failed their controls."""
+    """Exit 8 with the figures when the labels failed their controls."""
     if entry.get("status") != "untrusted":
         return
     figures = "\n  ".join(entry.get("lines", []))

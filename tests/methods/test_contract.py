@@ -53,3 +53,29 @@ def test_the_verbs_refuse_what_the_recipe_refuses(tmp_path: Path) -> None:
                                               "--corpus", str(corpus), "--n", "1"])
     assert isinstance(result.exception, IrforgeError) and result.exception.exit_code == 2
     assert "--n: Input should be greater than or equal to 2" in str(result.exception)
+
+
+def test_run_ends_every_method_the_same_way_an_empty_result_before_an_untrusted_judge(
+        tmp_path: Path) -> None:
+    """``Method.run``: finish (a stop, then an empty result), then a failed judge (exit 8)."""
+    from types import SimpleNamespace
+
+    from irforge.core.errors import EmptyResultError, UntrustedLabels
+    from irforge.methods.contract import Built, Inputs, Method
+    from irforge.steps.runner import BuildRunner
+
+    judge = {"status": "untrusted", "lines": ["x.judge: accuracy 0.50 [0.2, 0.8]"]}
+    engine = SimpleNamespace(stopped=None, notes=[], demo_grade=False)
+
+    def method(kept: int) -> Method:
+        return Method("toy", MethodConfig, ("toy.step",),
+                      lambda runner, config, inputs: Built(kept, {}, judge, "toy qrels"),
+                      "toy items")
+
+    runner = BuildRunner.open(engine, tmp_path / "b", "toy")
+    inputs = Inputs(corpus=tmp_path / "corpus.jsonl")
+    with pytest.raises(EmptyResultError):
+        method(0).run(runner, MethodConfig(), inputs)
+    with pytest.raises(UntrustedLabels, match="toy judge failed its control items") as error:
+        method(2).run(runner, MethodConfig(), inputs)
+    assert error.value.exit_code == 8 and "accuracy 0.50" in str(error.value)
