@@ -77,14 +77,19 @@ def _chunk_top(torch, scores, k: int):
     return values, indices
 
 
+def _results(n_queries: int, n_docs: int, k: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The effective k and the (indices, scores) arrays a search fills, row per query."""
+    k = min(k, n_docs)
+    return (k, np.zeros((n_queries, max(k, 0)), dtype=np.int64),
+            np.zeros((n_queries, max(k, 0)), dtype=np.float32))
+
+
 def _torch_search(torch, queries, docs, k: int, doc_chunk: int | None,
                   query_chunk: int | None) -> tuple[np.ndarray, np.ndarray]:
     docs = _tensor(torch, docs)
     queries = _tensor(torch, queries, docs.device).to(docs.dtype)
     n_queries, n_docs = queries.shape[0], docs.shape[0]
-    k = min(k, n_docs)
-    best_idx = np.zeros((n_queries, k), dtype=np.int64)
-    best_val = np.zeros((n_queries, k), dtype=np.float32)
+    k, best_idx, best_val = _results(n_queries, n_docs, k)
     if k <= 0 or n_queries == 0:
         return best_idx, best_val
     q_size, d_size = chunk_sizes(n_docs, k, docs.device.type, doc_chunk, query_chunk)
@@ -116,9 +121,7 @@ def _numpy_search(queries: np.ndarray, docs: np.ndarray, k: int, doc_chunk: int 
                   query_chunk: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The fallback without torch: the same chunks, tie order and results."""
     n_queries, n_docs = queries.shape[0], docs.shape[0]
-    k = min(k, n_docs)
-    best_idx = np.zeros((n_queries, k), dtype=np.int64)
-    best_val = np.zeros((n_queries, k), dtype=np.float32)
+    k, best_idx, best_val = _results(n_queries, n_docs, k)
     if k <= 0 or n_queries == 0:
         return best_idx, best_val
     q_size, d_size = chunk_sizes(n_docs, k, "cpu", doc_chunk, query_chunk)
