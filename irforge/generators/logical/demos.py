@@ -3,7 +3,8 @@
 ComLQ's prompt has three parts: definition, subgraph indicator, demonstration (Figure 3).
 The demonstrations use a small fictional world so every fact in them is true by
 construction; the tests check that each one passes the structure checker for its own type
-and for no other.
+and for no other, and the logical grounding rule (answer and entities in the evidence sentences,
+each sentence quoted from its passage) that generated queries must pass.
 """
 
 from __future__ import annotations
@@ -93,10 +94,11 @@ _DEMOS = {
     "2in": _demo(_FILMS, "Which film directed by Lena Ortiz did not win the Golden Reed award?",
                  "Salt Roads",
                  ["Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014).",
+                  "Quiet Harbor starred Tomas Reyes and Ada Kim and won the Golden Reed award; "
                   "Salt Roads won no award."],
                  intersection=[("Lena Ortiz", "directed", "?t")],
                  negation=[("Golden Reed", "awarded to", "?t")]),
-    "3in": _demo(_FILMS, "Which actor born in Dunmore and starring in a Lena Ortiz film did not "
+    "3in": _demo(_FILMS, "Which actor born in Dunmore and starring in Quiet Harbor did not "
                  "appear in Iron Meadow?", "Ada Kim",
                  ["Quiet Harbor starred Tomas Reyes and Ada Kim",
                   "Ada Kim and June Park were both born in Dunmore",

@@ -30,16 +30,6 @@ def _renamed_answers() -> dict:
         DEMONSTRATIONS[item["type_name"]].output.model_dump_json()))}
 
 
-# the 2in demonstration's second evidence sentence leaves out the award the query names; the
-# logical grounding rule wants every entity of the query in its evidence, so cite the whole
-# passage sentence
-EVIDENCE_2IN = ("Quiet Harbor starred Tomas Reyes and Ada Kim and won the Golden Reed award; "
-                "Salt Roads won no award.")
-
-
 def renamed_output(type_name: str) -> dict:
     """The ``type_name`` demonstration's answer with every name changed."""
-    output = json.loads(_renamed(DEMONSTRATIONS[type_name].output.model_dump_json()))
-    if type_name == "2in":
-        output["evidence"][1]["text"] = _renamed(EVIDENCE_2IN)
-    return output
+    return json.loads(_renamed(DEMONSTRATIONS[type_name].output.model_dump_json()))

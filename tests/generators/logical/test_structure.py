@@ -239,3 +239,20 @@ def test_pni_accepts_the_whole_chain_negated():
 def test_indicator_lists_every_edge_with_its_mark():
     assert get_type("pin").indicator() == (
         "(A1, R1, ?v1)  [must hold]\n(?v1, R2, ?t)  [must hold]\n(A2, R3, ?t)  [negated]")
+
+
+@pytest.mark.parametrize("name", TYPE_NAMES)
+def test_each_demonstration_passes_the_logical_grounding_rule(name):
+    """A demonstration is what the model imitates: it must itself pass the rule its queries meet."""
+    from irforge.check.base import Case, Context
+    from irforge.check.suite import validate
+    from irforge.core.records import Doc, Query
+
+    demo = DEMONSTRATIONS[name]
+    output = demo.output
+    doc = Doc("demo", demo.passage)
+    evidence = [{"doc_id": "demo", "text": item.text} for item in output.evidence]
+    query = Query("q", output.query, {"answer": output.answer, "evidence": evidence})
+    case = Case(query, {"text": output.query}, positives=(doc,), source=doc)
+    findings = validate(case, Context(docs={"demo": doc}), only=["grounding.answer"])
+    assert findings == []
