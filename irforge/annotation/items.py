@@ -81,11 +81,30 @@ def _meta(ctx: _Context, *keys: str) -> Any:
     return None
 
 
-def _lines(value: Any) -> str:
+def _line(value: Any) -> str:
+    """One row for people: a triple as ``subject | relation | object``, a piece of evidence
+    as ``[passage] text``, a list joined by `` | ``."""
+    if isinstance(value, Mapping):
+        if {"subject", "relation", "object"} <= set(value):
+            return " | ".join(str(value[k]) for k in ("subject", "relation", "object"))
+        if "text" in value:
+            where = value.get("passage")
+            return f"[{where}] {value['text']}" if where is not None else str(value["text"])
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
     if isinstance(value, list | tuple):
-        return "\n".join(" | ".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
-                         for v in value)
+        return " | ".join(map(str, value))
     return str(value)
+
+
+def _lines(value: Any) -> str:
+    """A field as plain text lines, never a Python repr: the logical generator's triple
+    groups (``{"negation": [{"subject": ...}]}``) become one ``group: s | r | o`` per triple."""
+    if isinstance(value, Mapping) and all(isinstance(v, list | tuple) for v in value.values()):
+        return "\n".join(f"{group}: {_line(row)}" for group, rows in value.items()
+                         for row in rows)
+    if isinstance(value, list | tuple):
+        return "\n".join(_line(v) for v in value)
+    return _line(value) if isinstance(value, Mapping) else str(value)
 
 
 def _query(ctx: _Context) -> Any:
@@ -123,7 +142,8 @@ def _passages(ctx: _Context) -> Any:
     if not ids:
         return _passage(ctx)
     found = [ctx.docs[i] for i in ids if i in ctx.docs]
-    return "\n\n".join(f"[{n}] {doc.title} {doc.text}".strip() for n, doc in enumerate(found, 1))
+    return "\n\n".join(f"[{n}] {doc.title}: {doc.text}" if doc.title else f"[{n}] {doc.text}"
+                       for n, doc in enumerate(found, 1))
 
 
 def _from_meta(*keys: str) -> Callable[[_Context], Any]:
