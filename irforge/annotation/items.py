@@ -169,6 +169,18 @@ def _field(name: str, ctx: _Context) -> Any:
     return source(ctx)
 
 
+def derived_queries(queries: Mapping[str, Query]) -> dict[tuple[str, str], str]:
+    """(core query id, gold doc id) -> the benchmark query built from them: an InfoSearch
+    rewrite is logged under the core query (``q1``), people's labels belong to the instructed
+    query whose gold passage it is (``q1-audience-layman``)."""
+    out = {}
+    for query_id, query in queries.items():
+        core, gold = query.metadata.get("core_query_id"), query.metadata.get("gold_doc_id")
+        if core and gold:
+            out[(str(core), str(gold))] = query_id
+    return out
+
+
 def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
                   docs: Mapping[str, Doc], job: LabelingJob,
                   strata: Sequence[str] = ("intent", "type")) -> list[AnnotationItem]:
@@ -177,15 +189,18 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     models: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     metas: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     confidences: dict[tuple[str, str], list[float]] = defaultdict(list)
+    derived = derived_queries(queries)
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
-        query = queries.get(judgment.query_id)
+        query_id = judgment.query_id if judgment.query_id in queries else \
+            derived.get((judgment.query_id, judgment.doc_id), judgment.query_id)
+        query = queries.get(query_id)
         intent = (query.metadata.get("intent") if query else None) \
             or judgment.metadata.get("intent")
         if not job.covers_intent(intent):
             continue
-        key = (judgment.query_id, judgment.doc_id)
+        key = (query_id, judgment.doc_id)
         prompt = judgment.prompt_id or judgment.model or "llm"
         labels[key][prompt] = job.llm_label(judgment.task, float(judgment.label))
         models[key][prompt] = judgment.model or "llm"

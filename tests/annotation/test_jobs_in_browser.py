@@ -123,6 +123,10 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
             labels.append(judgment.label)
         matrix.append(labels)
     assert matrix[0] != matrix[1]  # they disagree on the first task
+    if job.writes_qrels:  # people's qrels name the folder's own queries and passages
+        qrels = bench.qrels_dict("human")
+        assert set(qrels) == {view.data["query_id"] for view in views}
+        assert set(qrels) <= {query.query_id for query in bench.queries()}
 
     done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
                                             job.task, "--resamples", "20"])
