@@ -181,6 +181,14 @@ def derived_queries(queries: Mapping[str, Query]) -> dict[tuple[str, str], str]:
     return out
 
 
+def query_of(judgment: Judgment, queries: Mapping[str, Query],
+             derived: Mapping[tuple[str, str], str]) -> str:
+    """The benchmark query a judgment is about (see :func:`derived_queries`)."""
+    if judgment.query_id in queries:
+        return judgment.query_id
+    return derived.get((judgment.query_id, judgment.doc_id), judgment.query_id)
+
+
 def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
                   docs: Mapping[str, Doc], job: LabelingJob,
                   strata: Sequence[str] = ("intent", "type")) -> list[AnnotationItem]:
@@ -193,8 +201,7 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
-        query_id = judgment.query_id if judgment.query_id in queries else \
-            derived.get((judgment.query_id, judgment.doc_id), judgment.query_id)
+        query_id = query_of(judgment, queries, derived)
         query = queries.get(query_id)
         intent = (query.metadata.get("intent") if query else None) \
             or judgment.metadata.get("intent")

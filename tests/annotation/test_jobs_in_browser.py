@@ -39,7 +39,11 @@ def people(label_studio) -> Iterator[list[tuple[Person, Any]]]:
     with chromium() as browser:
         link = invite_link(label_studio.url, label_studio.token)
         persons = [Person(f"annotator{n}@example.com", secrets.token_hex(10)) for n in (1, 2)]
-        yield [(person, sign_up(browser, link, person)) for person in persons]
+        joined = [(person, sign_up(browser, link, person)) for person in persons]
+        client = connect(LabelStudioSettings(label_studio.url, label_studio.token)).client
+        members = {user.email for user in client.users.list()}  # the organization's people
+        assert {person.email for person in persons} <= members
+        yield joined
 
 
 def picks(job: LabelingJob, index: int, person: int) -> list[str]:
