@@ -165,3 +165,26 @@ def test_logical_triples_and_evidence_read_as_lines(tmp_path: Path) -> None:
     assert evidence["evidence"].splitlines()[0] == (
         "[1] Nadia Okafor directed Copper Lake (2011) and Winter Docks (2014).")
     assert evidence["passages"].startswith("[1] Films of Nadia Okafor: Nadia Okafor directed")
+
+
+def test_audit_agreement_pairs_instruction_labels_on_the_instructed_query(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from irforge.cli.app import build_app
+
+    bench = build_for("instruction_compliance", tmp_path)
+    items = bench_items(bench, get_job("instruction_compliance"))
+    assert {item.query_id for item in items} == {"q1-audience-layman", "q2-audience-layman"}
+    assert all(j.query_id in ("q1", "q2") for j in bench.judgments()
+               if j.task == "instructions.rewrite")  # logged under the core query
+    bench.add_judgments([Judgment(item.query_id, item.doc_id, float(person or index), "human",
+                                  task="instruction_compliance", annotator=f"p{person}")
+                         for index, item in enumerate(items) for person in (0, 1)])
+    done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
+                                            "instruction_compliance", "--resamples", "20"])
+    assert done.exit_code == 0, done.output
+    report = json.loads((bench.root / "audits" /
+                         "agreement_instruction_compliance.json").read_text())
+    assert report["pairs"] == len(items) == 2
