@@ -81,11 +81,30 @@ def _meta(ctx: _Context, *keys: str) -> Any:
     return None
 
 
-def _lines(value: Any) -> str:
+def _line(value: Any) -> str:
+    """One row for people: a triple as ``subject | relation | object``, a piece of evidence
+    as ``[passage] text``, a list joined by `` | ``."""
+    if isinstance(value, Mapping):
+        if {"subject", "relation", "object"} <= set(value):
+            return " | ".join(str(value[k]) for k in ("subject", "relation", "object"))
+        if "text" in value:
+            where = value.get("passage")
+            return f"[{where}] {value['text']}" if where is not None else str(value["text"])
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
     if isinstance(value, list | tuple):
-        return "\n".join(" | ".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
-                         for v in value)
+        return " | ".join(map(str, value))
     return str(value)
+
+
+def _lines(value: Any) -> str:
+    """A field as plain text lines, never a Python repr: the logical generator's triple
+    groups (``{"negation": [{"subject": ...}]}``) become one ``group: s | r | o`` per triple."""
+    if isinstance(value, Mapping) and all(isinstance(v, list | tuple) for v in value.values()):
+        return "\n".join(f"{group}: {_line(row)}" for group, rows in value.items()
+                         for row in rows)
+    if isinstance(value, list | tuple):
+        return "\n".join(_line(v) for v in value)
+    return _line(value) if isinstance(value, Mapping) else str(value)
 
 
 def _query(ctx: _Context) -> Any:
@@ -123,7 +142,8 @@ def _passages(ctx: _Context) -> Any:
     if not ids:
         return _passage(ctx)
     found = [ctx.docs[i] for i in ids if i in ctx.docs]
-    return "\n\n".join(f"[{n}] {doc.title} {doc.text}".strip() for n, doc in enumerate(found, 1))
+    return "\n\n".join(f"[{n}] {doc.title}: {doc.text}" if doc.title else f"[{n}] {doc.text}"
+                       for n, doc in enumerate(found, 1))
 
 
 def _from_meta(*keys: str) -> Callable[[_Context], Any]:
@@ -149,6 +169,26 @@ def _field(name: str, ctx: _Context) -> Any:
     return source(ctx)
 
 
+def derived_queries(queries: Mapping[str, Query]) -> dict[tuple[str, str], str]:
+    """(core query id, gold doc id) -> the benchmark query built from them: an InfoSearch
+    rewrite is logged under the core query (``q1``), people's labels belong to the instructed
+    query whose gold passage it is (``q1-audience-layman``)."""
+    out = {}
+    for query_id, query in queries.items():
+        core, gold = query.metadata.get("core_query_id"), query.metadata.get("gold_doc_id")
+        if core and gold:
+            out[(str(core), str(gold))] = query_id
+    return out
+
+
+def query_of(judgment: Judgment, queries: Mapping[str, Query],
+             derived: Mapping[tuple[str, str], str]) -> str:
+    """The benchmark query a judgment is about (see :func:`derived_queries`)."""
+    if judgment.query_id in queries:
+        return judgment.query_id
+    return derived.get((judgment.query_id, judgment.doc_id), judgment.query_id)
+
+
 def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
                   docs: Mapping[str, Doc], job: LabelingJob,
                   strata: Sequence[str] = ("intent", "type")) -> list[AnnotationItem]:
@@ -157,15 +197,17 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     models: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     metas: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     confidences: dict[tuple[str, str], list[float]] = defaultdict(list)
+    derived = derived_queries(queries)
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
-        query = queries.get(judgment.query_id)
+        query_id = query_of(judgment, queries, derived)
+        query = queries.get(query_id)
         intent = (query.metadata.get("intent") if query else None) \
             or judgment.metadata.get("intent")
         if not job.covers_intent(intent):
             continue
-        key = (judgment.query_id, judgment.doc_id)
+        key = (query_id, judgment.doc_id)
         prompt = judgment.prompt_id or judgment.model or "llm"
         labels[key][prompt] = job.llm_label(judgment.task, float(judgment.label))
         models[key][prompt] = judgment.model or "llm"

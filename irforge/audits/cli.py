@@ -31,12 +31,14 @@ def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     table_console().print(table)
 
 
-def job_judgments(judgments, task: str):
+def job_judgments(judgments, task: str, queries=()):
     """Judgments with the generator steps a labeling job reviews renamed to the job's task
-    (``multicon.hard_negative`` -> ``hard_negative``, with the LLM's claim as its label)."""
+    (``multicon.hard_negative`` -> ``hard_negative``, with the LLM's claim as its label), on
+    the benchmark query people labelled (an InfoSearch rewrite: the instructed query)."""
     from dataclasses import replace
 
     from irforge.annotation.errors import AnnotationError
+    from irforge.annotation.items import derived_queries, query_of
     from irforge.annotation.labeling import get_job
 
     try:
@@ -44,9 +46,11 @@ def job_judgments(judgments, task: str):
     except AnnotationError:  # not a built-in job: compare the task as named
         yield from judgments
         return
+    by_id = {query.query_id: query for query in queries}
+    derived = derived_queries(by_id)
     for judgment in judgments:
         if judgment.source == "llm" and judgment.task in job.generator_tasks:
-            yield replace(judgment, task=job.task,
+            yield replace(judgment, task=job.task, query_id=query_of(judgment, by_id, derived),
                           label=job.llm_label(judgment.task, float(judgment.label)))
         else:
             yield judgment
@@ -58,8 +62,8 @@ def _llm_human_pairs(bench, task: str, keys: list[str], tie_break: str) -> list:
 
     queries = list(bench.queries()) if bench.queries_path.exists() else []
     try:
-        pairs = pair_judgments(job_judgments(bench.judgments(), task), queries, task=task,
-                               strata=keys, tie_break=tie_break)
+        pairs = pair_judgments(job_judgments(bench.judgments(), task, queries), queries,
+                               task=task, strata=keys, tie_break=tie_break)
     except IrforgeError:
         raise
     except ValueError as exc:

@@ -1,12 +1,16 @@
 """Jobs review what the generators write: a MultiConIR folder built from canned answers gives
 ``hard_negative`` items with the condition and the rewritten sentence, and the LLM's implied
-answer on the job's scale; logical judgments feed ``logical_structure``."""
+answer on the job's scale; logical judgments feed ``logical_structure``. Every job also finds
+its items on a folder written by its real ``irforge build`` command (tests/annotation/built.py),
+the same folders the browser round trip (test_jobs_in_browser.py) pushes to Label Studio."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.annotation.items import bench_items
+import pytest
+
+from irforge.annotation.items import MISSING, bench_items
 from irforge.annotation.labeling import get_job
 from irforge.annotation.push import task_for
 from irforge.core.bench import Benchmark
@@ -14,6 +18,8 @@ from irforge.core.records import Doc, Judgment, Query
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 from tests.generators.multicon.test_pipeline import CannedEngine, answers
+
+from .built import BUILDS, build_for
 
 
 def test_hard_negative_job_on_a_freshly_built_multicon_folder(tmp_path: Path) -> None:
@@ -129,3 +135,56 @@ def test_audit_agreement_pairs_people_with_the_generator_step_they_reviewed(
     report = json.loads((bench.root / "audits" / "agreement_hard_negative.json").read_text())
     assert report["pairs"] == len(items) == 3
     assert report["human_reliability"]["annotators"] == 2
+
+
+@pytest.mark.parametrize("name", sorted(BUILDS))
+def test_every_job_has_items_on_the_folder_its_build_command_writes(tmp_path: Path,
+                                                                    name: str) -> None:
+    bench = build_for(name, tmp_path)
+    job = get_job(name)
+    items = bench_items(bench, job)
+    assert 2 <= len(items) <= 4
+    queries = {query.query_id for query in bench.queries()}
+    corpus = {doc.doc_id for doc in bench.corpus()}
+    for item in items:
+        if name != "hard_negative":  # a MultiConIR item is a source document's condition
+            assert item.query_id in queries and item.doc_id in corpus  # what the folder kept
+        assert item.data["irforge_task"] == name
+        assert MISSING not in item.data.values(), item.data
+        assert not any(text.startswith(("{'", "[{'", "{\"")) for text in item.data.values()
+                       if isinstance(text, str))  # plain lines, never a Python repr
+
+
+def test_logical_triples_and_evidence_read_as_lines(tmp_path: Path) -> None:
+    bench = build_for("logical_structure", tmp_path)
+    shown = {item.query_id: item.data for item in bench_items(bench, get_job("logical_structure"))}
+    assert shown["lq-2in-0000"]["triples"].splitlines() == [
+        "intersection: Nadia Okafor | directed | ?t", "negation: Silver Gull | awarded to | ?t"]
+    evidence = {item.query_id: item.data for item in
+                bench_items(bench, get_job("evidence_distribution"))}["lq-2in-0000"]
+    assert evidence["evidence"].splitlines()[0] == (
+        "[1] Nadia Okafor directed Copper Lake (2011) and Winter Docks (2014).")
+    assert evidence["passages"].startswith("[1] Films of Nadia Okafor: Nadia Okafor directed")
+
+
+def test_audit_agreement_pairs_instruction_labels_on_the_instructed_query(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from irforge.cli.app import build_app
+
+    bench = build_for("instruction_compliance", tmp_path)
+    items = bench_items(bench, get_job("instruction_compliance"))
+    assert {item.query_id for item in items} == {"q1-audience-layman", "q2-audience-layman"}
+    assert all(j.query_id in ("q1", "q2") for j in bench.judgments()
+               if j.task == "instructions.rewrite")  # logged under the core query
+    bench.add_judgments([Judgment(item.query_id, item.doc_id, float(person or index), "human",
+                                  task="instruction_compliance", annotator=f"p{person}")
+                         for index, item in enumerate(items) for person in (0, 1)])
+    done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
+                                            "instruction_compliance", "--resamples", "20"])
+    assert done.exit_code == 0, done.output
+    report = json.loads((bench.root / "audits" /
+                         "agreement_instruction_compliance.json").read_text())
+    assert report["pairs"] == len(items) == 2

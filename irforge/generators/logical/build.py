@@ -37,6 +37,7 @@ from irforge.generators.logical.selection import (
 )
 from irforge.generators.logical.steps import (
     JUDGE_STEP,
+    QUERY_STEP,
     AcceptedQuery,
     QueryItem,
     below_bar,
@@ -157,6 +158,7 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     if config.hypothetical and accepted:
         hypothetical = list(runner.run(hypothetical_step(), accepted).values())
     ledger = runner.ledger
+    judgments = [*kept_query_judgments(ledger.judgments, accepted), *judgments]
     done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
                    hypothetical, ledger.yields, runner.language)
     summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
@@ -169,6 +171,14 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
                                                  "(--no-judge-controls)"]
         record_judge(runner.bench.root, JUDGE, summary.judge_controls)
     return summary
+
+
+def kept_query_judgments(logged: Sequence[Judgment], kept: Sequence[AcceptedQuery]
+                         ) -> list[Judgment]:
+    """The query step's accepted outputs of the queries still kept after the judge: what
+    ``annotate push --job evidence_distribution`` shows people to check."""
+    ids = {item.plan.query_id for item in kept}
+    return [j for j in logged if j.task == QUERY_STEP and j.query_id in ids]
 
 
 def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score: int,
