@@ -1,5 +1,4 @@
-"""Word forms a stemmer misses: irregular forms, agent nouns and comparatives, compounds,
-contractions.
+"""Word forms a stemmer misses: irregular forms, agent nouns and comparatives, compounds.
 
 Pure functions over two closed tables shipped as data (``irregular_forms.tsv``: "kept" ->
 keep, "children" -> child, "better" -> good; ``irregular_exceptions.tsv``: -er/-or/-est words
@@ -14,15 +13,14 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
+from irforge.check.text import STOPWORDS, stem
+
 #: the shortest base a suffix may leave ("winner" -> "win"); shorter bases are not tried
 MIN_BASE = 3
 #: the shortest part of a compound ("callsign" -> "call" + "sign")
 MIN_PART = 3
 # suffixes of agent nouns and comparatives/superlatives, longest first
 _DERIVED_SUFFIXES = ("iers", "iest", "ier", "ers", "ors", "est", "er", "or")
-# function words a contraction may wrap ("won't" -> will, "can't" -> can)
-_CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall", "ai": "am"}
-_CONTRACTIONS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
 
 
 def _lines(name: str) -> list[str]:
@@ -77,8 +75,6 @@ def derived_bases(word: str) -> list[str]:
 def roots(word: str) -> frozenset[str]:
     """The stems ``word`` may be grounded by: its own, its irregular base's ("won" -> win)
     and its derived bases' ("winner" -> win), function words left out."""
-    from irforge.check.text import STOPWORDS, stem
-
     lower = word.lower().replace("’", "'")
     out = {stem(lower), stem(base_form(lower))}
     out.update(stem(base) for base in derived_bases(lower) if base not in STOPWORDS)
@@ -90,15 +86,3 @@ def compound_parts(word: str) -> list[tuple[str, str]]:
     ("beekeeper" -> ("bee", "keeper"), ...)."""
     lower = word.lower()
     return [(lower[:cut], lower[cut:]) for cut in range(MIN_PART, len(lower) - MIN_PART + 1)]
-
-
-def function_contraction(word: str) -> bool:
-    """Whether ``word`` is a contraction of a function word ("what's", "can't", "won't")."""
-    from irforge.check.text import STOPWORDS
-
-    lower = word.lower().replace("’", "'")
-    for suffix in _CONTRACTIONS:
-        if lower.endswith(suffix) and len(lower) > len(suffix):
-            base = lower[:-len(suffix)]
-            return _CONTRACTED.get(base, base) in STOPWORDS
-    return False

@@ -122,10 +122,23 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """Words that carry content: not stopwords, not number words, two letters or more."""
-    from irforge.check.morphology import function_contraction
-
     return [w for w in words(text) if len(w) > 1 and w not in STOPWORDS
             and w not in NUMBER_WORDS and w not in UNITS and not function_contraction(w)]
+
+
+# function words a contraction may wrap ("won't" -> will, "can't" -> can)
+_CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall", "ai": "am"}
+_CONTRACTIONS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
+
+
+def function_contraction(word: str) -> bool:
+    """Whether ``word`` is a contraction of a function word ("what's", "can't", "won't")."""
+    lower = word.lower().replace("’", "'")
+    for suffix in _CONTRACTIONS:
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            base = lower[:-len(suffix)]
+            return _CONTRACTED.get(base, base) in STOPWORDS
+    return False
 
 
 def stems(text: str) -> set[str]:

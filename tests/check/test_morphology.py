@@ -1,16 +1,11 @@
-"""Word forms the stemmer misses: irregular forms, derived forms, compounds, contractions."""
+"""Word forms the stemmer misses (irregular, derived, compounds) and contractions."""
 
 from __future__ import annotations
 
 import pytest
 
-from irforge.check.morphology import (
-    derived_bases,
-    function_contraction,
-    irregular_bases,
-    not_derived,
-    roots,
-)
+from irforge.check.morphology import derived_bases, irregular_bases, not_derived, roots
+from irforge.check.text import function_contraction
 
 
 @pytest.mark.parametrize(("form", "base"), [
