@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from irforge.check.aliases import Aliases, name_initials
 from irforge.check.base import Case, Context, Finding, validator
@@ -95,9 +96,21 @@ def term_grounded(term: str, passage: Evidence, aliases: Aliases,
         _form_in(p, passage) for p in parts)))
 
 
+def _open_compounds(text: str, passages: Sequence[Evidence]) -> set[str]:
+    """Words of ``text`` written apart that a passage writes as one word ("call sign" for
+    "callsign", "note book" for "notebook")."""
+    sequence = words(text)
+    out: set[str] = set()
+    for first, second in pairwise(sequence):
+        if first not in STOPWORDS and second not in STOPWORDS and any(
+                stem(first + second) in p.stems for p in passages):
+            out.update((first, second))
+    return out
+
+
 def _form_in(word: str, passage: Evidence) -> bool:
     """``word`` by an irregular or derived form, or as a compound of two passage words."""
-    if roots(word) & passage.roots:
+    if roots(word) & passage.roots or stem(word.replace("-", "")) in passage.stems:
         return True
     return any(a not in STOPWORDS and b not in STOPWORDS and roots(a) & passage.roots
                and roots(b) & passage.roots for a, b in compound_parts(word))
@@ -141,9 +154,10 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Unground
                 or (bound and _satisfied(q, bound, numbers)))))
     name_words = {w.lower() for n in name_list for w in re.split(r"[-'’]", n)}
     content = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
-    missing_words = tuple(w for w in content
-                          if not any(term_grounded(w, p, aliases, forms=True)
-                                     for p in prepared))
+    joined = _open_compounds(plain, prepared)
+    missing_words = tuple(w for w in content if w not in joined
+                          and not any(term_grounded(w, p, aliases, forms=True)
+                                      for p in prepared))
     return Ungrounded(missing_names, missing_numbers, missing_words, len(content))
 
 

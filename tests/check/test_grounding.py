@@ -60,3 +60,10 @@ def test_forms_apply_to_content_words_never_to_names():
 
 def test_contractions_of_function_words_are_no_content_words():
     assert content_words("What's the 2m offset, and why won't it open?") == ["offset", "open"]
+
+
+def test_open_and_hyphenated_compounds_ground_on_the_closed_word():
+    sign = Doc("sign", "Give your callsign at the start of every contact.", "Callsigns")
+    assert grounding("When do I give my call sign?", sign) == set()
+    assert grounding("When do I give my call-sign?", sign) == set()
+    assert grounding("When do I give my call back number?", sign)  # "callback" is not there
