@@ -1,13 +1,15 @@
 """How well ``irforge check``'s validators separate valid from invalid queries, and their cost.
 
-Run by hand: ``python benchmarks/validity.py``. The labelled set lives in
-benchmarks/data/validity/: two small corpora written for this benchmark (bicycle maintenance,
-ceramics), each a BEIR folder with ``labels.tsv`` (query-id, kind: ``valid`` or the invalid
-kind it was written as). A query counts as flagged when any problem names it. Prints, per
-validator and overall, the share of invalid queries flagged and the share of valid queries
-wrongly flagged, then the wall time of ``irforge check`` against ``irforge eval --retriever
-bm25`` on the same folder (both as command-line runs, median of REPEATS, same machine, same
-run). Aim (issue 24): >= 90% invalid flagged, <= 5% valid flagged, check <= 1.5x the eval.
+Run by hand: ``python benchmarks/validity.py [SET ...]`` (every set when none is named). The
+labelled sets live in benchmarks/data/validity/: small corpora written for this benchmark
+(bicycle maintenance and ceramics, written alongside the validators; amateur radio, written
+afterwards as a held-out set before any rule was changed for it), each a BEIR folder with
+``labels.tsv`` (query-id, kind: ``valid`` or the invalid kind it was written as). A query
+counts as flagged when any problem names it. Prints, per validator and overall, the share of
+invalid queries flagged and the share of valid queries wrongly flagged, then the wall time of
+``irforge check`` against ``irforge eval --retriever bm25`` on the same folder (both as
+command-line runs, median of REPEATS, same machine, same run). Aim (issue 24): >= 90% invalid
+flagged, <= 5% valid flagged, check <= 1.5x the eval.
 """
 
 from __future__ import annotations
@@ -61,10 +63,13 @@ def timings(folder: Path) -> tuple[float, float]:
     return statistics.median(check), statistics.median(evals)
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
     kinds: dict[str, str] = {}
     found: dict[str, set[str]] = {}
-    folders = sorted(p for p in DATA.iterdir() if (p / "labels.tsv").is_file())
+    folders = sorted(p for p in DATA.iterdir() if (p / "labels.tsv").is_file()
+                     and (not names or p.name in names))
+    if not folders:
+        raise SystemExit(f"no labelled set named {', '.join(names)} in {DATA}")
     for folder in folders:
         own = labels(folder)
         kinds.update({f"{folder.name}/{q}": k for q, k in own.items()})
@@ -89,6 +94,16 @@ def main() -> None:
     good = sorted(q for q in valid if q in found)
     print(f"  {'overall':22s} {bad / len(invalid):6.1%} ({bad:2d})   "
           f"{len(good) / len(valid):6.1%} ({len(good)})")
+    if len(folders) > 1:
+        print("\nper set                 invalid flagged   valid flagged")
+        for folder in folders:
+            own = [q for q in kinds if q.startswith(f"{folder.name}/")]
+            bad_own = [q for q in own if kinds[q] != "valid"]
+            good_own = [q for q in own if kinds[q] == "valid"]
+            hit = sum(1 for q in bad_own if q in found)
+            miss = sum(1 for q in good_own if q in found)
+            print(f"  {folder.name:22s} {hit / len(bad_own):6.1%} ({hit}/{len(bad_own)})   "
+                  f"{miss / len(good_own):6.1%} ({miss}/{len(good_own)})")
     for query in good:
         print(f"  valid but flagged: {query} by {', '.join(sorted(found[query]))}")
     for query in sorted(q for q in invalid if q not in found):
@@ -100,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

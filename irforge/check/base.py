@@ -83,6 +83,13 @@ class Context:
         return frozenset(w for doc in self.docs.values() for text in (doc.title, doc.text)
                          for w in words(text))
 
+    @cached_property
+    def vocabulary_roots(self) -> frozenset[str]:
+        """The stems and word roots of every corpus word (irforge.check.morphology)."""
+        from irforge.check.morphology import roots
+
+        return frozenset(r for word in self.vocabulary for r in roots(word))
+
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:

@@ -116,7 +116,8 @@ def intent_query_kinds() -> dict[str, str]:
 
     path = Path(__file__).resolve().parent.parent / "generators" / "intents" / \
         "builtin_intents.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 30x faster, same data
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) if path.is_file() else {}
     return {name: str(spec.get("query_name", "")) for name, spec in (data or {}).items()
             if isinstance(spec, dict)}
 

@@ -14,10 +14,14 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from irforge.check.aliases import Aliases, name_initials
 from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.morphology import compound_parts, roots
 from irforge.check.text import (
+    ENUMERATION,
+    STOPWORDS,
     Quantity,
     content_words,
     names,
@@ -26,13 +30,12 @@ from irforge.check.text import (
     same_quantity,
     stem,
     stems,
+    words,
 )
 
 #: at least this share of a text's content words (not names or numbers) must occur in its
 #: passages; names and numbers must all occur
 GROUND_MIN_SHARE = 0.5
-#: list markers ("1. ", "2) ") in numbered condition queries are not numbers of the query
-_ENUMERATION = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
 #: a number after these words is a bound, not a fact: grounded when a passage number of the
 #: same kind satisfies it ("between 2000 and 2010" and a passage giving 2003)
 _BOUND = re.compile(r"\b(between|more than|over|above|at least|after|since|less than|"
@@ -46,21 +49,25 @@ _DEMONYM_SUFFIXES = ("ish", "ian", "ese", "an", "ic")
 
 @dataclass(frozen=True)
 class Evidence:
-    """A passage text prepared for grounding: stems, normalised text, quantities."""
+    """A passage text prepared for grounding: stems, roots, normalised text, quantities."""
 
     text: str
     stems: frozenset[str]
     flat: str
     numbers: tuple[Quantity, ...]
     initials: frozenset[str]
+    roots: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=4096)
 def evidence(text: str) -> Evidence:
     """Prepare ``text`` once (passages are grounded against many times)."""
+    every_root = {r for w in words(text) for part in {w, *w.split("-")} if part
+                  for r in roots(part)}
     return Evidence(text, frozenset(stems(text)), f" {normalized(text)} ",
                     tuple(quantities(text)),
-                    frozenset(short.lower() for short, _ in name_initials(text)))
+                    frozenset(short.lower() for short, _ in name_initials(text)),
+                    frozenset(every_root))
 
 
 def _phrase_in(phrase: str, passage: Evidence) -> bool:
@@ -70,8 +77,11 @@ def _phrase_in(phrase: str, passage: Evidence) -> bool:
     return bool(words) and all(stem(w) in passage.stems for w in re.findall(r"[a-z]+", phrase))
 
 
-def term_grounded(term: str, passage: Evidence, aliases: Aliases) -> bool:
-    """A word or name occurs in the passage: by stem, as written, as an alias or initials."""
+def term_grounded(term: str, passage: Evidence, aliases: Aliases,
+                  forms: bool = False) -> bool:
+    """A word or name occurs in the passage: by stem, as written, as an alias or initials;
+    with ``forms`` (content words, never names) also by irregular or derived form ("won" for
+    "winner") or as a closed compound of two passage words ("callsign")."""
     lower = term.lower()
     parts = [p for p in re.split(r"[-'’]", lower) if p]
     if stem(lower) in passage.stems or (parts and all(stem(p) in passage.stems for p in parts)):
@@ -80,7 +90,30 @@ def term_grounded(term: str, passage: Evidence, aliases: Aliases) -> bool:
         return True
     if lower in passage.initials:
         return True
-    return any(_phrase_in(alias, passage) for alias in aliases.of(lower))
+    if any(_phrase_in(alias, passage) for alias in aliases.of(lower)):
+        return True
+    return forms and (_form_in(lower, passage) or (len(parts) > 1 and all(
+        _form_in(p, passage) for p in parts)))
+
+
+def _open_compounds(text: str, passages: Sequence[Evidence]) -> set[str]:
+    """Words of ``text`` written apart that a passage writes as one word ("call sign" for
+    "callsign", "note book" for "notebook")."""
+    sequence = words(text)
+    out: set[str] = set()
+    for first, second in pairwise(sequence):
+        if first not in STOPWORDS and second not in STOPWORDS and any(
+                stem(first + second) in p.stems for p in passages):
+            out.update((first, second))
+    return out
+
+
+def _form_in(word: str, passage: Evidence) -> bool:
+    """``word`` by an irregular or derived form, or as a compound of two passage words."""
+    if roots(word) & passage.roots or stem(word.replace("-", "")) in passage.stems:
+        return True
+    return any(a not in STOPWORDS and b not in STOPWORDS and roots(a) & passage.roots
+               and roots(b) & passage.roots for a, b in compound_parts(word))
 
 
 @dataclass(frozen=True)
@@ -109,7 +142,7 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Unground
     prepared = [evidence(p) for p in passages if p]
     if not prepared:
         return Ungrounded()
-    plain = _ENUMERATION.sub(" ", text)
+    plain = ENUMERATION.sub(" ", text)
     name_list = names(plain)
     missing_names = tuple(dict.fromkeys(
         n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
@@ -120,10 +153,12 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Unground
         if not (any(same_quantity(q, other) for other in numbers)
                 or (bound and _satisfied(q, bound, numbers)))))
     name_words = {w.lower() for n in name_list for w in re.split(r"[-'’]", n)}
-    words = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
-    missing_words = tuple(w for w in words
-                          if not any(term_grounded(w, p, aliases) for p in prepared))
-    return Ungrounded(missing_names, missing_numbers, missing_words, len(words))
+    content = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
+    joined = _open_compounds(plain, prepared)
+    missing_words = tuple(w for w in content if w not in joined
+                          and not any(term_grounded(w, p, aliases, forms=True)
+                                      for p in prepared))
+    return Ungrounded(missing_names, missing_numbers, missing_words, len(content))
 
 
 def _demonym(name: str, passage: Evidence) -> bool:

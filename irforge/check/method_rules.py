@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from irforge.check.base import Case, Context, Finding, validator
 from irforge.check.grounding import ungrounded
-from irforge.check.text import content_words, names, normalized
+from irforge.check.text import STOPWORDS, content_words, names, normalized, stem, words
 from irforge.core.records import Doc
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])")
@@ -27,6 +27,16 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])")
 
 def _title_names(title: str) -> set[str]:
     return {n.lower() for n in names(f"x {title}") if len(n) > 2}
+
+
+def _inflected_title(title: str, text: str) -> bool:
+    """A title of two content words or more, inflected ("a half-wave dipole" for the title
+    "Half-wave dipoles"): its words' stems in a row in ``text``, function words aside."""
+    wanted = [stem(p) for w in words(title) for p in w.split("-") if p not in STOPWORDS]
+    if len(wanted) < 2:
+        return False
+    have = [stem(p) for w in words(text) for p in w.split("-") if p not in STOPWORDS]
+    return any(have[i:i + len(wanted)] == wanted for i in range(len(have) - len(wanted) + 1))
 
 
 @validator("multicon.title")
@@ -45,8 +55,10 @@ def check_title(case: Case, context: Context) -> Iterator[Finding]:
     for name, text in texts.items():
         flat = f" {normalized(text)} "
         hit = [n for n in names(text) if n.lower() in title_names]
-        if (len(content_words(source.title)) and f" {title} " in flat) or hit:
-            what = repr(source.title) if f" {title} " in flat else ", ".join(map(repr, hit))
+        named = bool(content_words(source.title)) and (
+            f" {title} " in flat or _inflected_title(source.title, text))
+        if named or hit:
+            what = repr(source.title) if named else ", ".join(map(repr, hit))
             yield Finding("multicon.title", name, f"names the document's title {what}: the "
                           "condition identifies the document, so retrieval is trivial",
                           "describe the document by its features, never by its title or name")

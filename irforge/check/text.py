@@ -15,6 +15,9 @@ from functools import lru_cache
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]*|[A-Za-z]+(?:['’-][A-Za-z]+)*|[%°]|/[A-Za-z]+")
 
+#: list markers ("1. ", "2) ") of numbered queries: a frame, not numbers of the query
+ENUMERATION = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
+
 # words that carry no content of their own in a search query
 _STOPWORD_TEXT = """
 a about above after again against all also am an and any are as at be because been before
@@ -58,10 +61,14 @@ UNITS: dict[str, tuple[str, float]] = {
     **{u: ("length", 1e3) for u in ("km", "kilometre", "kilometres", "kilometer",
                                      "kilometers")},
     **{u: ("length", 0.0254) for u in ("inch", "inches")},
+    **{u: ("length", 0.3048) for u in ("ft", "foot", "feet")},
+    **{u: ("length", 0.9144) for u in ("yd", "yard", "yards")},
     **{u: ("length", 1609.34) for u in ("mi", "mile", "miles")},
     **{u: ("volume", 1e-3) for u in ("ml", "millilitre", "millilitres", "milliliter",
                                       "milliliters")},
     **{u: ("volume", 1.0) for u in ("l", "litre", "litres", "liter", "liters")},
+    **{u: ("volume", 3.78541) for u in ("gal", "gallon", "gallons")},
+    **{u: ("volume", 0.0295735) for u in ("floz",)},
     **{u: ("time", 1.0) for u in ("s", "sec", "secs", "second", "seconds")},
     **{u: ("time", 60.0) for u in ("min", "mins", "minute", "minutes")},
     **{u: ("time", 3600.0) for u in ("h", "hr", "hrs", "hour", "hours")},
@@ -80,7 +87,18 @@ UNITS: dict[str, tuple[str, float]] = {
     **{u: ("percent", 1.0) for u in ("%", "percent", "per cent")},
     **{u: ("concentration", 1.0) for u in ("mg/l", "ppm")},
     **{u: ("rate", 1.0) for u in ("rpm",)},
+    **{u: ("frequency", 1.0) for u in ("hz", "hertz")},
+    **{u: ("frequency", 1e3) for u in ("khz", "kilohertz")},
+    **{u: ("frequency", 1e6) for u in ("mhz", "megahertz")},
+    **{u: ("frequency", 1e9) for u in ("ghz", "gigahertz")},
+    **{u: ("level", 1.0) for u in ("db", "decibel", "decibels")},
 }
+#: units of the imperial and US systems: a conversion to or from them is compared at the
+#: precision the query wrote ("33 feet" for 10 metres), never closer than CONVERSION_SLACK
+IMPERIAL = frozenset({"lb", "lbs", "pound", "pounds", "oz", "ounce", "ounces", "inch", "inches",
+                      "ft", "foot", "feet", "yd", "yard", "yards", "mi", "mile", "miles", "psi",
+                      "gal", "gallon", "gallons", "floz", "f", "°f", "fahrenheit"})
+CONVERSION_SLACK = 0.05
 _RANGE_WORDS = frozenset({"to", "-", "–", "and", "or"})
 
 
@@ -105,7 +123,22 @@ def words(text: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """Words that carry content: not stopwords, not number words, two letters or more."""
     return [w for w in words(text) if len(w) > 1 and w not in STOPWORDS
-            and w not in NUMBER_WORDS and w not in UNITS]
+            and w not in NUMBER_WORDS and w not in UNITS and not function_contraction(w)]
+
+
+# function words a contraction may wrap ("won't" -> will, "can't" -> can)
+_CONTRACTED = {"wo": "will", "ca": "can", "sha": "shall", "ai": "am"}
+_CONTRACTIONS = ("n't", "'s", "'re", "'ve", "'ll", "'d", "'m")
+
+
+def function_contraction(word: str) -> bool:
+    """Whether ``word`` is a contraction of a function word ("what's", "can't", "won't")."""
+    lower = word.lower().replace("’", "'")
+    for suffix in _CONTRACTIONS:
+        if lower.endswith(suffix) and len(lower) > len(suffix):
+            base = lower[:-len(suffix)]
+            return _CONTRACTED.get(base, base) in STOPWORDS
+    return False
 
 
 def stems(text: str) -> set[str]:
@@ -164,6 +197,8 @@ def _unit_at(tokens: list[str], index: int) -> str | None:
     if index >= len(tokens):
         return None
     token = tokens[index].lower()
+    if token == "°" and index + 1 < len(tokens) and f"°{tokens[index + 1].lower()}" in UNITS:
+        return f"°{tokens[index + 1].lower()}"  # "600 °C": the degree sign is its own token
     if index + 1 < len(tokens) and tokens[index + 1].startswith("/"):
         joined = token + tokens[index + 1].lower()
         if joined in UNITS:
@@ -199,12 +234,31 @@ def quantities(text: str) -> list[Quantity]:
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
     """Equal values in the same dimension (unit conversions included); a bare number
-    matches the same number with any unit."""
+    matches the same number with any unit. Between metric and imperial units (°C and °F
+    included) ``a`` may be ``b`` rounded to the digits ``a`` wrote, within CONVERSION_SLACK."""
     if a.dimension and b.dimension:
-        if a.dimension != b.dimension:
+        temperatures = {a.dimension, b.dimension} == {"temperature_c", "temperature_f"}
+        if a.dimension != b.dimension and not temperatures:
             return False
+        if (a.unit in IMPERIAL) != (b.unit in IMPERIAL):
+            return _rounded_conversion(a, b)
         return abs(a.base - b.base) <= 1e-6 * max(abs(a.base), abs(b.base), 1.0)
     return abs(a.value - b.value) < 1e-9
+
+
+def _rounded_conversion(a: Quantity, b: Quantity) -> bool:
+    """``b`` converted to ``a``'s unit, rounded as ``a`` is written, equals ``a``."""
+    if a.dimension == b.dimension:
+        converted = b.base / UNITS[a.unit or ""][1]
+    elif a.dimension == "temperature_f":
+        converted = b.value * 9 / 5 + 32
+    else:
+        converted = (b.value - 32) * 5 / 9
+    digits = a.written.partition(".")[2] if "." in a.written else ""
+    decimals = len(re.sub(r"\D.*", "", digits))
+    difference = abs(a.value - converted)
+    return (difference <= max(0.5 * 10 ** -decimals, 0.025 * abs(a.value))
+            and difference <= CONVERSION_SLACK * max(abs(a.value), abs(converted)))
 
 
 _CAPITAL = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*)\b")

@@ -166,9 +166,9 @@ def copy_reason(query: str, title: str, text: str) -> str | None:
 def _identifier() -> Any:
     """py3langid's identifier with normalised probabilities (its model ships in the wheel)."""
     from irforge.core.errors import require
+    from irforge.steps.langid_model import load_identifier
 
-    langid = require("py3langid.langid", "generators")
-    return langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
+    return load_identifier(require("py3langid.langid", "generators"))
 
 
 def language_reason(query: str, expected: str | None) -> str | None:

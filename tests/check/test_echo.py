@@ -100,3 +100,45 @@ def test_a_user_prompt_folder_is_harvested_without_code(tmp_path: Path):
     query = Query("q", "Which celadon glaze suits porcelain at cone ten?", {})
     found = validate(Case(query, case_fields(query), (UNRELATED,)), context)
     assert "echo" in {f.validator for f in found}
+
+
+FILM = Doc("film", "Quiet Fen is a 2001 film directed by Ivo Lenz; Rosa Tamm starred in it.",
+           "Quiet Fen")
+CAST = Doc("cast", "The actor Otto Crane was born in Bexley and starred in three films.",
+           "Otto Crane")
+QSL = Doc("qsl", "Operators exchange QSL cards that confirm the date and time of a contact; "
+          "paper cards travel through a bureau.", "QSL cards")
+
+
+def _echoes(text: str, positive: Doc, *others: Doc) -> list[str]:
+    query = Query("q", text, {})
+    context = Context(docs={d.doc_id: d for d in (positive, *others)}, language="en")
+    return [f.detail for f in validate(Case(query, case_fields(query), (positive,)), context,
+                                       only=["echo"])]
+
+
+def test_a_question_frame_alone_is_no_echo_when_the_passage_holds_the_substance():
+    # "Which actor starred in" opens logical.hypothetical's example; "actor" is not in the
+    # passage but the corpus uses it, and the query's names are the passage's own
+    assert _echoes("Which actor starred in Quiet Fen?", FILM, CAST) == []
+
+
+def test_the_frame_with_the_examples_substance_is_still_an_echo():
+    assert _echoes("Which actor starred in a film directed by Lena Ortiz?", FILM, CAST)
+    # a frame word the corpus never uses can only come from the prompt
+    assert _echoes("Which actor starred in Quiet Fen?", FILM)
+
+
+def test_a_reworded_example_carrying_its_words_is_an_echo():
+    # fc_needs shows "how many times a loan can be renewed"; nothing here renews anything
+    found = _echoes("How many times can a QSL card be renewed?", QSL)
+    assert found and "renewed" in found[0]
+    assert _echoes("How many times can a QSL card be confirmed?", QSL) == []
+
+
+def test_list_markers_of_a_conditions_query_are_no_numbers_of_an_example():
+    text = ("Find a guide that meets these conditions: 1. tighten spoke nipples a quarter "
+            "turn. 2. check the rim against the brake pads.")
+    assert _echoes(text, UNRELATED) == []
+    assert _echoes("Find a book that meets these conditions: 1. A 1987 novel. 2. About a "
+                   "beekeeper.", UNRELATED)

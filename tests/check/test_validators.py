@@ -152,3 +152,22 @@ def test_instruction_keyword_must_be_in_the_document_it_selects():
     assert "grounding.keyword" in names_of("how to wipe excess chain oil", "chain", **meta)
     meta["condition"] = "rag"
     assert "grounding.keyword" not in names_of("how to wipe excess chain oil", "chain", **meta)
+
+
+def test_an_inflected_title_in_a_condition_names_the_document():
+    doc = Doc("dip", "A half-wave dipole is two equal lengths of wire fed in the centre. Each "
+              "leg is about 10 metres long for 40 metres.", "Half-wave dipoles")
+    conditions = ["A half-wave dipole is two equal lengths of wire fed in the centre.",
+                  "Each leg is about 10 metres long for 40 metres."]
+
+    def title_findings(first: str) -> list:
+        meta = {"source_doc": "dip", "conditions": conditions,
+                "condition_phrases": [first, "legs about 10 metres long for 40 metres"]}
+        query = Query("q", f"Find an antenna that meets these conditions: 1. {first}. 2. legs "
+                      "about 10 metres long for 40 metres.", meta)
+        return validate(Case(query, case_fields(query), (doc,), doc),
+                        Context(docs={"dip": doc}, language="en"), only=["multicon.title"])
+
+    assert title_findings("a half-wave dipole antenna")  # "dipoles" inflected
+    assert not title_findings("two equal lengths of wire fed in the centre")
+    assert not title_findings("a half-wave wire antenna")  # one title word is no title
