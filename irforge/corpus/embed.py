@@ -14,18 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from irforge.core.errors import IrforgeError, require
+from irforge.core.errors import IrforgeError
+from irforge.core.models import sentence_transformer
 from irforge.corpus.tokenizers import minilm_path
 
 
 @functools.lru_cache(maxsize=2)
 def _model(spec: str, device: str) -> Any:
-    sentence_transformers = require("sentence_transformers", "eval")
     location = str(minilm_path()) if spec == "minilm" else spec
     if spec != "minilm" and not Path(spec).exists() and "/" not in spec:
         raise IrforgeError(f"embedder {spec!r} is neither 'minilm' nor a model folder; give the "
                            "path of a sentence-transformers model")
-    return sentence_transformers.SentenceTransformer(location, device=device)
+    return sentence_transformer(location, device)
 
 
 class Embedder:

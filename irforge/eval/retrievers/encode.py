@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from irforge.core.errors import require
+from irforge.core.models import sentence_transformer
 from irforge.eval.retrievers.device import Placement, batch_defaults, torch_dtype
 
 log = logging.getLogger(__name__)
@@ -33,9 +34,8 @@ def load_sentence_model(name_or_path: str, where: Placement):
     """Load (once per process) a SentenceTransformer on a device, in a precision."""
     key = (name_or_path, where.device, where.dtype)
     if key not in _MODELS:
-        st = require("sentence_transformers", "eval")
-        model = st.SentenceTransformer(name_or_path, device=where.device,
-                                       model_kwargs={"dtype": torch_dtype(where.dtype)})
+        model = sentence_transformer(name_or_path, where.device,
+                                     model_kwargs={"dtype": torch_dtype(where.dtype)})
         model.eval()
         _MODELS[key] = model
     return _MODELS[key]
