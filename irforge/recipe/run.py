@@ -141,8 +141,12 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
             bench.record_step("recipe", {"recipe": recipe.resolved(), "stages": done,
                                          "spent_usd": round(ctx.spent_usd, 6)})
 
+    def begin(stage: Stage) -> None:
+        with lock:  # a log without progress bars still says what is running
+            echo(f"[{stage.name}] started")
+
     workers = 1 if (recipe.budget_usd is not None or not recipe.parallel) else len(stages)
-    _schedule(stages, todo, ctx, actions, settle, workers)
+    _schedule(stages, todo, ctx, actions, (begin, settle), workers)
     report.results.sort(key=lambda r: names.index(r.name))
     report.spent_usd = ctx.spent_usd
     return report
@@ -155,9 +159,12 @@ def _finished(stage: Stage, done: Mapping[str, Any], redo: set[str]) -> bool:
 
 
 def _schedule(stages: list[Stage], todo: set[str], ctx: RunContext,
-              actions: Mapping[str, Action], settle: Callable[[Stage, StageResult], None],
+              actions: Mapping[str, Action],
+              hooks: tuple[Callable[[Stage], None], Callable[[Stage, StageResult], None]],
               workers: int) -> None:
-    """Start every stage whose needs finished; a stage whose need failed is skipped."""
+    """Start every stage whose needs finished; a stage whose need failed is skipped.
+    ``hooks`` are called as a stage starts and as it ends."""
+    begin, settle = hooks
     ok: set[str] = set()
     ended: set[str] = set()
     waiting = list(stages)
@@ -175,6 +182,7 @@ def _schedule(stages: list[Stage], todo: set[str], ctx: RunContext,
                 elif stage.name not in todo:
                     result = StageResult(stage.name, "done-earlier", "finished in an earlier run")
                 else:
+                    begin(stage)
                     running[pool.submit(_run_stage, stage, ctx, actions)] = stage
                     continue
                 _end(stage, result, ok, ended, settle)

@@ -186,3 +186,16 @@ def test_an_empty_corpus_stage_is_failed_and_never_recorded_done(tmp_path: Path)
     assert "0 passages in" in report.results[0].detail and report.exit_code == 3
     stages = json.loads((out / "manifest.json").read_text())["steps"]["recipe"]["stages"]
     assert stages["corpus"]["status"] == "failed"
+
+
+def test_each_stage_says_when_it_starts_and_ends_so_a_log_shows_what_runs(tmp_path: Path) -> None:
+    recipe = load_recipe(_recipe(tmp_path, "corpus: {input: docs}\nmethods: {logical: {}}\n"))
+    lines: list[str] = []
+    run_recipe(recipe, tmp_path / "bench", actions=_fake_actions([]), echo=lines.append)
+    started = [line for line in lines if line.endswith("] started")]
+    assert len(started) == 3
+    for line in started:  # each start comes before its stage's end
+        name = line.split("]")[0] + "]"
+        ends = [i for i, other in enumerate(lines) if other.startswith(name)
+                and not other.endswith("started")]
+        assert ends and lines.index(line) < ends[0]
