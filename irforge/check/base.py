@@ -90,6 +90,17 @@ class Context:
 
         return frozenset(r for word in self.vocabulary for r in roots(word))
 
+    @cached_property
+    def stem_postings(self) -> Mapping[str, frozenset[str]]:
+        """Content-word stem -> ids of the passages holding it (built on first need)."""
+        from irforge.check.text import content_words, stem
+
+        index: dict[str, set[str]] = {}
+        for doc in self.docs.values():
+            for word in set(content_words(f"{doc.title} {doc.text}")):
+                index.setdefault(stem(word), set()).add(doc.doc_id)
+        return {term: frozenset(ids) for term, ids in index.items()}
+
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:

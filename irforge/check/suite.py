@@ -32,6 +32,7 @@ def _load() -> None:
         form,
         grounding,
         method_rules,
+        specific,
         target,
     )
 
