@@ -74,6 +74,8 @@ class Context:
     skip: frozenset[str] = frozenset()
     retrievers: tuple[str, ...] = ("bm25",)
     ranks: dict[str, int | None] = field(default_factory=dict)
+    # query id -> the target validator's record (ranks per retriever, k, corpus size)
+    target_records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:

@@ -22,6 +22,7 @@ from irforge.steps.gates import DEFAULT_LANGUAGE, QueryGates
 
 # validators the gates themselves already apply to the query text (same functions)
 GATED = frozenset({"form.length", "form.language"})
+GENERATED_ID = "(generated)"  # the query id a generated query is validated under
 
 
 @dataclass
@@ -32,6 +33,7 @@ class GenerationValidator:
 
     def __post_init__(self) -> None:
         self._by_text = {(d.title.strip(), d.text.strip()): d for d in self.context.docs.values()}
+        self._recorded: dict[str, Any] = {}
 
     def source_doc(self, source: tuple[str, str] | None) -> Doc | None:
         """The corpus passage a step names as its source (a stand-in when not in the corpus)."""
@@ -50,11 +52,25 @@ class GenerationValidator:
         if isinstance(core, str) and core.strip() and core != query:
             meta.setdefault("instructed", query)  # an instructed query: core text + request
             query = core
-        record = Query("(generated)", query, meta)
+        record = Query(GENERATED_ID, query, meta)
         positives = given or tuple(self._positives(metadata)) or ((doc,) if doc is not None
                                                                    else ())
         case = Case(record, case_fields(record), positives, doc)
-        return [finding.reason for finding in validate(case, self.context)]
+        reasons = [finding.reason for finding in validate(case, self.context)]
+        self.context.ranks.pop(GENERATED_ID, None)
+        target = self.context.target_records.pop(GENERATED_ID, None)
+        self._recorded = {"target": target} if target is not None else {}
+        return reasons
+
+    def recorded(self) -> Mapping[str, Any]:
+        """What the last call's validators recorded: the ``target`` record (each
+        retriever's rank of the positive, k, corpus size) when the target validator ran."""
+        return dict(self._recorded)
+
+    def settings(self) -> Mapping[str, Any]:
+        """The target validator's depth k (and whether it was given or scaled), corpus size
+        and retrievers: recorded in the manifest, printed by the build verbs."""
+        return {"target": self.context.targets.settings()}
 
     def _positives(self, metadata: Mapping[str, Any]) -> Iterable[Doc]:
         ids = metadata.get("positive_doc_ids") or metadata.get("source_doc_ids") or ()

@@ -140,13 +140,15 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     items = _items(docs, config)
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs),
-                                       keep=lambda query_id: query_id not in planned), docs)
+                                       keep=lambda query_id: query_id not in planned), docs,
+                      target_k=runner.target_k)
     step = query_step()
     accepted = []
     for key, value in runner.run(step, items).items():
         result = runner.result(step.name, key)
         accepted.append(with_provenance(value, getattr(result, "model", None),
-                                        bool(getattr(result, "demo_grade", False))))
+                                        bool(getattr(result, "demo_grade", False)),
+                                        runner.notes(value.output.query)))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
     controls: list[StepFigures] | None = [] if config.judge_controls else None
