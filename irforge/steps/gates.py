@@ -279,6 +279,18 @@ class QueryGates:
         for query_id, text in self.existing.items():
             self._index(text, f"benchmark query {query_id}")
 
+    def view(self) -> QueryGates:
+        """Gates sharing this index, lock and recorded notes but with their own validator
+        hook: each method of a recipe run attaches validators over its own passages (and
+        target depth) without replacing another method's, while duplicates still count
+        across all of them."""
+        view = QueryGates(language=self.language, checks=self.checks, validate=self.validate,
+                          lock=self.lock)
+        view.existing = self.existing
+        view._checked, view._notes = self._checked, self._notes
+        view._exact, view._content, view._buckets = self._exact, self._content, self._buckets
+        return view
+
     def _bucket_keys(self, text: str) -> list[str]:
         tokens = normalized(text).split()
         return ["^" + " ".join(tokens[:3]), "$" + " ".join(tokens[-3:])]

@@ -58,8 +58,10 @@ class BuildRunner:
     @classmethod
     def open(cls, engine: EngineLike, folder: Path | str, method: str,
              gates: QueryGates | None = None, target_k: int | None = None) -> BuildRunner:
-        """A runner writing into ``folder``; ``gates`` shares a recipe run's one gate index."""
-        runner = cls(engine, Benchmark(Path(folder)), method, gates, target_k=target_k)
+        """A runner writing into ``folder``; ``gates`` shares a recipe run's one gate index
+        (through a :meth:`~QueryGates.view`, so this method's validators stay its own)."""
+        runner = cls(engine, Benchmark(Path(folder)), method,
+                     gates.view() if gates is not None else None, target_k=target_k)
         if gates is not None:
             runner.gate_checks = gates.checks
         return runner

@@ -84,6 +84,12 @@ def test_bad_answers_are_rejected_by_name_and_good_ones_pass_their_own_check(tmp
     report = check_benchmark(good.root)  # qrels come later (irforge label): only that missing
     assert [p.message for p in report.problems] == ["no qrels split found"]
     assert not report.audit.invalid and set(report.audit.ranks) == {q.query_id for q in kept}
+    # each kept query carries the rank the gates' target validator recorded, and
+    # ``irforge check`` finds the same rank for it on the written folder
+    for query in kept:
+        target = query.metadata["target"]
+        assert target["positives"] == [query.metadata["seed_doc_id"]]
+        assert target["rank"] == report.audit.ranks[query.query_id] <= target["k"] == 3
 
 
 def test_the_gate_hook_reads_each_methods_metadata():

@@ -161,7 +161,8 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     ledger = runner.ledger
     done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
                    hypothetical, ledger.yields, runner.language)
-    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
+    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine),
+                              runner.validation())
     if config.judge:
         summary.judge_controls = judge_entry(controls[0] if controls else None,
                                              str(getattr(engine, "model", "")),
@@ -210,7 +211,8 @@ def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score:
 
 
 def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
-                    config: LogicalConfig, engine_entry: Mapping[str, Any]) -> LogicalSummary:
+                    config: LogicalConfig, engine_entry: Mapping[str, Any],
+                    validation: Mapping[str, Any] | None = None) -> LogicalSummary:
     """Write corpus, queries, qrels, negation labels, logs and the manifest entry (plain code).
 
     Queries already in the folder whose ids this run did not plan stay, with their passages,
@@ -251,7 +253,8 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
         {k: v for k, v in asdict(summary).items() if k != "yields"}, summary.yields,
         len(failures), outcome.language,
         {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
-         "negation_labels": str(labels_path(bench.root).relative_to(bench.root))}))
+         "negation_labels": str(labels_path(bench.root).relative_to(bench.root)),
+         **({"validation": dict(validation)} if validation else {})}))
     return summary
 
 
