@@ -11,11 +11,12 @@ yield tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from irforge.check.demonstrations import Demonstration
 from irforge.check.suite import Case, Context, case_fields, validate
 from irforge.core.records import Doc, Query
 from irforge.steps.gates import DEFAULT_LANGUAGE, QueryGates
@@ -90,11 +91,32 @@ def validating_gates(docs: Iterable[Doc], language: str | None = DEFAULT_LANGUAG
 
 def attach_validators(gates: QueryGates, docs: Iterable[Doc], target_k: int | None = None,
                       prompts_dir: Path | None = None,
-                      retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
+                      retrievers: tuple[str, ...] = ("bm25",),
+                      examples: Iterable[str] = ()) -> QueryGates:
     """Give a build runner's gates (shared by every step of every method) the validator
-    registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would."""
+    registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would;
+    ``examples`` are worked examples the method shows besides its templates' (echoes)."""
     context = Context(docs={d.doc_id: d for d in docs}, language=gates.language,
                       target_k=target_k, prompts_dir=prompts_dir, retrievers=retrievers,
-                      skip=GATED)
+                      skip=GATED, extra_demonstrations=shown_examples(examples))
     gates.validate = GenerationValidator(context)
     return gates
+
+
+def shown_examples(examples: Iterable[str]) -> tuple[Demonstration, ...]:
+    """A method's own worked examples as demonstrations the echo validator knows."""
+    return tuple(Demonstration(text, "method's") for text in examples if text.strip())
+
+
+def echo_check(examples: Iterable[str] = (), what: str = "text"
+               ) -> Callable[[str, str], list[str]]:
+    """The registry's ``echo`` validator for one generated piece that is not a whole query
+    (a condition phrase): ``check(text, source_text) -> reasons``, so a step rejects an echo
+    on the sample that wrote it (best-of-n) with the rule ``irforge check`` applies."""
+    context = Context(extra_demonstrations=shown_examples(examples))
+
+    def check(text: str, source: str) -> list[str]:
+        case = Case(Query(GENERATED_ID, text), {what: text}, (Doc("(source)", source),))
+        return [finding.reason for finding in validate(case, context, only=("echo",))]
+
+    return check

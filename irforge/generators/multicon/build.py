@@ -24,6 +24,7 @@ from irforge.generators.multicon.steps import (
     HardNegativeItem,
     candidate_sentences,
     conditions_step,
+    domain_examples,
     hard_negative_step,
     render_instruction,
     validate_conditions,
@@ -92,7 +93,7 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     # a build rewrites the folder's queries.jsonl whole: its earlier queries are no duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs), config.language,
                                        keep=lambda query_id: False), docs,
-                      target_k=runner.target_k)
+                      target_k=runner.target_k, examples=domain_examples(config.domain))
     ledger = runner.ledger
     run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,

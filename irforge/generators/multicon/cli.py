@@ -77,7 +77,7 @@ def build_command(
     threshold: Annotated[float, typer.Option(
         help="rapidfuzz score (0-100) above which a paraphrased condition is snapped.")]
     = MULTICON.threshold,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N documents.")]
+    limit: Annotated[int | None, typer.Option(help="Use only the first N documents (0: all).")]
     = MULTICON.limit,
     domains: Annotated[Path | None, typer.Option(
         help="YAML file defining extra domains (see docs/multicon.md).")] = None,
@@ -110,6 +110,7 @@ def build_command(
     from irforge.steps.runner import BuildRunner
 
     # the recipe's methods.multicon is the same Config: one set of rules for both
+    limit = None if limit == 0 else limit  # --limit 0: every document (the recipe's null)
     options = validated(multicon.Config, n=n, limit=limit, domain=domain, phrases=phrases,
                         strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
                         adaptive=adaptive, language=language, target_k=target_k)
