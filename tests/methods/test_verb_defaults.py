@@ -69,3 +69,20 @@ def test_the_help_shows_the_configs_defaults() -> None:
     assert result.exit_code == 0
     line = next(row for row in result.output.splitlines() if "--n " in row)
     assert "[default: 3]" in line, line
+
+
+def test_recipe_init_shows_the_configs_defaults_and_the_target_depth() -> None:
+    """``irforge recipe init`` writes default.yaml: each method block's values are the
+    Config's defaults, and every query method names ``target_k``."""
+    import yaml
+
+    from irforge.recipe.model import DEFAULT_RECIPE
+
+    blocks = yaml.safe_load(DEFAULT_RECIPE.read_text(encoding="utf-8"))["methods"]
+    for method, block in blocks.items():
+        config = get_method(method).config
+        assert "target_k" in block, method
+        fields = {(field.alias or name): name for name, field in config.model_fields.items()}
+        for key, value in block.items():
+            default = config.model_fields[fields[key]].get_default(call_default_factory=True)
+            assert value == default, (method, key, value, default)
