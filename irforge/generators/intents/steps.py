@@ -271,7 +271,10 @@ def query_step(template: str) -> Step[QueryItem, Example]:
         metadata=lambda item: {"task": item.planned.task.name,
                                "source_doc": item.planned.seed_doc.doc_id},
         queries_of=lambda item, value: [value.query],
+        # query_kind: the intent's own query form (intents from --intents-file included),
+        # which the registry's form.intent_type checks
         query_metadata=lambda item, value: {"intent": item.planned.task.intent.name,
+                                            "query_kind": item.planned.task.intent.query_name,
                                             "need": item.need},
         source_of=lambda item: (item.planned.seed_doc.title, item.planned.seed_doc.text),
         log_accepted=False)  # the query's metadata carries its model; judgments are labels
