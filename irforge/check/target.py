@@ -54,5 +54,5 @@ def check_target(case: Case, context: Context) -> Iterator[Finding]:
         yield Finding("target", "text", f"target not retrievable: its relevant passage is "
                       f"{where} (needs top {index.depth} of {len(index.docs)} passages, "
                       f"retrievers {', '.join(index.retrievers)})",
-                      "rewrite the query so it asks for its passage, or relax the depth with "
-                      "--target-k (recorded in the report)")
+                      "rewrite the query so it asks for its passage, or relax the depth "
+                      "(--target-k, a recipe's target_k; printed and recorded)")
