@@ -73,7 +73,12 @@ class Context:
     prompts_dir: Path | None = None
     skip: frozenset[str] = frozenset()
     retrievers: tuple[str, ...] = ("bm25",)
+    # examples a generator shows besides the templates' (a MultiConIR domain's), as
+    # Demonstration records: the echo validator treats them like harvested ones
+    extra_demonstrations: tuple[Any, ...] = ()
     ranks: dict[str, int | None] = field(default_factory=dict)
+    # query id -> the target validator's record (ranks per retriever, k, corpus size)
+    target_records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
@@ -119,7 +124,7 @@ class Context:
     def demonstrations(self) -> Any:
         from irforge.check.demonstrations import harvest
 
-        return harvest(self.prompts_dir)
+        return (*harvest(self.prompts_dir), *self.extra_demonstrations)
 
     @cached_property
     def targets(self) -> Any:

@@ -11,17 +11,19 @@ yield tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from irforge.check.demonstrations import Demonstration
 from irforge.check.suite import Case, Context, case_fields, validate
 from irforge.core.records import Doc, Query
 from irforge.steps.gates import DEFAULT_LANGUAGE, QueryGates
 
 # validators the gates themselves already apply to the query text (same functions)
 GATED = frozenset({"form.length", "form.language"})
+GENERATED_ID = "(generated)"  # the query id a generated query is validated under
 
 
 @dataclass
@@ -32,6 +34,7 @@ class GenerationValidator:
 
     def __post_init__(self) -> None:
         self._by_text = {(d.title.strip(), d.text.strip()): d for d in self.context.docs.values()}
+        self._recorded: dict[str, Any] = {}
 
     def source_doc(self, source: tuple[str, str] | None) -> Doc | None:
         """The corpus passage a step names as its source (a stand-in when not in the corpus)."""
@@ -50,11 +53,25 @@ class GenerationValidator:
         if isinstance(core, str) and core.strip() and core != query:
             meta.setdefault("instructed", query)  # an instructed query: core text + request
             query = core
-        record = Query("(generated)", query, meta)
+        record = Query(GENERATED_ID, query, meta)
         positives = given or tuple(self._positives(metadata)) or ((doc,) if doc is not None
                                                                    else ())
         case = Case(record, case_fields(record), positives, doc)
-        return [finding.reason for finding in validate(case, self.context)]
+        reasons = [finding.reason for finding in validate(case, self.context)]
+        self.context.ranks.pop(GENERATED_ID, None)
+        target = self.context.target_records.pop(GENERATED_ID, None)
+        self._recorded = {"target": target} if target is not None else {}
+        return reasons
+
+    def recorded(self) -> Mapping[str, Any]:
+        """What the last call's validators recorded: the ``target`` record (each
+        retriever's rank of the positive, k, corpus size) when the target validator ran."""
+        return dict(self._recorded)
+
+    def settings(self) -> Mapping[str, Any]:
+        """The target validator's depth k (and whether it was given or scaled), corpus size
+        and retrievers: recorded in the manifest, printed by the build verbs."""
+        return {"target": self.context.targets.settings()}
 
     def _positives(self, metadata: Mapping[str, Any]) -> Iterable[Doc]:
         ids = metadata.get("positive_doc_ids") or metadata.get("source_doc_ids") or ()
@@ -74,11 +91,32 @@ def validating_gates(docs: Iterable[Doc], language: str | None = DEFAULT_LANGUAG
 
 def attach_validators(gates: QueryGates, docs: Iterable[Doc], target_k: int | None = None,
                       prompts_dir: Path | None = None,
-                      retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
+                      retrievers: tuple[str, ...] = ("bm25",),
+                      examples: Iterable[str] = ()) -> QueryGates:
     """Give a build runner's gates (shared by every step of every method) the validator
-    registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would."""
+    registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would;
+    ``examples`` are worked examples the method shows besides its templates' (echoes)."""
     context = Context(docs={d.doc_id: d for d in docs}, language=gates.language,
                       target_k=target_k, prompts_dir=prompts_dir, retrievers=retrievers,
-                      skip=GATED)
+                      skip=GATED, extra_demonstrations=shown_examples(examples))
     gates.validate = GenerationValidator(context)
     return gates
+
+
+def shown_examples(examples: Iterable[str]) -> tuple[Demonstration, ...]:
+    """A method's own worked examples as demonstrations the echo validator knows."""
+    return tuple(Demonstration(text, "method's") for text in examples if text.strip())
+
+
+def echo_check(examples: Iterable[str] = (), what: str = "text"
+               ) -> Callable[[str, str], list[str]]:
+    """The registry's ``echo`` validator for one generated piece that is not a whole query
+    (a condition phrase): ``check(text, source_text) -> reasons``, so a step rejects an echo
+    on the sample that wrote it (best-of-n) with the rule ``irforge check`` applies."""
+    context = Context(extra_demonstrations=shown_examples(examples))
+
+    def check(text: str, source: str) -> list[str]:
+        case = Case(Query(GENERATED_ID, text), {what: text}, (Doc("(source)", source),))
+        return [finding.reason for finding in validate(case, context, only=("echo",))]
+
+    return check

@@ -4,7 +4,7 @@ retrievers over the corpus, the top k scaled to its size (used through ``Context
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ class TargetIndex:
     def depth(self) -> int:
         return self.k if self.k is not None else target_k(len(self.docs))
 
-    def _indexed(self) -> list[Any]:
+    def _indexed(self) -> list[tuple[str, Any]]:
         if not self._built and self.docs:
             from irforge.eval.retrievers import get_retriever
 
@@ -44,20 +44,36 @@ class TargetIndex:
                     retriever.index(list(self.docs))
                 except ValueError:  # nothing to index (no word in any passage)
                     continue
-                self._built.append(retriever)
+                self._built.append((spec, retriever))
         return self._built
 
-    def rank(self, text: str, positives: Sequence[str]) -> int | None:
-        """Best 1-based rank of any positive among documents with a positive score
-        (None: no retriever scores one)."""
+    def ranks(self, text: str, positives: Sequence[str]) -> dict[str, int | None]:
+        """Per retriever, the 1-based rank of the first positive among documents with a
+        positive score in its top ``4 * depth`` (None: not there)."""
         wanted = set(positives)
-        best: int | None = None
-        for retriever in self._indexed():
+        found: dict[str, int | None] = {}
+        for spec, retriever in self._indexed():
+            found[spec] = None
             run = retriever.search([Query("q", text)], max(self.depth, 1) * 4)
             for rank, (doc_id, score) in enumerate(run.ranked("q"), start=1):
                 if score <= 0:
                     break
                 if doc_id in wanted:
-                    best = rank if best is None else min(best, rank)
+                    found[spec] = rank
                     break
-        return best
+        return found
+
+    def rank(self, text: str, positives: Sequence[str]) -> int | None:
+        """Best 1-based rank of any positive over every retriever (None: none finds one)."""
+        return best_rank(self.ranks(text, positives))
+
+    def settings(self) -> dict[str, Any]:
+        """The depth, how it was chosen, the corpus size and the retrievers (manifest)."""
+        return {"k": self.depth, "k_given": self.k, "corpus_size": len(self.docs),
+                "retrievers": list(self.retrievers)}
+
+
+def best_rank(ranks: Mapping[str, int | None]) -> int | None:
+    """The best (lowest) of per-retriever ranks; None when no retriever found a positive."""
+    found = [rank for rank in ranks.values() if rank is not None]
+    return min(found) if found else None

@@ -49,6 +49,10 @@ LanguageOption = Annotated[str | None, typer.Option(
     "default: detected from the corpus).")]
 PromptsDirOption = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="Folder of template overrides (default: IRFORGE_PROMPTS_DIR).")]
+TargetKOption = Annotated[int | None, typer.Option(
+    "--target-k", help="Relevance target: a kept query's positive must rank in the top K of "
+    "BM25 over the corpus (default: max(3, ceil(sqrt(N))) for N passages). A larger K relaxes "
+    "the filter (printed and recorded in the manifest); K >= 1, it cannot be switched off.")]
 
 
 def engine_from_options(model: str | None = None, api_base: str | None = None,

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from irforge.steps.runner import BuildRunner
 
@@ -32,6 +33,28 @@ class MethodConfig(BaseModel):
     def options(self) -> dict[str, Any]:
         """The method's own options (the LLM choice left out), for the manifest."""
         return self.model_dump(mode="json", exclude={"model", "api_base"})
+
+
+class QueryMethodConfig(MethodConfig):
+    """Options of a method that writes queries: the relevance-target depth of its validators.
+
+    ``target_k`` (>= 1; None: ``max(3, ceil(sqrt(N)))`` for a corpus of N passages) is how
+    deep a first-stage retriever must rank a kept query's positive. A larger k relaxes the
+    filter; it cannot be switched off (docs/generation.md: the bias it leaves).
+    """
+
+    target_k: int | None = Field(None, ge=1, description="relevance-target depth (None: "
+                                 "scaled to the corpus size)")
+
+
+def flag_defaults(config: type[MethodConfig]) -> SimpleNamespace:
+    """Every Config field's default as a build verb's flag takes it (a list becomes the
+    comma-separated text): the verbs' defaults come from here, so they match the recipe's."""
+    values = {name: field.get_default(call_default_factory=True)
+              for name, field in config.model_fields.items()}
+    return SimpleNamespace(**{name: ",".join(str(item) for item in value)
+                              if isinstance(value, list) else value
+                              for name, value in values.items()})
 
 
 def validated(config: type[ConfigT], **options: Any) -> ConfigT:
@@ -82,6 +105,8 @@ class Method:
     def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs) -> Built:
         """Build with ``config`` on ``runner``, then finish: budget stop, then empty result,
         then a judge that failed its control items (exit 8), in that order for every method."""
+        if isinstance(config, QueryMethodConfig):
+            runner.target_k = config.target_k
         built = self.build(runner, config, inputs)
         runner.finish(built.kept, self.kept)
         if built.judge:

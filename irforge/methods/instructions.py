@@ -7,11 +7,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
+from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 
-class Config(MethodConfig):
+class Config(QueryMethodConfig):
     """``irforge build instructions`` options and the recipe's ``methods.instructions``."""
 
     from_: Literal["intents"] = Field("intents", alias="from")

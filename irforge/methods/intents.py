@@ -7,11 +7,11 @@ from pathlib import Path
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
+from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 
-class Config(MethodConfig):
+class Config(QueryMethodConfig):
     """``irforge build intents`` options and the recipe's ``methods.intents`` block."""
 
     intents: list[str] = Field(default_factory=lambda: ["QA", "FC"])

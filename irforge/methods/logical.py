@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
+from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 
-class Config(MethodConfig):
+class Config(QueryMethodConfig):
     """``irforge build logical`` options and the recipe's ``methods.logical`` block."""
 
     types: list[str] = Field(default_factory=lambda: ["1p", "2i", "2in"])

@@ -7,11 +7,11 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
+from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 
-class Config(MethodConfig):
+class Config(QueryMethodConfig):
     """``irforge build multicon`` options and the recipe's ``methods.multicon`` block."""
 
     n: int = Field(3, ge=2, description="conditions per document (paper: 10)")

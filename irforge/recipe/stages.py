@@ -138,7 +138,7 @@ def run_corpus(ctx: RunContext, stage: Stage) -> str:
 def run_build(ctx: RunContext, stage: Stage) -> str:
     """One method into ``BENCH/<method>`` on the shared runner (``Method.run`` finishes it)."""
     from irforge.methods import Inputs, get_method
-    from irforge.steps.runner import BuildRunner
+    from irforge.steps.runner import BuildRunner, target_line
 
     assert stage.method is not None
     method = get_method(stage.method)
@@ -149,7 +149,8 @@ def run_build(ctx: RunContext, stage: Stage) -> str:
     with ctx.engine(stage, config) as engine:
         runner = BuildRunner.open(engine, ctx.out / stage.method, stage.method, gates)
         built = method.run(runner, config, inputs)
-    return f"{built.kept} {method.kept} kept"
+    target = target_line(runner.validation())
+    return f"{built.kept} {method.kept} kept" + (f"; {target}" if target else "")
 
 
 def run_pool(ctx: RunContext, stage: Stage) -> str:

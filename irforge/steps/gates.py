@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 # -- thresholds ------------------------------------------------------------------------------
 
@@ -229,7 +229,22 @@ def single_query_reasons(query: str, title: str = "", text: str = "",
 
 #: an extra gate: (query, (title, text) of its passage) -> a reason ``gate <name>: ...`` or None
 QueryCheck = Callable[[str, tuple[str, str]], "str | None"]
-QueryValidator = Callable[[str, "tuple[str, str] | None", Mapping[str, Any]], list[str]]
+
+
+class QueryValidator(Protocol):
+    """The validator registry's hook (:mod:`irforge.check.generation`): reasons to reject a
+    query, what the validators recorded for it (kept in its metadata) and their settings."""
+
+    def __call__(self, query: str, source: tuple[str, str] | None,
+                 metadata: Mapping[str, Any]) -> list[str]: ...
+
+    def recorded(self) -> Mapping[str, Any]:
+        """Metadata the last call's validators recorded (``{"target": {...}}``)."""
+        ...
+
+    def settings(self) -> Mapping[str, Any]:
+        """The settings the validators run with (the manifest's ``validation`` entry)."""
+        ...
 
 
 @dataclass
@@ -252,6 +267,9 @@ class QueryGates:
     # check-then-admit is one step under this lock: methods a recipe runs in parallel share
     # the index, and two of them must not both keep the same query
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    # normalized query -> what the validators recorded when it was checked / admitted
+    _checked: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
+    _notes: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
     _exact: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     _content: dict[tuple[str, ...], str] = field(default_factory=dict, init=False, repr=False)
     _buckets: dict[str, list[tuple[str, str]]] = field(default_factory=dict, init=False,
@@ -260,6 +278,18 @@ class QueryGates:
     def __post_init__(self) -> None:
         for query_id, text in self.existing.items():
             self._index(text, f"benchmark query {query_id}")
+
+    def view(self) -> QueryGates:
+        """Gates sharing this index, lock and recorded notes but with their own validator
+        hook: each method of a recipe run attaches validators over its own passages (and
+        target depth) without replacing another method's, while duplicates still count
+        across all of them."""
+        view = QueryGates(language=self.language, checks=self.checks, validate=self.validate,
+                          lock=self.lock)
+        view.existing = self.existing
+        view._checked, view._notes = self._checked, self._notes
+        view._exact, view._content, view._buckets = self._exact, self._content, self._buckets
+        return view
 
     def _bucket_keys(self, text: str) -> list[str]:
         tokens = normalized(text).split()
@@ -302,14 +332,31 @@ class QueryGates:
                  if normalized(other) == normalized(query) or near_duplicate(query, other)),
                 None)
             reasons.extend([*own, *([duplicate] if duplicate else [])])
-            if self.validate is not None:
-                reasons.extend(self.validate(query, source, metadata or {}))
+            validate = self.validate
+            if validate is not None:
+                with self.lock:
+                    reasons.extend(validate(query, source, metadata or {}))
+                    self._checked[normalized(query)] = dict(validate.recorded())
         return reasons
 
     def admit(self, queries: Sequence[str], origin: str) -> None:
-        """Add accepted queries to the index (``origin`` names them in later reasons)."""
+        """Add accepted queries to the index (``origin`` names them in later reasons); what
+        the validators recorded when they checked each one is kept for :meth:`notes`."""
         for query in queries:
             self._index(query, origin)
+            checked = self._checked.pop(normalized(query), None)
+            if checked is not None:
+                self._notes[normalized(query)] = checked
+
+    def notes(self, query: str) -> dict[str, Any]:
+        """What the validators recorded for an admitted query when they passed it
+        (``{"target": {"rank": 2, "ranks": {"bm25": 2}, "k": 5, ...}}``; empty without the
+        validator registry). Writers put it in the query's metadata: no second computation."""
+        return dict(self._notes.get(normalized(query), {}))
+
+    def validation_settings(self) -> dict[str, Any]:
+        """The validator registry's settings (target depth, retrievers...), or empty."""
+        return dict(self.validate.settings()) if self.validate is not None else {}
 
     @classmethod
     def for_benchmark(cls, root: Path | str, language: str | None = DEFAULT_LANGUAGE,

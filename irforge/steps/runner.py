@@ -18,12 +18,12 @@ Two hooks for cross-cutting checks (docs/design.md):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.records import Judgment
+from irforge.core.records import Judgment, Query
 from irforge.steps.gates import QueryCheck, QueryGates, corpus_language
 from irforge.steps.ledger import Ledger
 from irforge.steps.step import Step, StepOutcome, StepYield, run_step
@@ -51,12 +51,17 @@ class BuildRunner:
     ledger: Ledger = field(default_factory=Ledger)
     gate_checks: list[QueryCheck] = field(default_factory=list)
     judge_hooks: list[JudgeHook] = field(default_factory=list)
+    # the relevance-target depth the validators use (None: scaled to the corpus size); a
+    # recipe's or build verb's ``target_k`` (>= 1: it relaxes the filter, never removes it)
+    target_k: int | None = None
 
     @classmethod
     def open(cls, engine: EngineLike, folder: Path | str, method: str,
-             gates: QueryGates | None = None) -> BuildRunner:
-        """A runner writing into ``folder``; ``gates`` shares a recipe run's one gate index."""
-        runner = cls(engine, Benchmark(Path(folder)), method, gates)
+             gates: QueryGates | None = None, target_k: int | None = None) -> BuildRunner:
+        """A runner writing into ``folder``; ``gates`` shares a recipe run's one gate index
+        (through a :meth:`~QueryGates.view`, so this method's validators stay its own)."""
+        runner = cls(engine, Benchmark(Path(folder)), method,
+                     gates.view() if gates is not None else None, target_k=target_k)
         if gates is not None:
             runner.gate_checks = gates.checks
         return runner
@@ -130,6 +135,23 @@ class BuildRunner:
         """The engine result (``LLMResult``) of one item of ``step``."""
         return self.ledger.result(step, item_id)
 
+    def notes(self, query: str) -> dict[str, Any]:
+        """What the validators recorded for a kept query when the gates passed it (its
+        ``target`` ranks): writers merge it into the query's metadata."""
+        return self.gates.notes(query) if self.gates is not None else {}
+
+    def annotate(self, queries: Iterable[Query],
+                 gated_text: Callable[[Query], str] = lambda query: query.text) -> list[Query]:
+        """``queries`` with :meth:`notes` merged into their metadata; ``gated_text`` is the
+        text the gates checked (an instructed query's request, say), default the query."""
+        return [replace(query, metadata={**query.metadata, **self.notes(gated_text(query))})
+                for query in queries]
+
+    def validation(self) -> dict[str, Any]:
+        """The validators' settings (the target depth k, corpus size, retrievers), or empty
+        when no validator ran: the manifest's ``details.validation``."""
+        return self.gates.validation_settings() if self.gates is not None else {}
+
     # -- writes ----------------------------------------------------------------------------
     def write_logs(self, owner: str | None = None) -> dict[str, int]:
         """Write this run's judgments and failures through :class:`Benchmark` (redacted, no
@@ -150,9 +172,11 @@ class BuildRunner:
                details: Mapping[str, Any] | None = None, step: str | None = None
                ) -> dict[str, Any]:
         """Write the method's manifest entry, in the one layout (:data:`MANIFEST_KEYS`)."""
+        validation = self.validation()
         entry = method_entry(name, config, engine_entry(self.engine), counts,
                              self.ledger.yields, len(self.ledger.failures), self.language,
-                             details)
+                             {**(details or {}), **({"validation": validation}
+                                                    if validation else {})})
         self.bench.record_step(step or self.method, entry)
         return entry
 
@@ -165,6 +189,20 @@ class BuildRunner:
         """End the build: a budget/deadline or all-failed stop first, an empty result second."""
         check_stop(self.engine)
         require_kept(self.ledger.yields, kept, what, f" in {self.bench.root}")
+
+
+def target_line(validation: Mapping[str, Any]) -> str:
+    """The console line saying which relevance-target depth the validators used."""
+    target = validation.get("target")
+    if not target:
+        return ""
+    k, size = target["k"], target["corpus_size"]
+    how = "given (--target-k / target_k)" if target.get("k_given") is not None \
+        else "scaled to the corpus size"
+    whole = "; it covers the whole corpus, so only a positive no retriever scores is " \
+        "rejected" if k >= size else ""
+    return (f"target: each kept query's positive ranks in the top {k} of {size} passages "
+            f"({', '.join(target['retrievers'])}; k {how}){whole}")
 
 
 def engine_entry(engine: Any) -> dict[str, Any]:

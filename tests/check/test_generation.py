@@ -50,7 +50,11 @@ def _engine(bad: bool) -> FakeEngine:
 
     def needs(item: Any) -> dict[str, list[str]]:
         words = next(d for d in DOCS if d.doc_id == _seed(item)).text.split()
-        return {"needs": [" ".join(words[:5]).lower()]}
+        # the echoed query gets a need it shares words with, so the step's own need check
+        # passes it on to the gates, where the registry's echo rule rejects it
+        echoed = " and how long to borrow from the library" if bad and _seed(item) == "b1" \
+            else ""
+        return {"needs": [" ".join(words[:5]).lower() + echoed]}
 
     return FakeEngine({"intents.qa_needs": needs,
                        "intents.qa_query": query})
@@ -72,9 +76,9 @@ def test_bad_answers_are_rejected_by_name_and_good_ones_pass_their_own_check(tmp
     reasons = " | ".join(f.reason for f in bad.failures())
     for name in ("grounding.query", "form.debris"):
         assert f"validator {name}:" in reasons, (name, reasons)
-    # the step's own earlier checks catch the echo and the statement first (same rules)
-    assert "repeats the prompt's example" in reasons or "validator echo:" in reasons
-    assert "is a statement" in reasons or "validator form.intent_type:" in reasons
+    # the echo and the statement are the registry's (the intents step has no copy of them)
+    assert "validator echo:" in reasons and "repeats the prompt's example" not in reasons
+    assert "validator form.intent_type:" in reasons and "is a statement" not in reasons
     assert not bad.queries_path.exists() or not list(bad.queries())
     good = _build(tmp_path / "good", bad=False)
     kept = list(good.queries())
@@ -84,6 +88,12 @@ def test_bad_answers_are_rejected_by_name_and_good_ones_pass_their_own_check(tmp
     report = check_benchmark(good.root)  # qrels come later (irforge label): only that missing
     assert [p.message for p in report.problems] == ["no qrels split found"]
     assert not report.audit.invalid and set(report.audit.ranks) == {q.query_id for q in kept}
+    # each kept query carries the rank the gates' target validator recorded, and
+    # ``irforge check`` finds the same rank for it on the written folder
+    for query in kept:
+        target = query.metadata["target"]
+        assert target["positives"] == [query.metadata["seed_doc_id"]]
+        assert target["rank"] == report.audit.ranks[query.query_id] <= target["k"] == 3
 
 
 def test_the_gate_hook_reads_each_methods_metadata():

@@ -170,6 +170,26 @@ def test_one_gate_index_rejects_a_query_two_methods_wrote_once(built) -> None:
     assert {method for method, _ in across} <= {"intents", "logical"}
 
 
+def test_every_kept_query_of_every_method_carries_the_rank_its_positive_reached(built) -> None:
+    """The target validator's record, copied by the gates that passed the query: each
+    retriever's rank of its positive, the best, and the method's k and corpus size."""
+    out, _ = built
+    for method in METHODS:
+        bench = Benchmark(out / method)
+        setting = bench.manifest()["steps"][method]["details"]["validation"]["target"]
+        assert setting["k_given"] is None and setting["retrievers"] == ["bm25"], method
+        queries = list(bench.queries())
+        assert queries, method
+        for query in queries:
+            target = query.metadata.get("target")
+            assert target, (method, query.query_id, query.metadata)
+            assert set(target["ranks"]) == {"bm25"}, (method, target)
+            assert target["rank"] == target["ranks"]["bm25"] and target["retrievable"]
+            assert 1 <= target["rank"] <= target["k"] == setting["k"], (method, target)
+            assert target["corpus_size"] == setting["corpus_size"], (method, target)
+            assert target["positives"], (method, target)
+
+
 def _method_run(name: str, out: Path, folder: Path, url: str, **engine: object) -> int:
     """Build ``name`` alone into ``folder`` on a fresh runner; its exit code (0 when ok)."""
     method = get_method(name)

@@ -12,7 +12,7 @@ folder already holds (``merge.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,8 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
                  if str(q.metadata.get("core_query_id", q.query_id)) in attempted_ids}
     run.use_gates((pair.doc.text for pair in pairs),
                   keep=lambda query_id: query_id not in rewritten)
-    attach_validators(run.gates, {pair.doc.doc_id: pair.doc for pair in pairs}.values())
+    attach_validators(run.gates, {pair.doc.doc_id: pair.doc for pair in pairs}.values(),
+                      target_k=run.target_k)
     groups, units = run_steps(run, pairs, dimensions, settings)
     kept_ids = {m.doc.doc_id for g in groups for m in g.members}
     dropped = {pair.doc.doc_id for pair in pairs} - kept_ids
@@ -94,6 +95,10 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
     report = BuildReport(root=bench.root, yields=run.yields)
     attempted = {(pair.query_id, pair.dimension) for pair in pairs}
     assembled = assemble(groups, units, _descriptions(dimensions, units), extra)
+    # the gates checked each unit's instructed request (its core query ranked for its
+    # positives): its target ranks go into the unit's metadata
+    assembled = replace(assembled, queries=tuple(run.annotate(
+        assembled.queries, lambda query: str(query.metadata["instructed"]))))
     merged = merge_previous(bench, assembled, attempted, dropped)
     if merged.queries:
         report.counts = write_assembled(bench, merged)

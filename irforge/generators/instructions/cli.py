@@ -17,6 +17,7 @@ from irforge.cli.options import (
     PriceOption,
     PromptsDirOption,
     RpmOption,
+    TargetKOption,
     TimeoutOption,
     TpmOption,
     engine_from_options,
@@ -24,6 +25,10 @@ from irforge.cli.options import (
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
+from irforge.methods.contract import flag_defaults
+from irforge.methods.instructions import Config as InstructionsConfig
+
+INSTRUCTIONS = flag_defaults(InstructionsConfig)  # the flags' defaults are the recipe block's
 
 
 class InstructionsInputError(IrforgeError, ValueError):
@@ -38,12 +43,14 @@ def build_command(
     corpus: Annotated[Path | None, typer.Option(
         help="A BEIR folder instead of --pairs: its positive qrels become the pairs and its "
              "corpus stays as distractors.")] = None,
-    dimension: Annotated[str | None, typer.Option(
-        help="Dimension for rows without one (required with --corpus): audience, keyword, "
-             "format, language, length, source, or one added with --dimensions.")] = None,
+    dimension: Annotated[str, typer.Option(
+        help="Dimension for rows without one and for --corpus: audience, keyword, "
+             "format, language, length, source, or one added with --dimensions.")]
+    = INSTRUCTIONS.dimension,
     dimensions_file: Annotated[Path | None, typer.Option(
         "--dimensions", help="YAML adding or changing dimensions and values.")] = None,
-    split: Annotated[str, typer.Option(help="Qrels split read with --corpus.")] = "test",
+    split: Annotated[str, typer.Option(help="Qrels split read with --corpus.")]
+    = INSTRUCTIONS.split,
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
     cache: CacheOption = None,
@@ -56,14 +63,18 @@ def build_command(
     price_per_mtok: PriceOption = None,
     max_tokens: Annotated[int, typer.Option(
         help="Longest answer per call (articles need about 800).")] = 1024,
-    phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")] = 1,
+    phrasings: Annotated[int, typer.Option(help="Instructed queries per condition.")]
+    = INSTRUCTIONS.phrasings,
     hard_negatives: Annotated[int, typer.Option(help="Query hard negatives per core query.")]
-    = 1,
+    = INSTRUCTIONS.hard_negatives,
     rewrite: Annotated[bool, typer.Option(
         help="Rewrite documents into missing condition values (audience, length, source).")]
-    = True,
-    seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")] = 0,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")] = None,
+    = INSTRUCTIONS.rewrite,
+    seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")]
+    = INSTRUCTIONS.seed,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N pairs.")]
+    = INSTRUCTIONS.limit,
+    target_k: TargetKOption = INSTRUCTIONS.target_k,
     as_json: JsonOption = False,
 ) -> None:
     """Build an InfoSearch-style benchmark (og / instructed / reversed modes) from pairs.
@@ -76,11 +87,10 @@ def build_command(
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
     from irforge.methods import instructions as method
     from irforge.methods.contract import validated
-    from irforge.steps.runner import BuildRunner
+    from irforge.steps.runner import BuildRunner, target_line
 
     validated(method.Config, split=split, phrasings=phrasings, hard_negatives=hard_negatives,
-              rewrite=rewrite, seed=seed, limit=limit,
-              **({"dimension": dimension} if dimension else {}))
+              rewrite=rewrite, seed=seed, limit=limit, dimension=dimension, target_k=target_k)
     if (pairs is None) == (corpus is None):
         raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
                                      "BEIR_DIR")
@@ -90,7 +100,8 @@ def build_command(
         chosen = read_pairs(pairs, dims, default_dimension=dimension)
     else:
         if dimension not in dims:
-            raise InstructionsInputError(f"--corpus needs --dimension, one of {', '.join(dims)}")
+            raise InstructionsInputError(f"--dimension {dimension!r} is not one of "
+                                         f"{', '.join(dims)}")
         chosen, distractors = pairs_from_beir(corpus, dimension, split)
         if not chosen:
             raise InstructionsInputError(f"{corpus}: no positive qrels in split {split!r}")
@@ -106,12 +117,13 @@ def build_command(
         if engine.demo_grade:
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
-        runner = BuildRunner.open(engine, bench_dir, "instructions")
+        runner = BuildRunner.open(engine, bench_dir, "instructions", target_k=target_k)
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe, runner)
     emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step,
           "yield": report.yields.to_manifest()},
-         f"wrote {bench_dir}: {report.summary()}\n{report.yields.render()}", as_json)
+         f"wrote {bench_dir}: {report.summary()}\n{report.yields.render()}"
+         f"\n{target_line(runner.validation())}".rstrip(), as_json)
     runner.finish(report.counts.get("units", 0), "instruction units")
 
 

@@ -133,7 +133,7 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
-    attach_validators(runner.use_gates(), source_docs(corpus))
+    attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k)
     for template, items in _grouped(ready, "query_template").items():
         examples.update(runner.run(query_step(template), items))
     queries, generated = _records(ready, examples, runner, keep_generated)
@@ -203,7 +203,7 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
             "positive_doc_id": positive, "positive_generated": passage is not None,
-            "model": model, "demo_grade": demo_grade}))
+            "model": model, "demo_grade": demo_grade, **runner.notes(example.query)}))
         if passage is not None:
             generated.append(Doc(doc_id=positive, text=passage, metadata={
                 "generated": True, "generated_by": GENERATED_BY, "intent": intent.name,

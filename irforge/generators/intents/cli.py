@@ -18,6 +18,7 @@ from irforge.cli.options import (
     PriceOption,
     PromptsDirOption,
     RpmOption,
+    TargetKOption,
     TimeoutOption,
     TpmOption,
     engine_from_options,
@@ -25,6 +26,10 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
+from irforge.methods.contract import flag_defaults
+from irforge.methods.intents import Config as IntentsConfig
+
+INTENTS = flag_defaults(IntentsConfig)  # the flags' defaults are the recipe block's
 
 MaxTokensOption = Annotated[int, typer.Option(help="Completion token limit per call.")]
 
@@ -37,15 +42,21 @@ def build_intents_command(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
     corpus: Annotated[Path | None, typer.Option(
         help="Source corpus.jsonl (or a benchmark folder); default: BENCH_DIR's corpus.")] = None,
-    intents: Annotated[str, typer.Option(help="Comma-separated intents, e.g. QA,FC.")] = "QA",
+    intents: Annotated[str, typer.Option(help="Comma-separated intents, e.g. QA,FC.")]
+    = INTENTS.intents,
     taxonomy: Annotated[str, typer.Option(
         help="Categories: 'derived' (term clusters of the corpus, the default), 'disastir' "
-             "(DisastIR's 8 disaster types) or a taxonomy YAML file.")] = "derived",
+             "(DisastIR's 8 disaster types) or a taxonomy YAML file.")]
+    = INTENTS.taxonomy,
     intents_file: Annotated[Path | None, typer.Option(
         help="YAML file defining more intents or overriding built-in ones.")] = None,
-    per_task: Annotated[int, typer.Option(help="Queries per intent x category task.")] = 2,
-    needs: Annotated[int, typer.Option(help="Information needs brainstormed per seed.")] = 3,
-    seed: Annotated[int, typer.Option(help="Seed for passages, attributes and needs.")] = 0,
+    per_task: Annotated[int, typer.Option(help="Queries per intent x category task.")]
+    = INTENTS.per_task,
+    needs: Annotated[int, typer.Option(help="Information needs brainstormed per seed.")]
+    = INTENTS.needs,
+    seed: Annotated[int, typer.Option(help="Seed for passages, attributes and needs.")]
+    = INTENTS.seed,
+    target_k: TargetKOption = INTENTS.target_k,
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
@@ -66,10 +77,11 @@ def build_intents_command(
     from irforge.generators.intents.taxonomy import choose_taxonomy
     from irforge.methods import intents as method
     from irforge.methods.contract import validated
-    from irforge.steps.runner import BuildRunner
+    from irforge.steps.runner import BuildRunner, target_line
 
     validated(method.Config, intents=split_names(intents), per_task=per_task, taxonomy=taxonomy,
-              intents_file=intents_file, needs=needs, seed=seed)  # the recipe block's rules
+              intents_file=intents_file, needs=needs, seed=seed,
+              target_k=target_k)  # the recipe block's rules
     bench = Benchmark(bench_dir)
     source = corpus if corpus is not None else bench.corpus_path
     if source.is_dir():
@@ -89,7 +101,7 @@ def build_intents_command(
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
             price_per_mtok=price_per_mtok, max_tokens=max_tokens,
             bench_dir=bench_dir) as engine:
-        runner = BuildRunner.open(engine, bench.root, "intents")
+        runner = BuildRunner.open(engine, bench.root, "intents", target_k=target_k)
         run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run,
                             runner=runner, keep_generated=keep_generated_passages)
         estimate = run.estimate
@@ -113,6 +125,8 @@ def build_intents_command(
         emit({"folder": bench_dir, **run.manifest()}, "", as_json=True)
     else:
         typer.echo(run.yields.render())
+        if target_line(runner.validation()):
+            typer.echo(target_line(runner.validation()))
         typer.echo(f"{counts['queries']} queries and {counts['generated_docs']} generated "
                    f"passages from {counts['planned']} planned over {counts['tasks']} tasks"
                    f"{grade_note(counts['demo_grade'])}; {counts['failures']} failures in "

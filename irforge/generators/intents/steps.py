@@ -22,7 +22,6 @@ from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered
-from irforge.steps.echo import echoed_examples
 
 GENERATED_BY = "intents"
 NEEDS_STEP = "intents.needs"
@@ -80,13 +79,12 @@ def _words(text: str) -> str:
 
 
 def copies_seed(query: str, seed: Doc) -> bool:
-    """True when the query is the seed's title, or a verbatim run of the seed's title + text
-    (the small-model failure: "title + first sentence" returned as the query)."""
+    """True when the query is a verbatim run of COPY_WORDS+ words of the seed's title + text
+    (the small-model failure: "title + first sentence" returned as the query); a query that
+    is the title is the gates' ``title`` rule."""
     words = _words(query)
     if not words:
         return False
-    if seed.title and words == _words(seed.title):
-        return True
     source = _words(f"{seed.title} {seed.text}")
     return len(words.split()) >= COPY_WORDS and f" {words} " in f" {source} "
 
@@ -243,41 +241,18 @@ def example_model(item: QueryItem) -> type[BaseModel]:
     return GeneratedExample if item.planned.task.intent.generates_passage else GeneratedQuery
 
 
-def _prompt_examples(template: str) -> str:
-    """The worked examples a template shows (in its user text)."""
-    from irforge.prompts import get_template
-
-    return get_template(template).user
-
-
-def _example_reasons(item: QueryItem, value: Any, examples: str = "") -> list[str]:
+def _example_reasons(item: QueryItem, value: Any) -> list[str]:
+    """This step's own checks of an answer: blank, too long, a copy of the seed, a generated
+    passage that repeats the query or the seed, a query unrelated to its need. The rules
+    every query passes (echoed prompt examples, grounding, a question for a QA intent...)
+    are the validator registry's, run by the runner's gates on the same sample."""
     seed = item.planned.seed_doc
-    echoed = echoed_examples(value.query, examples, f"{seed.title} {seed.text} {item.need}")
-    if echoed:
-        return echoed
     passage = getattr(value, "passage", None) if item.planned.task.intent.generates_passage \
         else None
     problem = check_example(value.query, passage, seed.text, seed.title)
-    if problem is None and not grounded(value.query, seed):
-        problem = "the query is not grounded in its seed passage (too few of its words occur there)"
     if problem is None and not stems(value.query) & stems(item.need):
         problem = "the query shares no content word with its information need"
-    if problem is None and item.planned.task.intent.query_name == "question" \
-            and not is_question(value.query):
-        problem = "the intent asks for a question; this query is a statement"
     return [problem] if problem else []
-
-
-_QUESTION_WORDS = frozenset({
-    "what", "when", "where", "who", "whom", "whose", "which", "why", "how", "is", "are", "was",
-    "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "may"})
-
-
-def is_question(text: str) -> bool:
-    """A question ends with '?' or opens with an interrogative or auxiliary word."""
-    words = text.strip().split()
-    return bool(words) and (text.rstrip().endswith("?")
-                            or words[0].lower().strip("\"'(") in _QUESTION_WORDS)
 
 
 def _example(item: QueryItem, value: Any) -> Example:
@@ -287,17 +262,19 @@ def _example(item: QueryItem, value: Any) -> Example:
 
 def query_step(template: str) -> Step[QueryItem, Example]:
     """Step 2: the query (and the passage it should retrieve) for the picked need."""
-    examples = _prompt_examples(template)
     return Step(
         name=QUERY_STEP, template=template, output_model=example_model,
         variables=lambda item: only_declared(template, query_values(item.planned, item.need)),
         item_id=lambda item: item.planned.query_id,
-        validators=(lambda item, value: _example_reasons(item, value, examples),),
+        validators=(_example_reasons,),
         accept=_example,
         metadata=lambda item: {"task": item.planned.task.name,
                                "source_doc": item.planned.seed_doc.doc_id},
         queries_of=lambda item, value: [value.query],
+        # query_kind: the intent's own query form (intents from --intents-file included),
+        # which the registry's form.intent_type checks
         query_metadata=lambda item, value: {"intent": item.planned.task.intent.name,
+                                            "query_kind": item.planned.task.intent.query_name,
                                             "need": item.need},
         source_of=lambda item: (item.planned.seed_doc.title, item.planned.seed_doc.text),
         log_accepted=False)  # the query's metadata carries its model; judgments are labels

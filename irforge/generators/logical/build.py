@@ -141,13 +141,15 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     items = _items(docs, config)
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs),
-                                       keep=lambda query_id: query_id not in planned), docs)
+                                       keep=lambda query_id: query_id not in planned), docs,
+                      target_k=runner.target_k)
     step = query_step()
     accepted = []
     for key, value in runner.run(step, items).items():
         result = runner.result(step.name, key)
         accepted.append(with_provenance(value, getattr(result, "model", None),
-                                        bool(getattr(result, "demo_grade", False))))
+                                        bool(getattr(result, "demo_grade", False)),
+                                        runner.notes(value.output.query)))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
     controls: list[StepFigures] | None = [] if config.judge_controls else None
@@ -161,7 +163,8 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
     judgments = [*kept_query_judgments(ledger.judgments, accepted), *judgments]
     done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
                    hypothetical, ledger.yields, runner.language)
-    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine))
+    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine),
+                              runner.validation())
     if config.judge:
         summary.judge_controls = judge_entry(controls[0] if controls else None,
                                              str(getattr(engine, "model", "")),
@@ -218,7 +221,8 @@ def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score:
 
 
 def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
-                    config: LogicalConfig, engine_entry: Mapping[str, Any]) -> LogicalSummary:
+                    config: LogicalConfig, engine_entry: Mapping[str, Any],
+                    validation: Mapping[str, Any] | None = None) -> LogicalSummary:
     """Write corpus, queries, qrels, negation labels, logs and the manifest entry (plain code).
 
     Queries already in the folder whose ids this run did not plan stay, with their passages,
@@ -259,7 +263,8 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
         {k: v for k, v in asdict(summary).items() if k != "yields"}, summary.yields,
         len(failures), outcome.language,
         {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
-         "negation_labels": str(labels_path(bench.root).relative_to(bench.root))}))
+         "negation_labels": str(labels_path(bench.root).relative_to(bench.root)),
+         **({"validation": dict(validation)} if validation else {})}))
     return summary
 
 

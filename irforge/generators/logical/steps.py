@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -311,6 +311,8 @@ class AcceptedQuery:
     check: StructureCheck
     model: str = ""
     demo_grade: bool = False
+    # what the validators recorded when the gates passed the query ({"target": {...}})
+    notes: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def fol(self) -> str:
@@ -333,7 +335,7 @@ class AcceptedQuery:
                          for item in self.output.evidence],
             "source_doc_ids": list(self.plan.doc_ids), "group": self.plan.group,
             "passages": len(self.plan.doc_ids), "model": self.model,
-            "demo_grade": self.demo_grade}
+            "demo_grade": self.demo_grade, **self.notes}
         if judge_score is not None:
             metadata["judge_score"] = judge_score
         return Query(self.plan.query_id, self.output.query, metadata)
@@ -389,10 +391,12 @@ def query_metadata(item: QueryItem, accepted: AcceptedQuery) -> dict[str, Any]:
     return {"answer": accepted.output.answer, "evidence": evidence, "source_doc_ids": ids}
 
 
-def with_provenance(accepted: AcceptedQuery, model: str | None,
-                    demo_grade: bool) -> AcceptedQuery:
-    """The accepted query with the model that wrote it."""
-    return replace(accepted, model=model or "", demo_grade=demo_grade)
+def with_provenance(accepted: AcceptedQuery, model: str | None, demo_grade: bool,
+                    notes: Mapping[str, Any] | None = None) -> AcceptedQuery:
+    """The accepted query with the model that wrote it and what the validators recorded
+    when they passed it (its ``target`` ranks)."""
+    return replace(accepted, model=model or "", demo_grade=demo_grade,
+                   notes=dict(notes or {}))
 
 
 # -- step: judge (optional) ------------------------------------------------------------------------

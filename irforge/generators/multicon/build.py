@@ -24,6 +24,7 @@ from irforge.generators.multicon.steps import (
     HardNegativeItem,
     candidate_sentences,
     conditions_step,
+    domain_examples,
     hard_negative_step,
     render_instruction,
     validate_conditions,
@@ -91,7 +92,8 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
             language=config.language or corpus_language(doc.text for doc in docs)))
     # a build rewrites the folder's queries.jsonl whole: its earlier queries are no duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs), config.language,
-                                       keep=lambda query_id: False), docs)
+                                       keep=lambda query_id: False), docs,
+                      target_k=runner.target_k, examples=domain_examples(config.domain))
     ledger = runner.ledger
     run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,
@@ -121,6 +123,7 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
         _assemble(run, by_id[source], located, [negatives[key] for key in wanted],
                   instruction.get(source, {}), descriptive.get(source, {}),
                   adaptive.get(source, {}))
+    run.out.queries = runner.annotate(run.out.queries)  # each query's target ranks
     return run.out
 
 

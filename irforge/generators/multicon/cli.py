@@ -20,6 +20,7 @@ from irforge.cli.options import (
     PromptsDirOption,
     RpmOption,
     SamplesOption,
+    TargetKOption,
     TimeoutOption,
     TpmOption,
 )
@@ -29,6 +30,10 @@ from irforge.core.errors import FormatError, IrforgeError, Problem
 from irforge.core.jsonl import iter_jsonl
 from irforge.generators.multicon.domains import get_domain, load_domains
 from irforge.generators.multicon.folder import build_multicon, derived_domain
+from irforge.methods.contract import flag_defaults
+from irforge.methods.multicon import Config as MulticonConfig
+
+MULTICON = flag_defaults(MulticonConfig)  # the flags' defaults are the recipe block's
 
 
 def read_given_conditions(path: Path) -> dict[str, list[str]]:
@@ -52,30 +57,38 @@ def build_command(
     corpus: Annotated[Path, typer.Option(help="BEIR corpus.jsonl with the source documents.")],
     domain: Annotated[str, typer.Option(
         help="derived (entity and condition features from the corpus's own terms), books, "
-             "movies, people, medical, legal, or one from --domains.")] = "derived",
-    n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")] = 10,
+             "movies, people, medical, legal, or one from --domains.")]
+    = MULTICON.domain,
+    n: Annotated[int, typer.Option(help="Conditions per document (paper: 10).")]
+    = MULTICON.n,
     strategy: Annotated[str | None, typer.Option(
         help="Hard-negative strategy: modify, keyword, or substitute (modify by construction: "
-             "one key term replaced; suits small models) (default: the domain's).")] = None,
+             "one key term replaced; suits small models) (default: the domain's).")]
+    = MULTICON.strategy,
     phrases: Annotated[str, typer.Option(
         help="How each condition becomes a search phrase: write (the model shortens the "
              "sentence) or pick (the model picks key terms from a list; suits small models).")]
-    = "write",
+    = MULTICON.phrases,
     pad_to: Annotated[int | None, typer.Option(
         help="Pad every document with filler sentences to this many words (paper: 512, 1024).")]
-    = None,
-    seed: Annotated[int, typer.Option(help="Seed for the padding positions.")] = 0,
+    = MULTICON.pad_to,
+    seed: Annotated[int, typer.Option(help="Seed for the padding positions.")]
+    = MULTICON.seed,
     threshold: Annotated[float, typer.Option(
-        help="rapidfuzz score (0-100) above which a paraphrased condition is snapped.")] = 90.0,
-    limit: Annotated[int | None, typer.Option(help="Use only the first N documents.")] = None,
+        help="rapidfuzz score (0-100) above which a paraphrased condition is snapped.")]
+    = MULTICON.threshold,
+    limit: Annotated[int | None, typer.Option(help="Use only the first N documents (0: all).")]
+    = MULTICON.limit,
     domains: Annotated[Path | None, typer.Option(
         help="YAML file defining extra domains (see docs/multicon.md).")] = None,
     adaptive: Annotated[bool, typer.Option(
-        help="Also ask the LLM for adaptive sub-query decompositions.")] = False,
+        help="Also ask the LLM for adaptive sub-query decompositions.")]
+    = MULTICON.adaptive,
     conditions: Annotated[Path | None, typer.Option(
         help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
              "those documents skip step 1.")] = None,
-    language: LanguageOption = None,
+    language: LanguageOption = MULTICON.language,
+    target_k: TargetKOption = MULTICON.target_k,
     samples: SamplesOption = None,
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
@@ -94,11 +107,13 @@ def build_command(
     from irforge.core import beir
     from irforge.methods import multicon
     from irforge.methods.contract import validated
+    from irforge.steps.runner import BuildRunner
 
     # the recipe's methods.multicon is the same Config: one set of rules for both
+    limit = None if limit == 0 else limit  # --limit 0: every document (the recipe's null)
     options = validated(multicon.Config, n=n, limit=limit, domain=domain, phrases=phrases,
                         strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
-                        adaptive=adaptive, language=language)
+                        adaptive=adaptive, language=language, target_k=target_k)
     extra = load_domains(domains) if domains is not None else {}
     docs = list(islice(beir.read_corpus(corpus), limit))
     try:
@@ -116,8 +131,9 @@ def build_command(
             tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir,
             timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir,
             samples=samples) as engine:
+        runner = BuildRunner.open(engine, bench_dir, "multicon", target_k=target_k)
         counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
-                                echo=None if as_json else typer.echo)
+                                echo=None if as_json else typer.echo, runner=runner)
         note = grade_note(engine.demo_grade)
     summary = ", ".join(f"{key}={value}" for key, value in counts.items())
     if as_json:

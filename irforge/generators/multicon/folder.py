@@ -15,7 +15,7 @@ from irforge.core.records import Doc
 from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.writer import write_output
 from irforge.llm.protocol import EngineLike
-from irforge.steps.runner import BuildRunner, engine_entry
+from irforge.steps.runner import BuildRunner, engine_entry, target_line
 
 
 def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
@@ -35,9 +35,12 @@ def build_multicon(bench_dir: Path, docs: list[Doc], config: MulticonConfig,
     output = generate(docs, engine, config, given, runner=runner)
     counts = write_output(runner.bench, output, {
         "config": config.params(), "engine": engine_entry(engine),
-        "details": {"source_corpus": source, "source_docs": len(docs)}})
+        "details": {"source_corpus": source, "source_docs": len(docs),
+                    "validation": runner.validation()}})
     if echo is not None:
         echo(runner.yields.render())
+        if target_line(runner.validation()):
+            echo(target_line(runner.validation()))
     runner.finish(len(output.sources), "MultiConIR source documents")
     return counts
 

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
+from irforge.check.generation import echo_check
 from irforge.core.records import Doc
 from irforge.generators.multicon.domains import Domain
 from irforge.generators.multicon.sentences import (
@@ -45,7 +46,6 @@ from irforge.generators.multicon.terms import (
 )
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
-from irforge.steps.echo import echoed_examples
 
 STEP = "multicon"
 
@@ -231,12 +231,10 @@ def uncovered_conditions(query: str, sentences: Sequence[str]) -> list[str]:
             if content_words(sentence) and not words & content_words(sentence)]
 
 
-def _prompt_examples(template: str, domain: Domain) -> str:
-    """The few-shot text a query step's prompt shows (template examples, domain examples)."""
-    from irforge.prompts import get_template
-
-    return "\n".join([get_template(template).user, *domain.instruction_examples,
-                      *domain.descriptive_examples])
+def domain_examples(domain: Domain) -> list[str]:
+    """The worked examples a domain adds to the query prompts (the echo validator knows
+    the templates' own; these join them)."""
+    return [*domain.instruction_examples, *domain.descriptive_examples]
 
 
 def render_instruction(instruction: str, conditions: Sequence[str]) -> str:
@@ -359,17 +357,17 @@ def condition_phrase_step(domain: Domain, mode: str = "write") -> Step[PhraseIte
         return Step(output_model=lambda item: terms_model(key_terms(item.sentence)),
                     accept=lambda item, value: picked_phrase(item.sentence, value.terms),
                     **common)
-    examples = _prompt_examples(template, domain)
+    echo = echo_check(domain_examples(domain), "condition phrase")  # the registry's rule
     return Step(
         output_model=ConditionPhrase,
         validators=(lambda item, value: ungrounded_phrases([value.phrase], [item.sentence]),
-                    lambda item, value: echoed_examples(value.phrase, examples, item.sentence)),
+                    lambda item, value: echo(value.phrase, item.sentence)),
         accept=lambda item, value: validate_phrase(value.phrase), **common)
 
 
 def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
-    """Step 2, descriptive style: one prose query covering the first k conditions."""
-    examples = _prompt_examples("multicon.descriptive_query", domain)
+    """Step 2, descriptive style: one prose query covering the first k conditions (echoed
+    examples are the validator registry's, run by the gates: :func:`domain_examples`)."""
     return Step(
         queries_of=lambda item, text: [text], source_of=_source,
         query_metadata=lambda item, text: {"source_doc": item.source,
@@ -380,8 +378,7 @@ def descriptive_query_step(domain: Domain) -> Step[QueryItem, str]:
                                 "sentences": list(item.phrases or item.sentences),
                                 "examples": list(domain.descriptive_examples)},
         item_id=lambda item: item.key,
-        validators=(lambda item, value: uncovered_conditions(value.query, item.sentences),
-                    lambda item, value: echoed_examples(value.query, examples, item.text)),
+        validators=(lambda item, value: uncovered_conditions(value.query, item.sentences),),
         accept=lambda item, value: validate_descriptive(value.query, item.k),
         metadata=lambda item: {"source_doc": item.source})
 

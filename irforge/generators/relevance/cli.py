@@ -25,6 +25,10 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
+from irforge.methods.contract import flag_defaults
+from irforge.methods.relevance import Config as LabelConfig
+
+LABEL = flag_defaults(LabelConfig)  # the flags' defaults are the recipe block's
 
 
 def label_command(
@@ -34,18 +38,22 @@ def label_command(
     pool: Annotated[list[Path] | None, typer.Option(
         help="Candidate pool: JSONL {query_id, doc_ids} or a TREC run; repeatable.")] = None,
     strategies: Annotated[str, typer.Option(
-        help="Comma-separated: zero_shot, cot, multi_dim.")] = "zero_shot,cot,multi_dim",
-    ensemble: Annotated[str, typer.Option(help="mean, median, mode or majority.")] = "mean",
+        help="Comma-separated: zero_shot, cot, multi_dim.")]
+    = LABEL.strategies,
+    ensemble: Annotated[str, typer.Option(help="mean, median, mode or majority.")]
+    = LABEL.ensemble,
     binarize: Annotated[str, typer.Option(
         help="Qrel labels: 'graded' (ensemble rounded half up) or a threshold like '>0'.")]
-    = "graded",
-    split: Annotated[str, typer.Option(help="Qrels split to write.")] = "test",
+    = LABEL.binarization,
+    split: Annotated[str, typer.Option(help="Qrels split to write.")]
+    = LABEL.split,
     intent: Annotated[str | None, typer.Option(
         help="Intent for queries whose metadata names none.")] = None,
     intents_file: Annotated[Path | None, typer.Option(
         help="YAML file defining more intents or overriding built-in ones.")] = None,
     positives: Annotated[bool, typer.Option(
-        help="Also label each generated query's own positive passage.")] = True,
+        help="Also label each generated query's own positive passage.")]
+    = LABEL.include_positives,
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
@@ -61,15 +69,18 @@ def label_command(
     label_probs: Annotated[bool, typer.Option(
         help="Ask for log-probs and label with the expected grade over the label tokens "
              "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
-             "argmax label is kept in the judgment's metadata.")] = True,
+             "argmax label is kept in the judgment's metadata.")]
+    = LABEL.label_probs,
     controls: Annotated[bool, typer.Option(
         help="Mix control pairs (a query with its source passage, with another document's "
              "passage, with a BM25 near-miss) into the run and score the judge on them; "
              "labels that fail are marked untrusted (exit 8). --no-controls is recorded as "
-             "'not verified' in judge_controls.json.")] = True,
+             "'not verified' in judge_controls.json.")] = LABEL.controls,
     control_limit: Annotated[int, typer.Option(
-        help="Queries to make controls from, at most (two controls each).")] = 50,
-    seed: Annotated[int, typer.Option(help="Seed of the control choice and order.")] = 0,
+        help="Queries to make controls from, at most (two controls each).")]
+    = LABEL.control_limit,
+    seed: Annotated[int, typer.Option(help="Seed of the control choice and order.")]
+    = LABEL.seed,
     as_json: JsonOption = False,
 ) -> None:
     """Label (query, passage) pairs with three prompt strategies, then ensemble (DisastIR 3.6).
@@ -89,7 +100,8 @@ def label_command(
 
     validated(relevance.Config, strategies=split_names(strategies), ensemble=ensemble,
               binarization=binarize, split=split, include_positives=positives,
-              label_probs=label_probs)  # the recipe's label block follows the same rules
+              label_probs=label_probs, controls=controls, control_limit=control_limit,
+              seed=seed)  # the recipe's label block follows the same rules
     bench = Benchmark(bench_dir)
     settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
                              binarization=binarize, split=split, default_intent=intent,

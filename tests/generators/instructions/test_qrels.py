@@ -23,7 +23,9 @@ def _group() -> Group:
     members = (Member(Doc("d1", "Progesterone helps acne."), "progesterone"),
                Member(Doc("d2", "Mint helps acne."), "mint"),
                Member(Doc("d3", "Chamomile helps acne."), "chamomile", origin="given"))
-    return Group("q1", "What helps for acne?", "keyword", members,
+    # the core query is not the instructions.keyword template's example ("What helps for
+    # acne?"): a query that is a whole prompt example is an echo (irforge check rejects it)
+    return Group("q1", "Which remedies help with acne?", "keyword", members,
                  hard_negatives=(Doc("q1--hardneg-1", "Acne forums are popular."),))
 
 
@@ -76,7 +78,7 @@ def test_folder_is_a_valid_beir_benchmark_with_mode_queries(bench):
     assert report.ok, report.problems
     assert report.counts["docs"] == 7 and report.counts["queries"] == 5
     query = next(q for q in bench.queries() if q.query_id == "q1-keyword-chamomile")
-    assert query.text == "What helps for acne?"
+    assert query.text == "Which remedies help with acne?"
     assert query.metadata["instructed"] == "What helps against acne? Focus on chamomile."
     assert query.metadata["reversed"] == "What helps for acne? Do not mention chamomile."
     assert query.metadata["gold_doc_id"] == "d3"

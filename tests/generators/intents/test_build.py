@@ -150,13 +150,16 @@ def test_a_query_that_repeats_the_prompts_example_is_rejected(tmp_path: Path) ->
                         _taxonomy(tmp_path), per_task=1, seed=0)
     assert run.counts["queries"] == 0
     reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
-    assert reasons and all("repeats the prompt's example" in r for r in reasons)
+    # the validator registry's echo rule, run by the gates on the same sample
+    assert reasons and all("validator echo:" in r and "repeats the template intents."
+                           in r for r in reasons), reasons
 
 
 def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_path: Path) -> None:
     """The small-model set-up of the demo: step 1 picks a sentence by id (an enum), step 2
     writes from that fact alone; a QA statement is rejected, a question is kept."""
-    from irforge.generators.intents.steps import PICK_NEED_TEMPLATE, is_question
+    from irforge.check.form import is_question  # the registry's rule (form.intent_type)
+    from irforge.generators.intents.steps import PICK_NEED_TEMPLATE
 
     seed = Doc("p0", "Flood gates close at dusk. The river gauge at Marrow Bridge reads "
                      "three metres in spring.", title="Flood gates")
@@ -179,3 +182,21 @@ def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_pa
     assert any("asks for a question" in f.reason for f in bench.failures())
     assert is_question("What does the Marrow Bridge gauge read in spring?")
     assert is_question("how high is the river in spring") and not is_question("River levels.")
+
+
+def test_a_user_intents_query_form_is_checked_by_the_registry(tmp_path: Path) -> None:
+    """An intent from --intents-file (unknown to builtin_intents.yaml) that asks for a question
+    still has its statements rejected: the step hands its query form to form.intent_type."""
+    seed = Doc("p0", "The flood gauge at Marrow Bridge reads three metres in spring.",
+               title="Flood gauge")
+    ask = select_intents(load_intents(), ["QA"])[0].model_copy(update={"name": "ASK"})
+    answers = {"intents.qa_needs": lambda item: {"needs": ["the flood gauge in spring"]},
+               "intents.qa_query": lambda item: {
+                   "query": "The flood gauge at Marrow Bridge in spring.", "passage": "x"}}
+    bench = Benchmark(tmp_path / "bench")
+    run = build_intents(bench, FakeEngine(answers), [seed], [ask], _taxonomy(tmp_path),
+                        per_task=1, seed=0)
+    assert run.counts["queries"] == 0
+    reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
+    assert reasons and all("validator form.intent_type: intent 'ASK' asks for a question"
+                           in r for r in reasons), reasons

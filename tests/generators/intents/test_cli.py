@@ -59,16 +59,22 @@ def test_dry_runs_print_estimates_and_write_nothing(tmp_path: Path) -> None:
     assert built.exit_code == 0, built.output
     # 2 intents x 8 DisastIR categories, only MH has a passage: 2 tasks x 2 queries x 2 stages
     assert "estimate: 8 requests" in built.output and "priced" in built.output
+    # three strategies: 8 requests (the verb's default, like the recipe's, is zero_shot: 1)
+    three = ["--strategies", "zero_shot,cot,multi_dim"]
     labeled = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), "--dry-run",
-                                  "--cache", cache, "--model", "openai/gpt-4o-mini"])
+                                  *three, "--cache", cache, "--model", "openai/gpt-4o-mini"])
     assert labeled.exit_code == 0, labeled.output
     assert "estimate for 1 pairs: 8 requests (0 cached)" in labeled.output
+    one = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), "--dry-run",
+                              "--cache", cache, "--model", "openai/gpt-4o-mini"])
+    assert "estimate for 1 pairs: 1 requests (0 cached)" in one.output, one.output
     as_json = ["--dry-run", "--json", "--cache", cache, "--model", "openai/gpt-4o-mini"]
     built_json = runner.invoke(app, ["build", "intents", str(bench), "--intents", "QA",
                                      "--per-task", "2", *as_json])
     assert built_json.exit_code == 0, built_json.output
     assert json.loads(built_json.stdout)["estimate"]["requests"] == 4
-    labeled_json = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), *as_json])
+    labeled_json = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), *three,
+                                       *as_json])
     assert labeled_json.exit_code == 0, labeled_json.output
     assert json.loads(labeled_json.stdout)["estimate"]["requests"] == 8
     assert sorted(p.name for p in bench.iterdir()) == ["corpus.jsonl", "queries.jsonl"]

@@ -80,7 +80,16 @@ def pin_output():
     evidence = [Evidence(passage=1, text="Lena Ortiz directed Quiet Harbor (2011)"),
                 Evidence(passage=1, text="Quiet Harbor starred Tomas Reyes and Ada Kim"),
                 Evidence(passage=2, text="Tomas Reyes was born in Port Elam.")]
-    return demo.model_copy(update={"evidence": evidence})
+    # the demonstration's query word for word is an echo even where the passages hold its
+    # words (a field that is a whole demonstration); the model's answer words it its own way
+    return demo.model_copy(update={"evidence": evidence, "query": (
+        "Which actor of a Lena Ortiz film was not born in Port Elam?")})
+
+
+def two_p_output():
+    """The 2p demonstration answered in the model's own words over its own passage."""
+    return DEMONSTRATIONS["2p"].output.model_copy(update={
+        "query": "Where was the engineer behind the Arden Bridge trained?"})
 
 
 def accepted_pin() -> review.AcceptedQuery:
@@ -177,7 +186,7 @@ def test_hypothetical_negatives_must_violate_without_naming_the_answer():
 
 def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
     pin = accepted_pin()
-    two_p = review_query(TWO_P, ok(DEMONSTRATIONS["2p"].output))
+    two_p = review_query(TWO_P, ok(two_p_output()))
     failure = review_query(FAILED, LLMResult(status="truncated", raw="{", error="cut"))
     hyp = Doc("lq-pin-0000-hyp", "A violating passage about Port Elam.", "Tomas Reyes",
               {"synthetic": "hypothetical", "query_id": "lq-pin-0000",
