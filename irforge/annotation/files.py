@@ -47,7 +47,7 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
         raise EmptyResultError(f"{bench.judgments_path}: no '{job.task}' items to annotate "
                                f"(label the benchmark first, e.g. `irforge label`)")
     chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
-                                          threshold), seed)
+                                          threshold), seed, items, show_predictions)
     out = Path(out)
     with atomic_open(out) as handle:
         json.dump([task_for(item, job, show_predictions) for item in chosen], handle,

@@ -120,7 +120,7 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
     asks ``annotators`` people per task and shows the job's guidelines."""
     items = bench_items(bench, job, strata)
     chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
-                                          threshold), seed)
+                                          threshold), seed, items, show_predictions)
     project, created = ensure_project(connection, bench, job, project_id, title, annotators)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]
