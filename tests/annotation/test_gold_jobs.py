@@ -182,3 +182,23 @@ def test_gold_round_trip_through_files_scores_each_person(name: str, tmp_path: P
     assert [(g["annotator"], g["gold"], g["correct"]) for g in saved["gold_accuracy"]] == [
         ("1", 2 * real, 2 * real), ("2", 2 * real, real)]
     assert saved["gold_accuracy"][1]["accuracy"] == 0.5
+
+
+def test_no_gold_and_review_rounds_leave_gold_items_out(tmp_path: Path) -> None:
+    bench = build_for("hard_negative", tmp_path / "built")
+    real = len(bench_items(bench, get_job("hard_negative")))
+    runner, out = CliRunner(), tmp_path / "round.json"
+    base = ["annotate", "export-tasks", str(bench.root), "--job", "hard_negative", "--out",
+            str(out)]
+    done = runner.invoke(build_app(), base)
+    assert done.exit_code == 0, done.output
+    assert f"({2 * real} of them gold items)" in " ".join(done.output.split())
+    assert len(json.loads(out.read_text())) == 3 * real
+    done = runner.invoke(build_app(), [*base, "--no-gold"])
+    assert done.exit_code == 0, done.output
+    assert len(json.loads(out.read_text())) == real
+    # a review round: every task shows the LLM's claim; gold items have none, so they stay out
+    done = runner.invoke(build_app(), [*base, "--show-predictions"])
+    assert done.exit_code == 0, done.output
+    tasks = json.loads(out.read_text())
+    assert len(tasks) == real and all(task["predictions"] for task in tasks)
