@@ -40,7 +40,8 @@ def answers_path(bench: Benchmark, job: LabelingJob) -> Path:
 
 
 def _as_item(case: GoldCase, job: LabelingJob, model: str) -> AnnotationItem:
-    """A gold case as a task like any other: the job's fields, an opaque query id."""
+    """A gold case as a task like any other: the job's fields, an opaque query id (a judge's
+    control, which carries the judge's labels, already has one: its control id)."""
     query_id = case.source.query_id if case.llm is not None else control_id(
         0, case.source.query_id, case.doc_id, case.kind)
     key = item_key(job.task, query_id, case.doc_id)

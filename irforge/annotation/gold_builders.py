@@ -9,6 +9,7 @@ one half. What each job's cases are is in docs/annotation.md ("Gold questions").
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,10 +67,12 @@ def _passage(doc: Doc) -> str:
 
 
 def _generated(doc: Doc) -> bool:
+    """A passage a generator wrote (a MultiConIR hard negative, an InfoSearch rewrite or
+    hard negative, a logical hypothetical): never the "unrelated" passage of a gold item."""
     meta = doc.metadata or {}
     return bool(meta.get("generated") or meta.get("kind") == "hard_negative"
                 or meta.get("rewritten_from") or meta.get("hard_negative_for")
-                or meta.get("hypothetical"))
+                or meta.get("synthetic"))
 
 
 def unrelated_doc(text: str, exclude: set[str], folder: Folder) -> Doc | None:
@@ -171,8 +174,6 @@ def _instruction_compliance(ctx: GoldContext) -> list[GoldCase]:
 
 def _triple_groups(value: Any) -> dict[str, list[dict[str, str]]] | None:
     if isinstance(value, str):
-        import json
-
         try:
             value = json.loads(value)
         except ValueError:

@@ -126,13 +126,13 @@ def agreement(
         f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
         for key, value in people.items()))
     if gold:
-        _print_table("Annotators on gold questions (the judge's control items)",
+        _print_table("Annotators on gold questions (tasks with a known answer)",
                      ["annotator", "gold", "correct", "accuracy", "95% low", "95% high"],
                      [[g["annotator"], g["gold"], g["correct"], g["accuracy"], g["low"],
                        g["high"]] for g in gold])
     else:
-        typer.echo("gold questions: none answered yet (annotate push/export-tasks adds the "
-                   "judge's control items; pull them back to score annotators)")
+        typer.echo("gold questions: none answered yet (annotate push/export-tasks mixes in "
+                   "the job's gold items; pull them back to score annotators)")
     typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
 
 
