@@ -129,6 +129,7 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
         assert sorted(view.data["item_key"] for view in views) == sorted([*keys, *gold])
         for view in views:  # gold tasks look like any other: same fields, nothing preselected
             assert set(view.data) == set(views[0].data)
+            assert not any(word in view.text.lower() for word in ("gold", "control", "expected"))
             assert view.checked == 0  # nothing preselected: no prediction was imported
             assert view.labelled == view.radios == len(shown)  # every choice says its meaning
             assert "Guidelines" in view.text
