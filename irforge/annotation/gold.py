@@ -71,7 +71,10 @@ def gold_items(bench: Benchmark, job: LabelingJob, items: Sequence[AnnotationIte
     context = GoldContext(bench, job, sources, Folder(queries, docs), list(bench.judgments()))
     model = str(bench.manifest().get("steps", {}).get("relevance", {}).get("engine", {})
                 .get("model", "llm"))
-    return [(_as_item(case, job, model), case) for case in builder.build(context)]
+    cases = builder.build(context)
+    if any(case.llm is None and not set(case.fields) <= job.config.variables for case in cases):
+        return []  # a user config that hides a field the cases change cannot show the answer
+    return [(_as_item(case, job, model), case) for case in cases]
 
 
 def with_gold(bench: Benchmark, job: LabelingJob, chosen: Sequence[AnnotationItem],

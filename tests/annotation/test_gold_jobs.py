@@ -202,3 +202,14 @@ def test_no_gold_and_review_rounds_leave_gold_items_out(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     tasks = json.loads(out.read_text())
     assert len(tasks) == real and all(task["predictions"] for task in tasks)
+
+
+def test_a_user_config_hiding_the_changed_field_gets_no_gold(tmp_path: Path) -> None:
+    bench = build_for("hard_negative", tmp_path / "built")
+    mine = tmp_path / "mine.xml"  # shows the condition but not the sentence gold cases change
+    mine.write_text('<View><Text name="condition" value="$condition"/><Choices '
+                    'name="still_satisfies" toName="condition" choice="single-radio">'
+                    '<Choice value="yes"/><Choice value="no"/></Choices></View>')
+    job = get_job("hard_negative", config_file=mine)
+    assert bench_items(bench, job) and not gold_items(bench, job, bench_items(bench, job))
+    assert gold_items(bench, get_job("hard_negative"), bench_items(bench, job))
