@@ -30,6 +30,9 @@ SampleSize = Annotated[int, typer.Option("--n", help="How many items to sample."
 ShowPredictions = Annotated[bool, typer.Option(
     "--show-predictions", help="Import the LLM labels as predictions (a review round); by "
     "default they are left out so no answer is preselected.")]
+Gold = Annotated[bool, typer.Option(
+    "--gold/--no-gold", help="Mix the job's gold items (known answers) in with the tasks; "
+    "`audit agreement` scores each annotator on them.")]
 Strategy = Annotated[str, typer.Option(help="random, stratified, disagreement or "
                                        "low-confidence.")]
 StratifyBy = Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
@@ -98,6 +101,7 @@ def push(
         "--annotators", help="People who label each task (overlap of a new project; 2 or "
         "more gives inter-annotator agreement in `audit agreement`).")] = 1,
     show_predictions: ShowPredictions = False,
+    gold: Gold = True,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     url: Url = None,
@@ -116,11 +120,12 @@ def push(
         with _user_errors():
             result = run_push(Benchmark(folder), labeling, connection, n, strategy, seed, by,
                               threshold, project, named, annotators=annotators,
-                              show_predictions=show_predictions)
+                              show_predictions=show_predictions, gold=gold)
         created = "created" if result.created_project else "reused"
         typer.echo(f"{prefix}project {result.project_id} ({created}) at "
                    f"{connection.settings.base_url}: sampled {result.sampled} of "
-                   f"{result.candidates} items with {strategy}, imported {result.imported}, "
+                   f"{result.candidates} items with {strategy} (+{result.gold} gold items mixed "
+                   f"in), imported {result.imported}, "
                    f"already there {result.already_there}")
 
     _each(_folders(bench_dir, project), one)
@@ -202,6 +207,7 @@ def export_tasks(
     by: StratifyBy = None,
     seed: Seed = 0,
     show_predictions: ShowPredictions = False,
+    gold: Gold = True,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
@@ -218,10 +224,11 @@ def export_tasks(
         target = out.with_name(f"{out.stem}-{name}{out.suffix}") if prefix else out
         with _user_errors():
             result = run_export(Benchmark(folder), labeling, target, n, strategy, seed, by,
-                                show_predictions=show_predictions)
+                                show_predictions=show_predictions, gold=gold)
         emit({"folder": folder, "tasks": result.tasks, "config": result.config,
-              "sampled": result.sampled, "candidates": result.candidates},
-             f"{prefix}wrote {result.sampled} of {result.candidates} tasks to {result.tasks} "
+              "sampled": result.sampled, "gold": result.gold, "candidates": result.candidates},
+             f"{prefix}wrote {result.sampled} tasks ({result.gold} of them gold items) for "
+             f"{result.candidates} candidate items to {result.tasks} "
              f"and the labeling config to {result.config}: in Label Studio create a project "
              f"with that config, import the tasks, annotate, Export > JSON, then run `irforge "
              f"annotate import-tasks {folder} EXPORT.json`", as_json)

@@ -36,18 +36,21 @@ class TaskFiles:
     config: Path
     candidates: int
     sampled: int
+    gold: int = 0  # gold items mixed in (irforge/annotation/gold.py)
 
 
 def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
                  strategy: str = "random", seed: int = 0, by: str | None = None,
-                 threshold: float = 0.0, show_predictions: bool = False) -> TaskFiles:
-    """Write ``out`` (tasks JSON) and ``out``'s ``.xml`` config for a file-based round."""
+                 threshold: float = 0.0, show_predictions: bool = False, gold: bool = True
+                 ) -> TaskFiles:
+    """Write ``out`` (tasks JSON) and ``out``'s ``.xml`` config for a file-based round, with
+    the job's gold items mixed in unless ``gold`` is False."""
     items = bench_items(bench, job, ("intent", "type"))
     if not items:
         raise EmptyResultError(f"{bench.judgments_path}: no '{job.task}' items to annotate "
                                f"(label the benchmark first, e.g. `irforge label`)")
-    chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
-                                          threshold), seed)
+    sampled = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    chosen = with_gold(bench, job, sampled, seed, items, show_predictions) if gold else sampled
     out = Path(out)
     with atomic_open(out) as handle:
         json.dump([task_for(item, job, show_predictions) for item in chosen], handle,
@@ -57,8 +60,8 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
         handle.write(job.config.xml)
     bench.record_step(f"annotate.export_tasks.{job.name}", {
         "file": str(out), "strategy": strategy, "seed": seed, "stratify_by": by,
-        "sample": len(chosen), "candidates": len(items)})
-    return TaskFiles(out, config, len(items), len(chosen))
+        "sample": len(chosen), "gold": len(chosen) - len(sampled), "candidates": len(items)})
+    return TaskFiles(out, config, len(items), len(chosen), len(chosen) - len(sampled))
 
 
 def import_tasks(bench: Benchmark, job: LabelingJob, export_file: Path,

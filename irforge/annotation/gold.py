@@ -1,13 +1,15 @@
-"""Gold questions in annotation rounds: the judge's control items, shown to people too.
+"""Gold questions in annotation rounds: tasks with a known answer, mixed in with the real ones.
 
-``annotate push`` and ``annotate export-tasks`` add the control items of the job's task
-(``relevance/controls.jsonl``, written by ``irforge label``) to the sampled tasks, shuffled in,
-with the judge's labels as predictions like every other task, so annotators cannot tell them
-apart. Which keys are gold, and their expected answers, stay in the folder
-(``annotation/gold.jsonl``), never in the task data. ``pull``/``import-tasks`` take gold tasks
-out before adjudication (they never reach judgments or qrels) and score each annotator's answers
-into ``annotation/<job>_gold_answers.jsonl``; ``irforge audit agreement`` prints each
-annotator's accuracy on them.
+Each job's gold items come from its builder in :data:`GOLD_BUILDERS`
+(``irforge/annotation/gold_builders.py``): for ``relevance`` the judge's control items
+(``relevance/controls.jsonl``), for the other jobs cases made from the folder itself. ``annotate
+push`` and ``annotate export-tasks`` shuffle them in among the sampled tasks; their data has
+the same fields as any task and opaque ids, so annotators cannot tell them apart. Which keys
+are gold, their expected answers and the label from which an answer counts as "yes" stay in
+the folder (``annotation/gold.jsonl``), never in the task data. ``pull``/``import-tasks`` take
+gold tasks out before adjudication (they never reach judgments or qrels) and score each
+annotator's answers into ``annotation/<job>_gold_answers.jsonl``; ``irforge audit agreement``
+prints each annotator's accuracy on them.
 """
 
 from __future__ import annotations
@@ -17,18 +19,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from irforge.annotation.gold_builders import GOLD_BUILDERS, GoldCase, GoldContext
 from irforge.annotation.items import MISSING, AnnotationItem, item_key
 from irforge.annotation.labeling import LabelingJob
+from irforge.annotation.locate import Folder
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
 from irforge.validators.control_stats import wilson_interval
-from irforge.validators.controls import relevant_from
+from irforge.validators.controls import control_id, relevant_from
 
-# job task -> the control log of the judge that labels it
-CONTROL_LOGS = {"relevance": RELEVANCE.relative("controls")}
-PROMPTS = {"zero_shot": "relevance.zero_shot", "cot": "relevance.cot_final",
-           "multi_dim": "relevance.multi_dim_final"}
+GOLD_SOURCES = 25  # real items gold cases are made from per round (seeded), two cases each
 
 
 def gold_path(bench: Benchmark) -> Path:
@@ -39,45 +39,62 @@ def answers_path(bench: Benchmark, job: LabelingJob) -> Path:
     return bench.root / "annotation" / f"{job.name}_gold_answers.jsonl"
 
 
-def gold_items(bench: Benchmark, job: LabelingJob) -> list[tuple[AnnotationItem, int]]:
-    """The job's control items as annotation items, with the expected answer (1 relevant)."""
-    log = CONTROL_LOGS.get(job.task)
-    path = bench.root / log if log else None
-    if path is None or not path.is_file():
+def _as_item(case: GoldCase, job: LabelingJob, model: str) -> AnnotationItem:
+    """A gold case as a task like any other: the job's fields, an opaque query id (a judge's
+    control, which carries the judge's labels, already has one: its control id)."""
+    query_id = case.source.query_id if case.llm is not None else control_id(
+        0, case.source.query_id, case.doc_id, case.kind)
+    key = item_key(job.task, query_id, case.doc_id)
+    data: dict[str, Any] = {}
+    for name in sorted(job.config.variables):
+        value = case.fields[name] if name in case.fields else case.source.data.get(name)
+        data[name] = value if value not in (None, "", []) else MISSING
+    data.update({"item_key": key, "query_id": query_id, "doc_id": case.doc_id,
+                 "irforge_task": job.task, "strata": dict(case.source.strata)})
+    labels = dict(case.llm or {})
+    return AnnotationItem(key, query_id, case.doc_id, labels, dict.fromkeys(labels, model),
+                          None, dict(case.source.strata), data)
+
+
+def gold_items(bench: Benchmark, job: LabelingJob, items: Sequence[AnnotationItem] = (),
+               seed: int = 0) -> list[tuple[AnnotationItem, GoldCase]]:
+    """The job's gold items (from at most ``GOLD_SOURCES`` of ``items``, seeded), each with
+    the case it was made from (its expected answer)."""
+    builder = GOLD_BUILDERS.get(job.name)
+    if builder is None:
         return []
+    sources = list(items)
+    if len(sources) > GOLD_SOURCES:
+        sources = random.Random(seed).sample(sources, GOLD_SOURCES)
+    queries = {q.query_id: q for q in bench.queries()} if bench.queries_path.exists() else {}
+    docs = {d.doc_id: d for d in bench.corpus()} if bench.corpus_path.exists() else {}
+    context = GoldContext(bench, job, sources, Folder(queries, docs), list(bench.judgments()))
     model = str(bench.manifest().get("steps", {}).get("relevance", {}).get("engine", {})
                 .get("model", "llm"))
-    out = []
-    for _, row in iter_jsonl(path):
-        labels = {PROMPTS[name]: float(value) for name, value in row.get("labels", {}).items()
-                  if name in PROMPTS and value is not None}
-        if not labels:
-            continue  # the judge gave no label: nothing to pre-fill, and so it would stand out
-        key = item_key(job.task, str(row["control_id"]), str(row["doc_id"]))
-        fields = {"query": row["query"], "passage": row["passage"],
-                  "context": f"intent: {row['intent']}" if row.get("intent") else None}
-        data: dict[str, Any] = {name: fields.get(name) or MISSING
-                                for name in sorted(job.config.variables)}
-        data.update({"item_key": key, "query_id": row["control_id"], "doc_id": row["doc_id"],
-                     "irforge_task": job.task, "strata": {"intent": row.get("intent")}
-                     if row.get("intent") else {}})
-        item = AnnotationItem(key, str(row["control_id"]), str(row["doc_id"]), labels,
-                              dict.fromkeys(labels, model), None, data["strata"], data)
-        out.append((item, int(row["expected"])))
-    return out
+    cases = builder.build(context)
+    if any(case.llm is None and not set(case.fields) <= job.config.variables for case in cases):
+        return []  # a user config that hides a field the cases change cannot show the answer
+    return [(_as_item(case, job, model), case) for case in cases]
 
 
 def with_gold(bench: Benchmark, job: LabelingJob, chosen: Sequence[AnnotationItem],
-              seed: int = 0) -> list[AnnotationItem]:
-    """The sampled items plus the gold items, shuffled together; records which keys are gold."""
-    gold = gold_items(bench, job)
+              seed: int = 0, items: Sequence[AnnotationItem] = (),
+              show_predictions: bool = False) -> list[AnnotationItem]:
+    """The sampled items plus the job's gold items, shuffled together; records which keys are
+    gold. In a review round (predictions shown) a gold item without an LLM label would be
+    the one task with no prediction, so it is left out."""
+    gold = [(item, case) for item, case in gold_items(bench, job, items or chosen, seed)
+            if item.llm or not show_predictions]
     if not gold:
         return list(chosen)
     known = {row["item_key"]: row for _, row in iter_jsonl(gold_path(bench))} \
         if gold_path(bench).is_file() else {}
-    for item, expected in gold:
-        known[item.key] = {"item_key": item.key, "task": job.task, "expected": expected,
-                           "query_id": item.query_id, "doc_id": item.doc_id}
+    cut = GOLD_BUILDERS[job.name].cut(job)
+    for item, case in gold:
+        known[item.key] = {"item_key": item.key, "task": job.task, "job": job.name,
+                           "expected": case.expected, "cut": cut, "kind": case.kind,
+                           "query_id": item.query_id, "doc_id": item.doc_id,
+                           "made_from": case.source.key or None}
     write_jsonl(gold_path(bench), known.values())
     mixed = [*chosen, *(item for item, _ in gold)]
     random.Random(seed).shuffle(mixed)
@@ -85,22 +102,29 @@ def with_gold(bench: Benchmark, job: LabelingJob, chosen: Sequence[AnnotationIte
 
 
 def split_gold(bench: Benchmark, tasks: Sequence[Mapping[str, Any]]
-               ) -> tuple[list[Mapping[str, Any]], dict[str, int], list[Mapping[str, Any]]]:
-    """(real tasks, {gold key: expected}, gold tasks) of an export."""
+               ) -> tuple[list[Mapping[str, Any]], dict[str, dict[str, Any]],
+                          list[Mapping[str, Any]]]:
+    """(real tasks, {gold key: its gold.jsonl row}, gold tasks) of an export."""
     path = gold_path(bench)
-    gold = {row["item_key"]: int(row["expected"]) for _, row in iter_jsonl(path)} \
-        if path.is_file() else {}
+    gold = {row["item_key"]: row for _, row in iter_jsonl(path)} if path.is_file() else {}
     real = [task for task in tasks if task["data"].get("item_key") not in gold]
     found = [task for task in tasks if task["data"].get("item_key") in gold]
     return real, gold, found
 
 
-def score_answers(answers: Sequence[tuple[str, str, float]], expected: Mapping[str, int],
-                  top_label: int) -> list[dict[str, Any]]:
-    """One row per (annotator, gold key, label): the expected answer and whether it was met."""
-    cut = relevant_from(top_label)
-    return [{"annotator": who, "item_key": key, "label": label, "expected": expected[key],
-             "correct": int(label >= cut) == expected[key]} for who, key, label in answers]
+def score_answers(answers: Sequence[tuple[str, str, float]],
+                  gold: Mapping[str, Mapping[str, Any]], top_label: int
+                  ) -> list[dict[str, Any]]:
+    """One row per (annotator, gold key, label): the expected answer (1 = a label at or above
+    the row's ``cut``, by default half the 0..``top_label`` scale) and whether it was met."""
+    out = []
+    for who, key, label in answers:
+        row = gold[key]
+        cut = float(row.get("cut", relevant_from(top_label)))
+        expected = int(row["expected"])
+        out.append({"annotator": who, "item_key": key, "label": label, "expected": expected,
+                    "kind": row.get("kind"), "correct": int(label >= cut) == expected})
+    return out
 
 
 def annotator_accuracy(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

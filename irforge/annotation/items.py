@@ -12,6 +12,7 @@ import numpy as np
 
 from irforge.annotation.errors import AnnotationError
 from irforge.annotation.labeling import LabelingJob
+from irforge.annotation.locate import Folder, locate
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Judgment, Query
 
@@ -107,6 +108,11 @@ def _lines(value: Any) -> str:
     return _line(value) if isinstance(value, Mapping) else str(value)
 
 
+def as_lines(value: Any) -> str:
+    """What a task shows for a structured value (see :func:`_lines`)."""
+    return _lines(value)
+
+
 def _query(ctx: _Context) -> Any:
     return ctx.query.text if ctx.query else _meta(ctx, "query")
 
@@ -169,26 +175,6 @@ def _field(name: str, ctx: _Context) -> Any:
     return source(ctx)
 
 
-def derived_queries(queries: Mapping[str, Query]) -> dict[tuple[str, str], str]:
-    """(core query id, gold doc id) -> the benchmark query built from them: an InfoSearch
-    rewrite is logged under the core query (``q1``), people's labels belong to the instructed
-    query whose gold passage it is (``q1-audience-layman``)."""
-    out = {}
-    for query_id, query in queries.items():
-        core, gold = query.metadata.get("core_query_id"), query.metadata.get("gold_doc_id")
-        if core and gold:
-            out[(str(core), str(gold))] = query_id
-    return out
-
-
-def query_of(judgment: Judgment, queries: Mapping[str, Query],
-             derived: Mapping[tuple[str, str], str]) -> str:
-    """The benchmark query a judgment is about (see :func:`derived_queries`)."""
-    if judgment.query_id in queries:
-        return judgment.query_id
-    return derived.get((judgment.query_id, judgment.doc_id), judgment.query_id)
-
-
 def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
                   docs: Mapping[str, Doc], job: LabelingJob,
                   strata: Sequence[str] = ("intent", "type")) -> list[AnnotationItem]:
@@ -197,17 +183,17 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     models: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     metas: dict[tuple[str, str], dict[str, Any]] = defaultdict(dict)
     confidences: dict[tuple[str, str], list[float]] = defaultdict(list)
-    derived = derived_queries(queries)
+    folder = Folder(queries, docs)
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
-        query_id = query_of(judgment, queries, derived)
+        query_id, doc_id = locate(judgment, folder)
         query = queries.get(query_id)
         intent = (query.metadata.get("intent") if query else None) \
             or judgment.metadata.get("intent")
         if not job.covers_intent(intent):
             continue
-        key = (query_id, judgment.doc_id)
+        key = (query_id, doc_id)
         prompt = judgment.prompt_id or judgment.model or "llm"
         labels[key][prompt] = job.llm_label(judgment.task, float(judgment.label))
         models[key][prompt] = judgment.model or "llm"

@@ -183,7 +183,7 @@ def adjudicate(judgments: Iterable[Judgment], task: str,
     return out
 
 
-def _score_gold(bench: Benchmark, job: LabelingJob, gold: Mapping[str, int],
+def _score_gold(bench: Benchmark, job: LabelingJob, gold: Mapping[str, Mapping[str, Any]],
                 gold_tasks: Sequence[Mapping[str, Any]], project_id: int,
                 users: Mapping[int, str]) -> None:
     """Each annotator's answers on the gold tasks, scored (never judgments or qrels)."""

@@ -31,6 +31,7 @@ class PushResult:
     sampled: int
     imported: int
     already_there: int
+    gold: int = 0  # gold items mixed in (irforge/annotation/gold.py)
 
 
 def predictions_for(item: AnnotationItem, job: LabelingJob) -> list[dict[str, Any]]:
@@ -115,12 +116,14 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
          strategy: str = "random", seed: int = 0, by: str | None = None,
          threshold: float = 0.0, project_id: int | None = None, title: str | None = None,
          strata: Sequence[str] = ("intent", "type"), batch_size: int = 500,
-         annotators: int = 1, show_predictions: bool = False) -> PushResult:
-    """Sample ``n`` items of the job and import those not yet in the project; a new project
-    asks ``annotators`` people per task and shows the job's guidelines."""
+         annotators: int = 1, show_predictions: bool = False, gold: bool = True
+         ) -> PushResult:
+    """Sample ``n`` items of the job and import those not yet in the project, with the job's
+    gold items mixed in (unless ``gold`` is False); a new project asks ``annotators`` people
+    per task and shows the job's guidelines."""
     items = bench_items(bench, job, strata)
-    chosen = with_gold(bench, job, select(items, min(n, len(items)), strategy, seed, by,
-                                          threshold), seed)
+    sampled = select(items, min(n, len(items)), strategy, seed, by, threshold)
+    chosen = with_gold(bench, job, sampled, seed, items, show_predictions) if gold else sampled
     project, created = ensure_project(connection, bench, job, project_id, title, annotators)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]
@@ -130,6 +133,7 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
         "annotators": annotators, "predictions_shown": show_predictions,
         "project_id": project, "url": connection.settings.base_url, "strategy": strategy,
         "seed": seed, "stratify_by": by, "sample": len(chosen), "imported": imported,
+        "gold": len(chosen) - len(sampled),
         "already_there": len(chosen) - len(fresh), "candidates": len(items)})
     return PushResult(project, created, len(items), len(chosen), imported,
-                      len(chosen) - len(fresh))
+                      len(chosen) - len(fresh), len(chosen) - len(sampled))

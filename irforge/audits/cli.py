@@ -31,26 +31,28 @@ def _print_table(title: str, header: list[str], rows: list[list[Any]]) -> None:
     table_console().print(table)
 
 
-def job_judgments(judgments, task: str, queries=()):
+def job_judgments(judgments, task: str, queries=(), docs=()):
     """Judgments with the generator steps a labeling job reviews renamed to the job's task
     (``multicon.hard_negative`` -> ``hard_negative``, with the LLM's claim as its label), on
-    the benchmark query people labelled (an InfoSearch rewrite: the instructed query)."""
+    the folder pair people labelled (an InfoSearch rewrite: the instructed query; a hard
+    negative: the hard-negative passage; ``irforge.annotation.locate``)."""
     from dataclasses import replace
 
     from irforge.annotation.errors import AnnotationError
-    from irforge.annotation.items import derived_queries, query_of
     from irforge.annotation.labeling import get_job
+    from irforge.annotation.locate import Folder, locate
 
     try:
         job = get_job(task)
     except AnnotationError:  # not a built-in job: compare the task as named
         yield from judgments
         return
-    by_id = {query.query_id: query for query in queries}
-    derived = derived_queries(by_id)
+    folder = Folder({query.query_id: query for query in queries},
+                    {doc.doc_id: doc for doc in docs})
     for judgment in judgments:
         if judgment.source == "llm" and judgment.task in job.generator_tasks:
-            yield replace(judgment, task=job.task, query_id=query_of(judgment, by_id, derived),
+            query_id, doc_id = locate(judgment, folder)
+            yield replace(judgment, task=job.task, query_id=query_id, doc_id=doc_id,
                           label=job.llm_label(judgment.task, float(judgment.label)))
         else:
             yield judgment
@@ -61,8 +63,9 @@ def _llm_human_pairs(bench, task: str, keys: list[str], tie_break: str) -> list:
     from irforge.validators.llm_agreement import pair_judgments
 
     queries = list(bench.queries()) if bench.queries_path.exists() else []
+    docs = list(bench.corpus()) if bench.corpus_path.exists() else []
     try:
-        pairs = pair_judgments(job_judgments(bench.judgments(), task, queries), queries,
+        pairs = pair_judgments(job_judgments(bench.judgments(), task, queries, docs), queries,
                                task=task, strata=keys, tie_break=tie_break)
     except IrforgeError:
         raise
@@ -123,13 +126,13 @@ def agreement(
         f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
         for key, value in people.items()))
     if gold:
-        _print_table("Annotators on gold questions (the judge's control items)",
+        _print_table("Annotators on gold questions (tasks with a known answer)",
                      ["annotator", "gold", "correct", "accuracy", "95% low", "95% high"],
                      [[g["annotator"], g["gold"], g["correct"], g["accuracy"], g["low"],
                        g["high"]] for g in gold])
     else:
-        typer.echo("gold questions: none answered yet (annotate push/export-tasks adds the "
-                   "judge's control items; pull them back to score annotators)")
+        typer.echo("gold questions: none answered yet (annotate push/export-tasks mixes in "
+                   "the job's gold items; pull them back to score annotators)")
     typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
 
 

@@ -117,11 +117,12 @@ def _is_annotation(response: Any) -> bool:
     return "/annotations" in response.url and response.request.method == "POST"
 
 
-def _read(page: Any, task: Mapping[str, Any], marker: str, shown: Sequence[str],
-          shot: Path | None) -> tuple[str, str, int, int, int]:
+def _read(page: Any, task: Mapping[str, Any], marker: str | Sequence[str],
+          shown: Sequence[str], shot: Path | None) -> tuple[str, str, int, int, int]:
     """Wait for the task to render; (text, instructions, labelled, radios, checked)."""
-    first_line = str(task["data"][marker]).splitlines()[0][:60]
-    page.get_by_text(first_line).first.wait_for(timeout=WAIT_MS)
+    for field in (marker,) if isinstance(marker, str) else marker:
+        first_line = str(task["data"][field]).splitlines()[0][:60]
+        page.get_by_text(first_line).first.wait_for(timeout=WAIT_MS)
     page.get_by_text(shown[-1]).first.wait_for(timeout=WAIT_MS)
     instructions = ""
     modal = page.locator(MODAL)
@@ -139,12 +140,14 @@ def _read(page: Any, task: Mapping[str, Any], marker: str, shown: Sequence[str],
             sum(radio.is_checked() for radio in radios.all()))
 
 
-def label_stream(context: Any, url: str, project_id: int, marker: str, shown: Sequence[str],
+def label_stream(context: Any, url: str, project_id: int, marker: str | Sequence[str],
+                 shown: Sequence[str],
                  answer: Callable[[Mapping[str, Any]], Sequence[str]],
                  shot: Path | None = None) -> list[TaskView]:
     """Open the project's label stream ("Label All Tasks") and answer every task it serves:
-    ``answer(task)`` names the shown choices to click. ``marker`` is a data field whose text
-    tells that the task is on screen; the first task is screenshot to ``shot``."""
+    ``answer(task)`` names the shown choices to click. ``marker`` is a data field (or fields,
+    when one repeats across tasks) whose text tells that the task is on screen; the first
+    task is screenshot to ``shot``."""
     page = context.new_page()
     views: list[TaskView] = []
     try:

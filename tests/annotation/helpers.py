@@ -36,3 +36,13 @@ def relevance_bench(root: Path, queries: int = 12, seed: int = 0) -> Benchmark:
 def choice(control: str, to_name: str, value: str) -> dict[str, Any]:
     return {"from_name": control, "to_name": to_name, "type": "choices",
             "value": {"choices": [value]}}
+
+
+def full_result(job: Any, label: float) -> list[dict[str, Any]]:
+    """A complete answer to a job's task: ``label`` in the label control (the nearest
+    choice) and the first value of every other control (logical_structure's verdict)."""
+    out = []
+    for control in job.config.controls.values():
+        value = job.choice_for(label) if control.name == job.label_control else control.values[0]
+        out.append(choice(control.name, control.to_name, value))
+    return out

@@ -147,8 +147,9 @@ def test_every_job_has_items_on_the_folder_its_build_command_writes(tmp_path: Pa
     queries = {query.query_id for query in bench.queries()}
     corpus = {doc.doc_id for doc in bench.corpus()}
     for item in items:
-        if name != "hard_negative":  # a MultiConIR item is a source document's condition
-            assert item.query_id in queries and item.doc_id in corpus  # what the folder kept
+        # every job's items name the folder's queries and passages (a hard negative: the
+        # MultiConIR passage with that sentence, not the condition key `salt:c1`)
+        assert item.query_id in queries and item.doc_id in corpus  # what the folder kept
         assert item.data["irforge_task"] == name
         assert MISSING not in item.data.values(), item.data
         assert not any(text.startswith(("{'", "[{'", "{\"")) for text in item.data.values()

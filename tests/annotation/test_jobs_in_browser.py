@@ -3,7 +3,12 @@ a folder freshly built by its generator (scripted OpenAI-compatible server), pus
 ``--annotators 2``; two people who joined by the invite link each answer every task in
 Chromium's label stream; the page shows the guidelines, labelled choices and nothing
 preselected; ``pull`` brings back both people's labels and ``audit agreement`` reports
-Krippendorff's alpha equal to the ``krippendorff`` package on the same labels."""
+Krippendorff's alpha equal to the ``krippendorff`` package on the same labels.
+
+The ``GOLD`` jobs also push their gold items (the other jobs' gold round trip is offline,
+tests/annotation/test_gold_jobs.py, which keeps this file's run time down): they look like
+any task on the page, the first person answers them right and the second always picks the
+first choice, and ``audit agreement`` prints each person's accuracy on them."""
 
 from __future__ import annotations
 
@@ -18,19 +23,24 @@ import pytest
 from typer.testing import CliRunner
 
 from irforge.annotation.connection import LabelStudioSettings, connect
+from irforge.annotation.gold import gold_path
 from irforge.annotation.guidelines import guidelines_for
 from irforge.annotation.items import bench_items
 from irforge.annotation.labeling import LabelingJob, get_job
 from irforge.annotation.pull import pull
 from irforge.annotation.push import push
 from irforge.cli.app import build_app
+from irforge.core.jsonl import iter_jsonl
 
 from .browser import Person, chromium, invite_link, label_stream, sign_up
 from .built import build_for
 
 JOBS = ("sts", "logical_structure", "evidence_distribution", "hard_negative",
         "instruction_compliance")
-MARKERS = {"hard_negative": "sentence"}  # the field that tells one task from another
+# the fields that tell one task from another (a gold hard negative repeats a sentence or a
+# condition of another task, never both)
+MARKERS = {"hard_negative": ("condition", "sentence")}
+GOLD = ("hard_negative",)  # jobs pushed with their gold items mixed in
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +66,20 @@ def picks(job: LabelingJob, index: int, person: int) -> list[str]:
     return out
 
 
+def gold_picks(job: LabelingJob, expected: int, person: int) -> list[str]:
+    """What a person clicks on a gold task: the first person the right answer (the top or
+    the bottom of the scale), the second always the first choice of each control."""
+    out = []
+    for control in job.config.controls.values():
+        if person == 0 and control.name == job.label_control:
+            labels = [job.label_of(value) for value in control.values]
+            wanted = max(labels) if expected else min(labels)
+            out.append(control.shown[labels.index(wanted)])
+        else:
+            out.append(control.shown[0])
+    return out
+
+
 def label_for(job: LabelingJob, clicked: Sequence[str]) -> float:
     control = job.config.controls[job.label_control]
     [shown] = [text for text in clicked if text in control.shown]
@@ -78,8 +102,11 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
     keys = sorted(item.key for item in bench_items(bench, job))
     assert 2 <= len(keys) <= 4
     connection = connect(LabelStudioSettings(label_studio.url, label_studio.token))
-    pushed = push(bench, job, connection, n=4, annotators=2)
-    assert pushed.imported == len(keys)
+    pushed = push(bench, job, connection, n=4, annotators=2, gold=name in GOLD)
+    gold = {row["item_key"]: int(row["expected"]) for _, row in iter_jsonl(gold_path(bench))} \
+        if name in GOLD else {}
+    assert pushed.imported == len(keys) + len(gold) and pushed.gold == len(gold)
+    assert len(gold) == 2 * len(keys) if name in GOLD else not gold
     project = connection.client.projects.get(id=pushed.project_id)
     assert project.maximum_annotations == 2 and project.show_instruction
 
@@ -90,21 +117,26 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
     for number, (person, context) in enumerate(people):
         seen[person.email] = label_stream(
             context, label_studio.url, pushed.project_id, MARKERS.get(name, "query"), shown,
-            lambda task, n=number: picks(job, keys.index(task["data"]["item_key"]), n),
+            lambda task, n=number: gold_picks(job, gold[task["data"]["item_key"]], n)
+            if task["data"]["item_key"] in gold else
+            picks(job, keys.index(task["data"]["item_key"]), n),
             shot=tmp_path / f"job_{name}.png" if number == 0 else None)
     assert (tmp_path / f"job_{name}.png").stat().st_size > 10_000
 
     rules = guidelines_for(name)
     assert rules
     for views in seen.values():
-        assert sorted(view.data["item_key"] for view in views) == keys  # each task, once
-        for view in views:
+        assert sorted(view.data["item_key"] for view in views) == sorted([*keys, *gold])
+        for view in views:  # gold tasks look like any other: same fields, nothing preselected
+            assert set(view.data) == set(views[0].data)
+            assert not any(word in view.text.lower() for word in ("gold", "control", "expected"))
             assert view.checked == 0  # nothing preselected: no prediction was imported
             assert view.labelled == view.radios == len(shown)  # every choice says its meaning
             assert "Guidelines" in view.text
             assert all(f"{n}. {rule}" in view.text for n, rule in enumerate(rules, 1))
             assert all(text in view.text for text in shown)
         assert all(rule in views[0].instructions for rule in rules)  # the project's dialog
+        views[:] = [view for view in views if view.data["item_key"] not in gold]
 
     pulled = pull(bench, job, connection, pushed.project_id)
     assert (pulled.tasks, pulled.new_labels, pulled.invalid) == (len(keys), 2 * len(keys), 0)
@@ -142,3 +174,12 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
     assert among["annotators"] == 2 and among["items_with_two_or_more"] == len(keys)
     for level, expected in _alphas(matrix).items():
         assert among[f"alpha_{level}"] == pytest.approx(expected, abs=1e-9), level
+    if gold:  # each person's accuracy on the gold items, with the count, never in judgments
+        assert "Annotators on gold questions" in done.output
+        scored = {g["annotator"]: (g["gold"], g["correct"]) for g in report["gold_accuracy"]}
+        assert scored == {"annotator1@example.com": (len(gold), len(gold)),  # all right
+                          "annotator2@example.com": (len(gold), sum(gold.values()))}  # "yes"
+        assert not {j.query_id for j in human} & {key.split(":")[1] for key in gold}
+    if name == "hard_negative":  # people's labels name the hard-negative passages the build wrote
+        corpus = {doc.doc_id: doc for doc in bench.corpus()}
+        assert all(corpus[j.doc_id].metadata["kind"] == "hard_negative" for j in human)
