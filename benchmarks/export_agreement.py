@@ -108,8 +108,13 @@ def check(root: Path, out: Path, metrics: list[str]) -> Report:
         if reason is not None:
             report.skipped.append((name, reason))
             continue
-        check_member(name, folder, out / (name if found.is_collection else "export"), metrics,
-                     report)
+        try:
+            check_member(name, folder, out / (name if found.is_collection else "export"),
+                         metrics, report)
+        except IrforgeError as exc:  # name the member whose runs could not be checked
+            error = IrforgeError(f"member {name}: {exc}")
+            error.exit_code = exc.exit_code
+            raise error from None
     return report
 
 

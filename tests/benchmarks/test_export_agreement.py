@@ -166,3 +166,15 @@ def test_instruction_mode_runs_use_their_mode_qrels(tmp_path: Path, script: Modu
         qrels / "changed.qrels")
     assert script.qrels_for(runs / "bm25.trec", tmp_path, "og") == qrels / "og.qrels"
     assert script.qrels_for(runs / "dense-minilm.trec", tmp_path, None) == qrels / "test.qrels"
+
+
+def test_a_member_whose_runs_cannot_be_exported_is_named(
+        demo_folder: Path, tmp_path: Path, script: ModuleType,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = _evaluated_copy(demo_folder, tmp_path)
+    with (root / "eval" / "runs" / "bm25-lucene.trec").open("a", encoding="utf-8") as handle:
+        handle.write("seed-d01 Q0 not-a-passage 101 0.001 bm25-lucene\n")
+    assert script.main([str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "error: member seed: " in err and "'not-a-passage' is not in the corpus" in err
+    assert "Traceback" not in err
