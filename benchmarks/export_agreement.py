@@ -124,7 +124,7 @@ def _cells(agreement: RunAgreement, metric: str) -> list[str]:
             for pair in PAIRS]
 
 
-def table(report: Report, metrics: list[str]) -> list[str]:
+def table(report: Report) -> list[str]:
     """One line per member, run and measure: the largest |difference| of each pair of tools
     over the compared queries and the mean ("-": one of the two does not compute it)."""
     heads = ["member", "run", "measure", "queries",
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         legend = ", ".join(f"{short}={tool}" for tool, short in SHORT.items())
         print(f"largest |difference| per pair of tools ({legend}), over every compared query "
               "and the mean:")
-        print("\n".join(table(report, metrics)))
+        print("\n".join(table(report)))
     for name, reason in report.skipped:
         print(f"skipped {name}: {reason}")
     for name, run, agreement in report.rows:
