@@ -57,9 +57,26 @@ def skip_reason(folder: Path) -> str | None:
     if untrusted:
         return (f"not scored: its qrels were labeled by judge {', '.join(untrusted)}, which "
                 "failed its control items (judge_controls.json), so eval left it out")
+    if not judged_queries(folder):
+        return ("nothing to score: its test qrels judge no query (its build kept none; "
+                "failures.jsonl says why)")
     if earlier_results(folder / "eval") is None:
         return f"not evaluated: no {folder / 'eval' / 'results.json'} (run irforge eval)"
     return "eval/results.json lists no run file that exists (run irforge eval again)"
+
+
+def judged_queries(folder: Path) -> int:
+    """How many queries the member's test qrels judge (an unreadable file counts as some: the
+    reason given is then that it was not evaluated)."""
+    from irforge.core.bench import Benchmark
+
+    bench = Benchmark(folder)
+    if not bench.qrels_path("test").is_file():
+        return 0
+    try:
+        return sum(1 for grades in bench.qrels_dict("test").values() if grades)
+    except IrforgeError:
+        return 1
 
 
 def qrels_for(run_file: Path, export_dir: Path, split: str | None) -> Path:

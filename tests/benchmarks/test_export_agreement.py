@@ -58,6 +58,9 @@ def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         patch.setenv("IRFORGE_API_BASE", server.url)
         stage_function("intents")(ctx)
     stage_seed(ctx)
+    empty = Benchmark(root / "logical")  # a generator that kept nothing, as the demo's logical
+    empty.write_queries([])
+    empty.write_qrels([])
     summary = run_eval_stage(root)
     # the demo's eval: the intents qrels are not scored, the seed set is (BM25 and dense)
     assert "not scored (judge relevance failed its controls" in summary, summary
@@ -103,6 +106,7 @@ def test_every_exported_run_of_a_demo_like_folder_agrees(demo_folder: Path,
     rows = [line for line in lines if line.startswith("seed ")]
     assert len(rows) == 2 * 6  # two runs, six measures
     assert "skipped demo: not scored" in done.stdout
+    assert report["skipped"]["logical"].startswith("nothing to score: its test qrels judge no")
 
 
 def _evaluated_copy(demo_folder: Path, tmp_path: Path) -> Path:
@@ -146,7 +150,7 @@ def test_a_folder_without_evaluated_runs_exits_3(tmp_path: Path, script: ModuleT
     code = script.main([str(tmp_path / "bench")])
     out = capsys.readouterr()
     assert code == 3, out.out + out.err
-    assert "NO EXPORTED RUNS" in out.err and "not evaluated: no " in out.err
+    assert "NO EXPORTED RUNS" in out.err and "bench: not evaluated: no " in out.err
     assert "run `irforge eval FOLDER` first" in out.err
 
 
