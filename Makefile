@@ -19,7 +19,7 @@ export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-fast test-latest constraints lint venv clean chromium
+.PHONY: demo demo-check test test-fast test-latest constraints lint venv clean chromium
 
 $(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ venv: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/irforge demo --out $(DEMO_DIR)
+
+# every run the demo evaluated, exported as TREC, scored alike by irforge, ranx, pytrec_eval and
+# ir_measures (per query, 1e-9): exit 1 names a disagreement, 3 when no run was evaluated
+demo-check: $(VENV)/.installed
+	$(PY) benchmarks/export_agreement.py $(DEMO_DIR)
 
 # the viewer test drives a real headless Chromium (Debian's package; playwright's own
 # browser download is not used)

@@ -31,6 +31,17 @@ def test_hand_computed_values_per_query():
     assert table["q2"]["map"] == 0.5
 
 
+def test_judged_on_a_run_shorter_than_k_divides_by_its_length_as_ir_measures():
+    import ir_measures
+
+    # q1 lists 4 documents, 3 of them judged; q2 lists 2, one of them judged
+    ours = evaluate(QRELS, RUN, ["judged@10"], per_query=True)
+    assert ours == {"q1": {"judged@10": 0.75}, "q2": {"judged@10": 0.5}}
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc(
+        [ir_measures.parse_measure("Judged@10")], QRELS, RUN)}
+    assert theirs == {"q1": 0.75, "q2": 0.5}
+
+
 def test_means_and_run_record_and_missing_queries():
     qrels = {**QRELS, "q3": {"k": 1}}
     means = evaluate(qrels, Run("r", RUN), ["mrr"], missing="zero")

@@ -17,10 +17,10 @@ from irforge.core.records import Run
 from irforge.eval import evaluate
 from irforge.eval.trec_io import read_trec_run, write_trec_run
 from irforge.export import export_benchmark
+from irforge.export.agreement import tool_means
 from irforge.export.licence import licence_from_text, resolve_licence
 
-MEASURES = {"map": "map", "ndcg@10": "ndcg_cut_10", "p@5": "P_5", "mrr": "recip_rank",
-            "recall@100": "recall_100"}
+MEASURES = ("map", "ndcg@10", "p@5", "mrr", "recall@100")
 
 
 def _copy(bench: Benchmark, tmp_path: Path) -> Benchmark:
@@ -43,39 +43,6 @@ def _tied_run(bench: Benchmark) -> Run:
     return Run("tied", scores)
 
 
-def _ranx(qrels_path: Path, run_path: Path) -> dict[str, float]:
-    from ranx import Qrels
-    from ranx import Run as RanxRun
-    from ranx import evaluate as ranx_evaluate
-
-    names = {"map": "map", "ndcg@10": "ndcg@10", "p@5": "precision@5", "mrr": "mrr",
-             "recall@100": "recall@100"}
-    values = ranx_evaluate(Qrels.from_file(str(qrels_path), kind="trec"),
-                           RanxRun.from_file(str(run_path), kind="trec"), list(names.values()))
-    return {ours: float(values[theirs]) for ours, theirs in names.items()}
-
-
-def _pytrec_eval(qrels_path: Path, run_path: Path) -> dict[str, float]:
-    import pytrec_eval
-
-    with qrels_path.open() as qrels_file, run_path.open() as run_file:
-        qrels, run = pytrec_eval.parse_qrel(qrels_file), pytrec_eval.parse_run(run_file)
-    table = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES.values())).evaluate(run)
-    return {ours: sum(q[theirs] for q in table.values()) / len(table)
-            for ours, theirs in MEASURES.items()}
-
-
-def _ir_measures(qrels_path: Path, run_path: Path) -> dict[str, float]:
-    import ir_measures
-    from ir_measures import MAP, RR, P, R, nDCG
-
-    measures = {"map": MAP, "ndcg@10": nDCG @ 10, "p@5": P @ 5, "mrr": RR, "recall@100": R @ 100}
-    values = ir_measures.calc_aggregate(
-        list(measures.values()), ir_measures.read_trec_qrels(str(qrels_path)),
-        ir_measures.read_trec_run(str(run_path)))
-    return {ours: float(values[measure]) for ours, measure in measures.items()}
-
-
 def test_exported_runs_with_ties_score_alike_in_ranx_pytrec_eval_and_ir_measures(
         bench: Benchmark, tmp_path: Path) -> None:
     folder = _copy(bench, tmp_path)
@@ -90,10 +57,11 @@ def test_exported_runs_with_ties_score_alike_in_ranx_pytrec_eval_and_ir_measures
     qrels_path = out / "qrels" / "test.qrels"
     ours = evaluate(folder.qrels_dict(), run, list(MEASURES), missing="skip")
     # the precondition: on the raw file with ties ranx and trec_eval rank differently
-    assert abs(_ranx(qrels_path, raw)["map"] - _pytrec_eval(qrels_path, raw)["map"]) > 1e-6
+    raw_means = tool_means(qrels_path, raw, MEASURES)
+    assert abs(raw_means["ranx"]["map"] - raw_means["pytrec_eval"]["map"]) > 1e-6
     for path in sorted((out / "runs").glob("*.trec")):
-        tools = {"ranx": _ranx(qrels_path, path), "pytrec_eval": _pytrec_eval(qrels_path, path),
-                 "ir_measures": _ir_measures(qrels_path, path)}
+        tools = tool_means(qrels_path, path, MEASURES)
+        assert set(tools) == {"irforge", "ranx", "pytrec_eval", "ir_measures"}
         expected = ours if path.stem == "tied" else tools["pytrec_eval"]
         for tool, values in tools.items():
             for name in MEASURES:

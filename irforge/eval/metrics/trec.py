@@ -104,8 +104,10 @@ def success(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
 
 
 def judged(ranked: RankedLabels, cutoff: int | None) -> np.ndarray:
-    """Share of the top k that has any relevance judgment, divided by k (as in ir_measures)."""
-    return ranked.judged[:, : _depth(ranked, cutoff)].sum(axis=1) / float(_required(cutoff))
+    """Share of the top k that has any relevance judgment: judged documents divided by k, or
+    by the run's length when it lists fewer than k (as ir_measures' Judged@k)."""
+    depth = np.minimum(ranked.retrieved, _required(cutoff)).astype(np.float64)
+    return _safe_divide(ranked.judged[:, : _depth(ranked, cutoff)].sum(axis=1), depth)
 
 
 register(MetricSpec("ndcg", ndcg, "optional", "normalized DCG with trec_eval gains",
