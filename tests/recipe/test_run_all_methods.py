@@ -49,12 +49,30 @@ LOGICAL_2IN = DEMONSTRATIONS["2in"].output.model_copy(update={
                 "(2013)."}),
                  DEMONSTRATIONS["2in"].output.evidence[1].model_copy(update={
                      "text": "Winter Docks did not win the Silver Gull award."})]})
+# a second 2in document only logical asks about, so logical keeps a query whichever method
+# wins the race for SHARED (the stages run in parallel; the loser's copy is the duplicate)
+PLAYS = ("Ivo Lenz directed the plays Red Quay (2015) and Low Tide (2017). Red Quay starred "
+         "Mei Lund and won the Copper Mask prize; Low Tide did not win the Copper Mask prize.")
+LOGICAL_PLAYS = LOGICAL_2IN.model_copy(update={
+    "query": "Which play directed by Ivo Lenz did not win the Copper Mask prize?",
+    "answer": "Low Tide",
+    "triples": LOGICAL_2IN.triples.model_copy(update={
+        "intersection": [LOGICAL_2IN.triples.intersection[0].model_copy(
+            update={"subject": "Ivo Lenz"})],
+        "negation": [LOGICAL_2IN.triples.negation[0].model_copy(
+            update={"subject": "Copper Mask"})]}),
+    "evidence": [LOGICAL_2IN.evidence[0].model_copy(update={
+        "text": "Ivo Lenz directed the plays Red Quay (2015) and Low Tide (2017)."}),
+                 LOGICAL_2IN.evidence[1].model_copy(update={
+                     "text": "Low Tide did not win the Copper Mask prize."})]})
 # (file, title, text, the question intents writes, the need it serves)
 DOCS = [*BREAD,
         ("salt", "The Salt Orchard", NOVEL,
          "Who wrote the island beekeeper novel that won the Harbour Prize?",
          "who wrote the beekeeper novel"),
-        ("films", "Lena Ortiz filmography", FILMS, SHARED, "which Ortiz film won nothing")]
+        ("films", "Lena Ortiz filmography", FILMS, SHARED, "which Ortiz film won nothing"),
+        ("plays", "Harwick Playhouse programme", PLAYS, "Who starred in Red Quay?",
+         "who starred in the Lenz play Red Quay")]
 AUDIENCE = {"layman": "written for a general reader in plain words, without technical jargon",
             "expert": "written for specialists in technical, professional language"}
 METHODS = ("intents", "logical", "multicon", "instructions")
@@ -103,6 +121,7 @@ def good_script() -> Script:
     rules = [*_intents_rules(),
              Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)),
              *_instructions_rules(),
+             Rule("Red Quay (2015)", (Action.answer(LOGICAL_PLAYS.model_dump()),)),
              Rule("Query type: 2in", (Action.answer(LOGICAL_2IN.model_dump()),)),
              *_multicon_rules()]
     return Script(default=Action.answer({}), rules=tuple(rules))
