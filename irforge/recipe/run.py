@@ -119,7 +119,7 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
                            f"{', '.join(names)}")
     done = dict(bench.manifest().get("steps", {}).get("recipe", {}).get("stages", {}))
     redo = set(names[names.index(redo_from):]) if redo_from else set()
-    todo = {s.name for s in stages if not _finished(s, done, redo)}
+    todo = _todo(stages, done, redo, out)
     ctx = RunContext(recipe, out, frozenset(s.method for s in stages
                                             if s.kind == "build" and s.name in todo))
     ctx.spent_usd = sum(float(done.get(s.name, {}).get("cost_usd", 0.0)) for s in stages
@@ -150,6 +150,17 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
     report.results.sort(key=lambda r: names.index(r.name))
     report.spent_usd = ctx.spent_usd
     return report
+
+
+def _todo(stages: list[Stage], done: Mapping[str, Any], redo: set[str], out: Path) -> set[str]:
+    """Stages to run: not finished earlier with this configuration, their output gone since,
+    or needing a stage that runs again (a rebuilt query set is pooled and labelled anew)."""
+    todo: set[str] = set()
+    for stage in stages:  # plan order: a stage's needs come before it
+        if (not _finished(stage, done, redo) or any(need in todo for need in stage.needs)
+                or empty_output(stage.name, stage.method, out) is not None):
+            todo.add(stage.name)
+    return todo
 
 
 def _finished(stage: Stage, done: Mapping[str, Any], redo: set[str]) -> bool:

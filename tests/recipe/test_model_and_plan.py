@@ -89,6 +89,11 @@ def _fake_actions(calls: list[str], fail: str | None = None, spend: float = 0.0,
             folder = ctx.out / str(stage.method)
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "queries.jsonl").write_text('{"_id": "q1", "text": "a query"}\n')
+        written = {"pool": Path("pool") / "candidates.jsonl", "label": Path("qrels") / "test.tsv"}
+        if stage.kind in written:
+            path = ctx.out / str(stage.method) / written[stage.kind]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("q1\td1\t1\n")
         return "ok"
 
     return dict.fromkeys(("corpus", "build", "pool", "label", "eval"), action)
@@ -199,3 +204,24 @@ def test_each_stage_says_when_it_starts_and_ends_so_a_log_shows_what_runs(tmp_pa
         ends = [i for i, other in enumerate(lines) if other.startswith(name)
                 and not other.endswith("started")]
         assert ends and lines.index(line) < ends[0]
+
+
+def test_a_rebuilt_stage_redoes_what_needs_it_and_a_lost_output_is_rebuilt(
+        tmp_path: Path) -> None:
+    """A changed build block rebuilds the queries, so their pool and labels are redone too
+    (never kept from the old queries); a stage whose output file is gone runs again."""
+    text = "corpus: {input: docs}\nmethods: {intents: {per_task: 2}}\n"
+    out = tmp_path / "bench"
+    calls: list[str] = []
+    run_recipe(load_recipe(_recipe(tmp_path, text)), out, actions=_fake_actions(calls),
+               echo=lambda line: None)
+    assert calls == ["corpus", "build-intents", "pool-intents", "label-intents", "eval-intents"]
+    calls.clear()
+    changed = load_recipe(_recipe(tmp_path, text.replace("per_task: 2", "per_task: 3")))
+    report = run_recipe(changed, out, actions=_fake_actions(calls), echo=lambda line: None)
+    assert calls == ["build-intents", "pool-intents", "label-intents", "eval-intents"]
+    assert report.results[0].status == "done-earlier"
+    calls.clear()
+    (out / "intents" / "pool" / "candidates.jsonl").unlink()
+    run_recipe(changed, out, actions=_fake_actions(calls), echo=lambda line: None)
+    assert calls == ["pool-intents", "label-intents", "eval-intents"]
