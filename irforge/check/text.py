@@ -38,6 +38,9 @@ meet meets meeting satisfy satisfies condition conditions criteria requirement r
 following
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+#: stopwords only because instructions use them ("documents that meet the criteria"); in a
+#: question they are the predicate ("Where do the two colonies meet?")
+PREDICATE_STOPWORDS = frozenset(["meet", "meets", "meeting", "satisfy", "satisfies"])
 
 NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,

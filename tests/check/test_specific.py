@@ -35,6 +35,7 @@ def test_a_query_that_only_names_a_shared_term_is_underspecified(text: str) -> N
     ("What is the binding itself?", ("covers", "sewing")),  # every passage holding it relevant
     ("How thick is the greyboard of a case binding?", ("covers",)),
     ("What does the kettle stitch link?", ("sewing",)),
+    ("Where do the two bindings meet?", ("covers",)),  # a predicate is a second term
 ])
 def test_a_second_term_or_a_term_only_its_passages_hold_passes(text: str, positives) -> None:
     assert specific(text, *positives) == []
