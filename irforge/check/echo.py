@@ -32,7 +32,8 @@ ECHO_MIN_SHARE = 0.6
 ECHO_MIN_FOREIGN = 2
 _TOKEN = re.compile(r"[a-z0-9]+")
 # metadata values that are the item's own inputs (an instruction may repeat its condition)
-OWN_INPUTS = ("condition", "condition_description", "dimension", "task", "category")
+OWN_INPUTS = ("condition", "condition_description", "dimension", "task", "category",
+              "core_query")  # an instructed query repeats the core query it instructs
 
 
 def tokens(text: str) -> list[str]:

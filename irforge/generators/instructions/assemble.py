@@ -70,6 +70,7 @@ def _unit_qrels(group: Group, unit: Unit) -> dict[str, list[Qrel]]:
 def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str], str]) -> Query:
     return Query(query_id=unit.unit_id, text=group.query, metadata={
         "core_query_id": group.query_id,
+        "core_query": group.query,  # the core query the unit instructs (its own input)
         "dimension": unit.dimension,
         "condition": unit.condition,
         "condition_description": descriptions.get((unit.dimension, unit.condition), ""),
