@@ -93,6 +93,7 @@ def check_benchmark(root: Path, target_k: int | None = None, prompts_dir: Path |
         report.counts[f"qrels/{split}"] = judged
         if judged == 0:
             add(Problem(path, "no qrels in this split", hint="label some pairs or remove the file"))
+        _untrusted(bench.root, split, path, add)
 
     context = Context(docs=docs, target_k=target_k, prompts_dir=prompts_dir,
                       retrievers=retrievers)
@@ -115,6 +116,25 @@ def check_benchmark(root: Path, target_k: int | None = None, prompts_dir: Path |
     if not (bench.queries_path.exists() or splits):
         _unbuilt(bench, report)
     return report
+
+
+def _untrusted(root: Path, split: str, path: Path, add) -> None:
+    """Qrels labelled by a judge that failed its control items: the validators that read a
+    query's relevant passages (grounding, target, specificity) judge against labels nobody
+    can vouch for, so the split itself is a problem."""
+    from irforge.core.trust import untrusted_judges
+
+    try:
+        judges = untrusted_judges(root, split)
+    except FormatError as exc:  # a broken judge_controls.json is one more problem
+        add(exc.problem)
+        return
+    for name, entry in judges.items():
+        figures = "; ".join(entry.get("lines", [])[:2])
+        add(Problem(path, f"labelled by judge {name}, which failed its control items "
+                          f"({figures or 'judge_controls.json'}): these labels are untrusted",
+                    field="judge", hint="relabel with a stronger model (irforge label --model "
+                    "...) or by people (irforge annotate push), then check again"))
 
 
 def _unbuilt(bench: Benchmark, report: CheckReport) -> None:
