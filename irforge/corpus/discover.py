@@ -3,8 +3,9 @@
 The folder is walked recursively in a fixed (sorted) order. Hidden files and folders (name
 starting with '.'), the benchmark folder itself (when it lies inside the input), symlinked
 folders (never followed: loops) and special files are skipped; so is every file that an
-``--exclude`` glob matches or no ``--include`` glob matches, and every file of a format no
-reader handles. A folder written by Hugging Face ``save_to_disk`` is one input (a corpus).
+``--exclude`` glob matches or no ``--include`` glob matches, a licence file (LICENSE,
+COPYING, NOTICE: unless an ``--include`` glob names it), and every file of a format no reader
+handles. A folder written by Hugging Face ``save_to_disk`` is one input (a corpus).
 Each skipped path comes with its reason, for the extract log and the console.
 """
 
@@ -20,6 +21,9 @@ from irforge.corpus.formats import CORPUS_FORMATS, FORMATS, HF_DATASET, supporte
 from irforge.corpus.formats.corpora import is_hf_dataset_folder
 
 QUERY_FILES = {"queries.jsonl", "queries.parquet"}
+# a folder's licence terms (LICENSE, LICENCE.md, COPYING.txt, NOTICE): read by `export` for the
+# dataset card, never documents of the corpus unless an --include glob names them
+LICENCE_STEMS = frozenset({"license", "licence", "copying", "notice"})
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,9 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
                 out.skipped.append((rel, f"excluded: matches --exclude {pattern!r}"))
             elif include and not matches(rel, include):
                 out.skipped.append((rel, "not-included: matches no --include glob"))
+            elif Path(name).stem.lower() in LICENCE_STEMS and not include:
+                out.skipped.append((rel, "licence: the folder's licence terms, not a document "
+                                         f"(--include {name!r} reads it)"))
             elif name.lower() in QUERY_FILES:
                 out.skipped.append((rel, "not-corpus: a BEIR queries file (only corpus rows "
                                          "are documents)"))

@@ -66,3 +66,15 @@ def test_an_input_that_is_itself_a_dataset_folder(tmp_path: Path) -> None:
     _touch(tmp_path, "dataset_info.json", "data-00000-of-00001.arrow")
     found = discover(tmp_path)
     assert [(item.path, item.kind) for item in found.found] == [(tmp_path, "hf-dataset")]
+
+
+def test_licence_files_are_not_documents_unless_included(tmp_path: Path) -> None:
+    """A corpus folder's LICENSE.md (the shipped sample has one) is its terms, not its text."""
+    _touch(tmp_path, "LICENSE.md", "docs/COPYING", "NOTICE.txt", "licensing-guide.md", "a.txt")
+    found = discover(tmp_path)
+    assert [item.rel for item in found.found] == ["a.txt", "licensing-guide.md"]
+    reasons = dict(found.skipped)
+    for rel in ("LICENSE.md", "docs/COPYING", "NOTICE.txt"):
+        assert reasons[rel].startswith("licence:") and "--include" in reasons[rel], rel
+    named = discover(tmp_path, include=["LICENSE.md"])
+    assert [item.rel for item in named.found] == ["LICENSE.md"]
