@@ -108,7 +108,7 @@ def main(names: list[str]) -> None:
         print(f"  valid but flagged: {query} by {', '.join(sorted(found[query]))}")
     for query in sorted(q for q in invalid if q not in found):
         print(f"  invalid, missed: {query} ({kinds[query]})")
-    print("\ntime (median of 3 command-line runs)   check      bm25 eval   ratio")
+    print(f"\ntime (median of {REPEATS} command-line runs)   check      bm25 eval   ratio")
     for folder in folders:
         check, evals = timings(folder)
         print(f"  {folder.name:36s} {check:6.2f} s   {evals:6.2f} s   {check / evals:5.2f}x")
