@@ -32,8 +32,9 @@ ECHO_MIN_SHARE = 0.6
 ECHO_MIN_FOREIGN = 2
 _TOKEN = re.compile(r"[a-z0-9]+")
 # metadata values that are the item's own inputs (an instruction may repeat its condition)
+# (an instructed query repeats the core query it instructs; a MultiConIR query names its domain)
 OWN_INPUTS = ("condition", "condition_description", "dimension", "task", "category",
-              "core_query")  # an instructed query repeats the core query it instructs
+              "core_query", "domain")
 
 
 def tokens(text: str) -> list[str]:

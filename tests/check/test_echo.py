@@ -142,3 +142,22 @@ def test_list_markers_of_a_conditions_query_are_no_numbers_of_an_example():
     assert _echoes(text, UNRELATED) == []
     assert _echoes("Find a book that meets these conditions: 1. A 1987 novel. 2. About a "
                    "beekeeper.", UNRELATED)
+
+
+def test_a_query_may_name_its_own_inputs_the_method_gave_it() -> None:
+    """A MultiConIR query names its domain and an instructed query repeats its core query:
+    the method's own inputs, not the prompt's, even where a demonstration has the same words
+    (the demo kept such queries, and `check` must agree with the build)."""
+    case_text = Doc("case", "An older woman grew confused over two days; she lived alone and "
+                    "took her tablets irregularly.", "A case of confusion")
+    context = Context(docs={"case": case_text}, language="en")
+    text = ("Find a medical case that meets these conditions: 1. woman grew confused. "
+            "2. took her tablets irregularly.")
+
+    def echoes(**meta) -> bool:
+        query = Query("q", text, meta)
+        found = validate(Case(query, case_fields(query), (case_text,)), context, only=["echo"])
+        return bool(found)
+
+    assert echoes()  # 'medical' comes from the domain's demonstration, not the passage
+    assert not echoes(domain="medical")
