@@ -97,7 +97,7 @@ def test_reading_order_keeps_single_column_top_to_bottom() -> None:
 
 
 def test_pages_join_mid_sentence_with_a_space_else_a_paragraph_break() -> None:
-    from irforge.corpus.extract import _page_join
+    from irforge.corpus.formats.pdf import _page_join
 
     assert _page_join("the sirens on Quay", "Street and Mill Lane") == " "
     assert _page_join("the sirens sounded.", "Then the river rose.") == "\n\n"
@@ -117,7 +117,7 @@ def test_title_printed_on_page_one_is_not_repeated_in_the_text(tmp_path: Path) -
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen import canvas
 
-    from irforge.corpus.extract import leading_title_end
+    from irforge.corpus.formats.pdf import leading_title_end
 
     path = tmp_path / "titled.pdf"
     _width, height = A4

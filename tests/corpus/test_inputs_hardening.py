@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized
-from irforge.corpus.extract import ExtractSettings, extract_pdf, extract_txt
+from irforge.corpus.extract import ExtractSettings, extract_txt
+from irforge.corpus.formats.pdf import extract_pdf
 from irforge.corpus.tokenizers import get_tokenizer
 
 BODY = "The {zone} district opens its flood shelter when the river passes four metres. "

@@ -37,7 +37,7 @@ def _load(reader: str) -> Reader:
 
 _DOCUMENTS = "irforge.corpus.formats.documents"
 FORMATS: dict[str, Format] = {
-    ".pdf": Format("pdf", "irforge.corpus.extract:extract_pdf_data"),
+    ".pdf": Format("pdf", "irforge.corpus.formats.pdf:extract_pdf_data"),
     ".txt": Format("txt", "irforge.corpus.extract:extract_txt_data"),
     ".text": Format("txt", "irforge.corpus.extract:extract_txt_data"),
     ".md": Format("markdown", f"{_DOCUMENTS}:read_markdown"),
