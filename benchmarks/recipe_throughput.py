@@ -74,9 +74,9 @@ def _warm_imports() -> None:
     import importlib
 
     for module in ("litellm", "irforge.llm", "irforge.corpus.pipeline", "irforge.corpus.pool",
-                   "irforge.eval.runner", "irforge.eval.report", "irforge.methods.contract"):
+                   "irforge.eval.runner", "irforge.eval.report", "irforge.steps.method"):
         importlib.import_module(module)
-    from irforge.methods.contract import registry
+    from irforge.methods.registry import registry
 
     registry()
 

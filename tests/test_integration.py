@@ -19,7 +19,8 @@ from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.eval.runner import evaluate_benchmark
-from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.build import build_logical
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
@@ -103,7 +104,7 @@ LOGICAL_SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
 
 def test_logical_build_over_http_is_evaluated_with_lsnc_and_per_type_ndcg(tmp_path):
     bench_dir = tmp_path / "bench"
-    config = LogicalConfig(types=("pin", "2in"), per_type=1, hypothetical=True)
+    config = LogicalConfig(passage_sentences=0, types=("pin", "2in"), per_type=1, hypothetical=True)
     with ScriptedServer(LOGICAL_SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
             progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:

@@ -12,21 +12,24 @@ DEMO_SENTENCES = 3
 
 
 def demo_stage(out: Path, model: str | None) -> str:
-    """``make demo``: a few queries from the shipped sample corpus, cut into titled passages;
-    prints the yield table and fails (exit 3) when no query was accepted."""
+    """``make demo``: a few queries from the shipped sample corpus, cut into titled passages,
+    built by ``Method.run``; prints the yield table and fails (exit 3) when no query was
+    accepted."""
     import typer
 
     from irforge.cli.options import grade_note
-    from irforge.data.sample import sample_docs
-    from irforge.generators.logical.build import LogicalConfig, build_logical
+    from irforge.data.sample import sample_corpus_dir, sample_docs
+    from irforge.generators.logical.method import METHOD, Config
     from irforge.llm import Engine
+    from irforge.steps.method import Inputs
+    from irforge.steps.runner import BuildRunner
 
-    config = LogicalConfig(types=DEMO_TYPES, per_type=DEMO_PER_TYPE, max_passages=1,
-                           passage_sentences=DEMO_SENTENCES)
+    config = Config(types=list(DEMO_TYPES), per_type=DEMO_PER_TYPE, max_passages=1,
+                    passage_sentences=DEMO_SENTENCES)
+    inputs = Inputs(sample_corpus_dir(), docs=tuple(sample_docs()))
     with Engine(model, cache_path=Path(out).parent / ".irforge" / "cache.sqlite",
                 max_tokens=256) as engine:
-        summary = build_logical(out, sample_docs(), config, engine)
+        built = METHOD.run(BuildRunner.open(engine, out, "logical"), config, inputs,
+                           lambda done: typer.echo(done.report.yields.render()))
         note = grade_note(engine.demo_grade)
-    typer.echo(summary.yields.render())
-    summary.require_yield(f" in {out}")
-    return f"{summary.line()} -> {out}{note}"
+    return f"{built.report.line()} -> {out}{note}"

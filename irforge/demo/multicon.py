@@ -11,9 +11,6 @@ from pathlib import Path
 import typer
 
 from irforge.core.errors import EmptyResultError
-from irforge.generators.multicon.build import MulticonConfig
-from irforge.generators.multicon.domains import get_domain
-from irforge.generators.multicon.folder import build_multicon
 
 # Sample-corpus file names carry their kind; each kind maps to a built-in domain.
 DEMO_DOMAINS: dict[str, str] = {"-novel-": "books", "-film-": "movies", "-case-": "medical"}
@@ -29,9 +26,13 @@ DEMO_PHRASES = "pick"
 
 
 def demo_stage(out: Path, model: str | None = None) -> str:
-    """Build one small MultiConIR benchmark per domain under ``out/multicon/<domain>``."""
-    from irforge.data.sample import sample_docs
+    """Build one small MultiConIR benchmark per domain under ``out/multicon/<domain>``, each
+    by ``Method.run``."""
+    from irforge.data.sample import sample_corpus_dir, sample_docs
+    from irforge.generators.multicon.method import METHOD, Config
     from irforge.llm import Engine
+    from irforge.steps.method import Inputs
+    from irforge.steps.runner import BuildRunner, target_line
 
     docs = sample_docs()
     parts, kept, attempted = [], 0, 0
@@ -42,12 +43,19 @@ def demo_stage(out: Path, model: str | None = None) -> str:
             if not chosen:
                 continue
             attempted += len(chosen)
-            config = MulticonConfig(domain=get_domain(domain), n=DEMO_N, strategy=DEMO_STRATEGY,
-                                    phrases=DEMO_PHRASES)
+            config = Config(domain=domain, n=DEMO_N, strategy=DEMO_STRATEGY,
+                            phrases=DEMO_PHRASES, limit=None)
             typer.echo(f"[demo:multicon] {domain}:")
+            runner = BuildRunner.open(engine, Path(out) / "multicon" / domain, "multicon")
+
+            def show(_: object, runner: BuildRunner = runner) -> None:
+                typer.echo(runner.yields.render())
+                if target_line(runner.validation()):
+                    typer.echo(target_line(runner.validation()))
+
             try:
-                counts = build_multicon(Path(out) / "multicon" / domain, chosen, config, engine,
-                                        source="irforge sample corpus", echo=typer.echo)
+                counts = METHOD.run(runner, config, Inputs(sample_corpus_dir(),
+                                                           docs=tuple(chosen)), show).counts
             except EmptyResultError as exc:
                 parts.append(f"{domain}: 0/{len(chosen)} source(s) kept ({exc})")
                 continue

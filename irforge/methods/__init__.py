@@ -1,13 +1,9 @@
-"""Benchmark-building methods behind one contract (:mod:`irforge.methods.contract`).
-
-Each module here exports ``METHOD``: a pydantic ``Config``, the method's steps and a build
-function on the shared :class:`~irforge.steps.runner.BuildRunner`; the method-specific logic
-stays in ``irforge.generators.<method>``.
-"""
+"""The registry of benchmark-building methods: each lives in ``irforge.generators.<method>``
+(its ``method.py`` exports ``METHOD``) behind the contract of :mod:`irforge.steps.method`."""
 
 from __future__ import annotations
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
 from irforge.methods.registry import get_method, registry
+from irforge.steps.method import Built, Inputs, Method, MethodConfig
 
 __all__ = ["Built", "Inputs", "Method", "MethodConfig", "get_method", "registry"]

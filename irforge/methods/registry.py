@@ -3,12 +3,16 @@ since each pulls its generator in)."""
 
 from __future__ import annotations
 
-from irforge.methods.contract import Method
+from irforge.steps.method import Method
 
 
 def registry() -> dict[str, Method]:
     """Every method by name (imported on first use: each pulls its generator in)."""
-    from irforge.methods import instructions, intents, logical, multicon, relevance
+    from irforge.generators.instructions import method as instructions
+    from irforge.generators.intents import method as intents
+    from irforge.generators.logical import method as logical
+    from irforge.generators.multicon import method as multicon
+    from irforge.generators.relevance import method as relevance
 
     return {module.METHOD.name: module.METHOD
             for module in (intents, logical, multicon, instructions, relevance)}

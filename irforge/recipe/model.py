@@ -16,7 +16,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from irforge.core.errors import FormatError, Problem
-from irforge.methods import instructions, intents, logical, multicon, relevance
+from irforge.generators.instructions import method as instructions
+from irforge.generators.intents import method as intents
+from irforge.generators.logical import method as logical
+from irforge.generators.multicon import method as multicon
+from irforge.generators.relevance import method as relevance
 
 DEFAULT_RECIPE = Path(__file__).with_name("default.yaml")
 METHODS = ("intents", "logical", "multicon", "instructions")
@@ -48,7 +52,7 @@ class CorpusSpec(_Strict):
         return self
 
 
-# each method's block is the method's own Config (irforge/methods/<name>.py): one source
+# each method's block is the method's own Config (irforge/generators/<name>/method.py): one source
 IntentsSpec = intents.Config
 LogicalSpec = logical.Config
 MulticonSpec = multicon.Config

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.errors import IrforgeError
 from irforge.methods import MethodConfig, get_method, registry
-from irforge.methods.contract import validated
+from irforge.steps.method import validated
 from irforge.recipe.model import LabelSpec, MethodsSpec
 
 
@@ -61,7 +61,7 @@ def test_run_ends_every_method_the_same_way_an_empty_result_before_an_untrusted_
     from types import SimpleNamespace
 
     from irforge.core.errors import EmptyResultError, UntrustedLabels
-    from irforge.methods.contract import Built, Inputs, Method
+    from irforge.steps.method import Built, Inputs, Method
     from irforge.steps.runner import BuildRunner
 
     judge = {"status": "untrusted", "lines": ["x.judge: accuracy 0.50 [0.2, 0.8]"]}

@@ -14,7 +14,7 @@ from irforge.generators.logical.cli import build_logical_command
 from irforge.generators.multicon.cli import build_command as multicon_verb
 from irforge.generators.relevance.cli import label_command
 from irforge.methods import get_method
-from irforge.methods.contract import flag_defaults
+from irforge.steps.method import flag_defaults
 
 # method -> (its verb, flag parameter -> Config field where the names differ,
 #            Config fields with no flag of their own and why)

@@ -25,8 +25,8 @@ from irforge.cli.options import (
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
-from irforge.methods.contract import flag_defaults
-from irforge.methods.instructions import Config as InstructionsConfig
+from irforge.steps.method import flag_defaults
+from irforge.generators.instructions.method import Config as InstructionsConfig
 
 INSTRUCTIONS = flag_defaults(InstructionsConfig)  # the flags' defaults are the recipe block's
 
@@ -85,8 +85,8 @@ def build_command(
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
-    from irforge.methods import instructions as method
-    from irforge.methods.contract import validated
+    from irforge.generators.instructions import method
+    from irforge.steps.method import validated
     from irforge.steps.runner import BuildRunner, target_line
 
     validated(method.Config, split=split, phrasings=phrasings, hard_negatives=hard_negatives,

@@ -26,8 +26,8 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
-from irforge.methods.contract import flag_defaults
-from irforge.methods.intents import Config as IntentsConfig
+from irforge.steps.method import flag_defaults
+from irforge.generators.intents.method import Config as IntentsConfig
 
 INTENTS = flag_defaults(IntentsConfig)  # the flags' defaults are the recipe block's
 
@@ -75,8 +75,8 @@ def build_intents_command(
     from irforge.generators.intents import build_intents, load_intents, select_intents
     from irforge.generators.intents.build import source_docs
     from irforge.generators.intents.taxonomy import choose_taxonomy
-    from irforge.methods import intents as method
-    from irforge.methods.contract import validated
+    from irforge.generators.intents import method
+    from irforge.steps.method import validated
     from irforge.steps.runner import BuildRunner, target_line
 
     validated(method.Config, intents=split_names(intents), per_task=per_task, taxonomy=taxonomy,

@@ -47,29 +47,13 @@ from irforge.generators.logical.steps import (
     query_variables,
     with_provenance,
 )
-from irforge.generators.logical.types import TYPE_NAMES, get_type
+from irforge.generators.logical.method import Config
+from irforge.generators.logical.types import get_type
 from irforge.llm.protocol import EngineLike
 from irforge.steps.failures import rejection
 from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable
 from irforge.validators.control_stats import StepFigures
-
-
-@dataclass(frozen=True)
-class LogicalConfig:
-    """What to build: types, how many per type, passage grouping, and the optional steps."""
-
-    types: tuple[str, ...] = TYPE_NAMES
-    per_type: int = 2
-    seed: int = 0
-    group_key: str = "title"
-    max_passages: int = 3
-    distractors: int | None = None
-    hypothetical: bool = False
-    judge: bool = False
-    min_judge_score: int = 3
-    judge_controls: bool = True  # mix control items into the judge step (judge_controls.py)
-    passage_sentences: int = 0
 
 
 @dataclass
@@ -99,7 +83,7 @@ class LogicalSummary:
         require_kept(self.yields, self.accepted, "logical queries", where)
 
 
-def _items(passages: Sequence[Doc], config: LogicalConfig) -> list[QueryItem]:
+def _items(passages: Sequence[Doc], config: Config) -> list[QueryItem]:
     types = [get_type(name) for name in config.types]
     plans = plan_queries(passages, types, config.per_type, config.seed, config.group_key,
                          config.max_passages)
@@ -109,7 +93,7 @@ def _items(passages: Sequence[Doc], config: LogicalConfig) -> list[QueryItem]:
 
 
 def query_items(docs: Sequence[Doc],
-                config: LogicalConfig) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
+                config: Config) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
     """The seeded passage plans and the ``logical.query`` prompt inputs for them."""
     items = _items(split_passages(docs, config.passage_sentences), config)
     return [item.plan for item in items], [query_variables(item) for item in items]
@@ -129,7 +113,7 @@ class Outcome:
     language: str | None = None  # the language the query gates expected
 
 
-def build_logical(bench_dir: Path, docs: Sequence[Doc], config: LogicalConfig,
+def build_logical(bench_dir: Path, docs: Sequence[Doc], config: Config,
                   engine: EngineLike, runner: BuildRunner | None = None) -> LogicalSummary:
     """Generate ComLQ-style queries from ``docs`` into the benchmark folder ``bench_dir``.
 
@@ -221,7 +205,7 @@ def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score:
 
 
 def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
-                    config: LogicalConfig, engine_entry: Mapping[str, Any],
+                    config: Config, engine_entry: Mapping[str, Any],
                     validation: Mapping[str, Any] | None = None) -> LogicalSummary:
     """Write corpus, queries, qrels, negation labels, logs and the manifest entry (plain code).
 
@@ -259,7 +243,7 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
 
     summary = _summary(outcome, before, len(distractors), len(labels))
     bench.record_step("logical", method_entry(
-        "ComLQ (complex logical queries)", asdict(config), engine_entry,
+        "ComLQ (complex logical queries)", config.options(), engine_entry,
         {k: v for k, v in asdict(summary).items() if k != "yields"}, summary.yields,
         len(failures), outcome.language,
         {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),

@@ -1,10 +1,10 @@
-"""``irforge build multicon``: a BEIR corpus of one domain -> the three MultiConIR tasks."""
+"""``irforge build multicon``: a BEIR corpus of one domain -> the three MultiConIR tasks; the
+flags become the method's Config, then ``Method.run`` builds (``irforge.cli.build``)."""
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -25,31 +25,10 @@ from irforge.cli.options import (
     TpmOption,
 )
 from irforge.cli.output import JsonOption, emit
-from irforge.core.bench import Benchmark
-from irforge.core.errors import FormatError, IrforgeError, Problem
-from irforge.core.jsonl import iter_jsonl
-from irforge.generators.multicon.domains import get_domain, load_domains
-from irforge.generators.multicon.folder import build_multicon, derived_domain
-from irforge.methods.contract import flag_defaults
-from irforge.methods.multicon import Config as MulticonConfig
+from irforge.generators.multicon.method import Config as MulticonConfig
+from irforge.steps.method import flag_defaults
 
 MULTICON = flag_defaults(MulticonConfig)  # the flags' defaults are the recipe block's
-
-
-def read_given_conditions(path: Path) -> dict[str, list[str]]:
-    """Condition sentences chosen beforehand: JSONL rows ``{"doc_id", "conditions": [...]}``."""
-    out: dict[str, list[str]] = {}
-    for number, row in iter_jsonl(Path(path)):
-        doc_id, conditions = row.get("doc_id"), row.get("conditions")
-        if not isinstance(doc_id, str) or not doc_id:
-            raise FormatError(Problem(Path(path), "missing or not a string", line=number,
-                                      field="doc_id", hint="give the corpus id of the document"))
-        if not isinstance(conditions, list) or not all(isinstance(c, str) for c in conditions):
-            raise FormatError(Problem(Path(path), "must be a list of sentences", line=number,
-                                      field="conditions",
-                                      hint="copy N sentences from the document"))
-        out[doc_id] = conditions
-    return out
 
 
 def build_command(
@@ -80,67 +59,54 @@ def build_command(
     limit: Annotated[int | None, typer.Option(help="Use only the first N documents (0: all).")]
     = MULTICON.limit,
     domains: Annotated[Path | None, typer.Option(
-        help="YAML file defining extra domains (see docs/multicon.md).")] = None,
+        help="YAML file defining extra domains (see docs/multicon.md).")] = MULTICON.domains,
     adaptive: Annotated[bool, typer.Option(
         help="Also ask the LLM for adaptive sub-query decompositions.")]
     = MULTICON.adaptive,
     conditions: Annotated[Path | None, typer.Option(
         help="JSONL of condition sentences chosen beforehand ({doc_id, conditions}); "
-             "those documents skip step 1.")] = None,
+             "those documents skip step 1.")] = MULTICON.conditions,
     language: LanguageOption = MULTICON.language,
     target_k: TargetKOption = MULTICON.target_k,
-    samples: SamplesOption = None,
-    model: ModelOption = None,
-    api_base: ApiBaseOption = None,
-    budget: BudgetOption = None,
-    concurrency: ConcurrencyOption = None,
-    rpm: RpmOption = None,
-    tpm: TpmOption = None,
-    cache: CacheOption = None,
-    no_cache: NoCacheOption = False,
+    samples: SamplesOption = None, model: ModelOption = None, api_base: ApiBaseOption = None,
+    budget: BudgetOption = None, concurrency: ConcurrencyOption = None, rpm: RpmOption = None,
+    tpm: TpmOption = None, cache: CacheOption = None, no_cache: NoCacheOption = False,
     prompts_dir: PromptsDirOption = None, timeout: TimeoutOption = None,
-    price_per_mtok: PriceOption = None,
-    as_json: JsonOption = False,
+    price_per_mtok: PriceOption = None, as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
-    from irforge.cli.options import engine_from_options, grade_note
-    from irforge.core import beir
-    from irforge.methods import multicon
-    from irforge.methods.contract import validated
-    from irforge.steps.runner import BuildRunner
+    from irforge.cli.build import engine_flags, run_method
+    from irforge.steps.method import Inputs, validated
 
+    engine = engine_flags(locals())
     # the recipe's methods.multicon is the same Config: one set of rules for both
     limit = None if limit == 0 else limit  # --limit 0: every document (the recipe's null)
-    options = validated(multicon.Config, n=n, limit=limit, domain=domain, phrases=phrases,
-                        strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
-                        adaptive=adaptive, language=language, target_k=target_k)
-    extra = load_domains(domains) if domains is not None else {}
-    docs = list(islice(beir.read_corpus(corpus), limit))
-    try:
-        chosen = (derived_domain(docs, seed) if domain == "derived" and domain not in extra
-                  else get_domain(domain, extra))
-        config = options.generator_config(chosen)
-    except ValueError as exc:
-        raise IrforgeError(str(exc)) from exc
-    given = read_given_conditions(conditions) if conditions is not None else None
-    if not as_json:
-        typer.echo(f"domain {chosen.name!r}: entity {chosen.entity!r}, features "
-                   f"{', '.join(chosen.features)}")
-    with Benchmark(bench_dir).writing(), engine_from_options(
-            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
-            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir,
-            timeout=timeout, price_per_mtok=price_per_mtok, bench_dir=bench_dir,
-            samples=samples) as engine:
-        runner = BuildRunner.open(engine, bench_dir, "multicon", target_k=target_k)
-        counts = build_multicon(bench_dir, docs, config, engine, source=str(corpus), given=given,
-                                echo=None if as_json else typer.echo, runner=runner)
-        note = grade_note(engine.demo_grade)
-    summary = ", ".join(f"{key}={value}" for key, value in counts.items())
+    config = validated(MulticonConfig, n=n, limit=limit, domain=domain, phrases=phrases,
+                       strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
+                       adaptive=adaptive, language=language, target_k=target_k,
+                       domains=domains, conditions=conditions)
+    run_method("multicon", bench_dir, config, Inputs(corpus),
+               lambda built, runner: show(built, runner, as_json), engine)
+
+
+def show(built: Any, runner: Any, as_json: bool) -> None:
+    """The domain, the yield table, the target depth and the counts (or them as JSON)."""
+    from irforge.cli.options import grade_note
+    from irforge.steps.runner import target_line
+
+    (chosen, counts), root = built.report, runner.bench.root
+    note = grade_note(runner.engine.demo_grade)
     if as_json:
-        emit({"folder": bench_dir, **counts, "demo_grade": bool(note),
-              "failures_file": Benchmark(bench_dir).failures_path}, "", as_json=True)
+        emit({"folder": root, **counts, "demo_grade": bool(note),
+              "failures_file": runner.bench.failures_path}, "", as_json=True)
         return
-    typer.echo(f"multicon: {summary} -> {bench_dir}{note}")
+    typer.echo(f"domain {chosen.name!r}: entity {chosen.entity!r}, features "
+               f"{', '.join(chosen.features)}")
+    typer.echo(runner.yields.render())
+    if target_line(runner.validation()):
+        typer.echo(target_line(runner.validation()))
+    summary = ", ".join(f"{key}={value}" for key, value in counts.items())
+    typer.echo(f"multicon: {summary} -> {root}{note}")
     if counts["failures"]:
         typer.echo(f"  {counts['failures']} item(s) failed; reasons in "
-                   f"{Benchmark(bench_dir).failures_path}")
+                   f"{runner.bench.failures_path}")

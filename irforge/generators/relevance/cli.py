@@ -25,8 +25,8 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
-from irforge.methods.contract import flag_defaults
-from irforge.methods.relevance import Config as LabelConfig
+from irforge.steps.method import flag_defaults
+from irforge.generators.relevance.method import Config as LabelConfig
 
 LABEL = flag_defaults(LabelConfig)  # the flags' defaults are the recipe block's
 
@@ -94,8 +94,8 @@ def label_command(
     from irforge.generators.relevance.build import ENSEMBLE_STEP
     from irforge.generators.relevance.controls import control_summary, raise_if_untrusted
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
-    from irforge.methods import relevance
-    from irforge.methods.contract import validated
+    from irforge.generators.relevance import method as relevance
+    from irforge.steps.method import validated
     from irforge.steps.runner import BuildRunner
 
     validated(relevance.Config, strategies=split_names(strategies), ensemble=ensemble,

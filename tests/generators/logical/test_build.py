@@ -12,7 +12,6 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure
 from irforge.generators.logical import steps as review
 from irforge.generators.logical.build import (
-    LogicalConfig,
     Outcome,
     judge_queries,
     query_items,
@@ -20,6 +19,7 @@ from irforge.generators.logical.build import (
 )
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.steps import (
     Evidence,
@@ -99,7 +99,7 @@ def accepted_pin() -> review.AcceptedQuery:
 
 
 def test_query_items_render_through_the_shipped_template():
-    plans, items = query_items(DOCS, LogicalConfig(types=("pin", "1p"), per_type=1, seed=3))
+    plans, items = query_items(DOCS, LogicalConfig(passage_sentences=0, types=("pin", "1p"), per_type=1, seed=3))
     assert [p.qtype for p in plans] == ["pin", "1p"]
     messages = get_template("logical.query").render(**items[0])
     text = messages[-1]["content"]
@@ -193,7 +193,7 @@ def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
                "violates_negation": True})
     outcome = Outcome(plans=[PIN, TWO_P, FAILED], accepted=[pin, two_p], failures=[failure],
                       scores={"lq-pin-0000": 4}, hypothetical=[hyp])
-    config = LogicalConfig(types=("pin", "2p", "1p"), per_type=1)
+    config = LogicalConfig(passage_sentences=0, types=("pin", "2p", "1p"), per_type=1)
     bench = Benchmark(tmp_path)
     summary = write_benchmark(bench, DOCS, outcome, config, {"model": "m", "demo_grade": True})
 

@@ -14,7 +14,8 @@ import pytest
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
-from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.build import build_logical
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.labels import labels_path
 
 # ComLQ corpus ids: 10000 answers query 0 (1p) alone; 13110 + 13111 answer query 1990 (pin_2).
@@ -41,7 +42,7 @@ def test_build_with_embedded_model_completes_and_records_every_failure(tmp_path,
 
     docs = comlq_passages(comlq_dir)
     assert len(docs) == 3
-    config = LogicalConfig(types=("1p", "pin"), per_type=1, group_key="article",
+    config = LogicalConfig(passage_sentences=0, types=("1p", "pin"), per_type=1, group_key="article",
                            hypothetical=True, judge=True)
     with Engine(cache_path=tmp_path / "cache.sqlite", max_tokens=256, max_reasks=1) as engine:
         summary = build_logical(tmp_path / "bench", docs, config, engine)

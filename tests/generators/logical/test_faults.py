@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
-from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.build import build_logical
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.llm import Engine
@@ -30,7 +31,7 @@ SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
 def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_written(tmp_path):
     # judge controls off: this test counts the judge's prompts (controls are tested in
     # test_judge_controls.py)
-    config = LogicalConfig(types=("pin", "2in"), per_type=1, judge=True, hypothetical=True,
+    config = LogicalConfig(passage_sentences=0, types=("pin", "2in"), per_type=1, judge=True, hypothetical=True,
                            judge_controls=False)
     with ScriptedServer(SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",

@@ -14,7 +14,8 @@ from irforge.core.beir import write_corpus
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.core.records import Doc
-from irforge.generators.logical.build import LogicalConfig, build_logical
+from irforge.generators.logical.build import build_logical
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.generators.logical.selection import QueryPlan
@@ -130,11 +131,11 @@ class Engine(FakeEngine):
 def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path):
     bench = Benchmark(tmp_path / "bench")
     first = build_logical(bench.root, [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")],
-                          LogicalConfig(types=("pin",), per_type=1), Engine(_renamed_answers()))
+                          LogicalConfig(passage_sentences=0, types=("pin",), per_type=1), Engine(_renamed_answers()))
     assert first.accepted == 1
     labels = read_violations(labels_path(bench.root))
     second = build_logical(bench.root, [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")],
-                           LogicalConfig(types=("2p",), per_type=1), Engine(_renamed_answers()))
+                           LogicalConfig(passage_sentences=0, types=("2p",), per_type=1), Engine(_renamed_answers()))
     assert second.accepted == 1 and second.kept_from_before == 1
     assert "1 earlier queries kept" in second.line()
     assert {q.query_id for q in bench.queries()} == {"lq-pin-0000", "lq-2p-0000"}
@@ -149,7 +150,7 @@ def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path
 def test_a_build_that_accepts_nothing_raises_with_the_reasons(tmp_path):
     docs = [Doc("films", FILMS, "Lena Ortiz filmography")]
     wrong = DEMONSTRATIONS["2in"].output.model_dump()
-    summary = build_logical(tmp_path / "b", docs, LogicalConfig(types=("pin",), per_type=1),
+    summary = build_logical(tmp_path / "b", docs, LogicalConfig(passage_sentences=0, types=("pin",), per_type=1),
                             Engine(_answers(pin=wrong)))
     assert summary.accepted == 0
     with pytest.raises(EmptyResultError, match=r"0 logical queries accepted") as error:

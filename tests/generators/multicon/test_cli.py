@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from irforge.cli.app import build_app
 from irforge.core.errors import FormatError, IrforgeError
-from irforge.generators.multicon.cli import read_given_conditions
+from irforge.generators.multicon.folder import read_given_conditions
 
 
 @pytest.fixture

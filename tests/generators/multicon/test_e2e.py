@@ -20,6 +20,7 @@ from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, get_domain
 from irforge.generators.multicon.folder import build_multicon
+from irforge.steps.runner import BuildRunner
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
@@ -51,8 +52,9 @@ def built(tmp_path_factory) -> Path:
     with Engine(cache_path=root / "cache.sqlite", max_tokens=256, progress=False) as engine:
         # "salt" gets hand-picked conditions so the real model also runs steps 2 and 3.
         try:
-            build_multicon(root / "bench", docs, config, engine, source="test",
-                           given={"salt": NOVEL_CONDITIONS})
+            runner = BuildRunner.open(engine, root / "bench", "multicon")
+            _, kept = build_multicon(runner, docs, config, "test", {"salt": NOVEL_CONDITIONS})
+            runner.finish(kept, "MultiConIR source documents")
         except EmptyResultError as exc:  # nothing kept: written, then reported (checked below)
             (root / "bench" / "empty.txt").write_text(str(exc), encoding="utf-8")
     return root / "bench"

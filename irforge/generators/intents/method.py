@@ -1,4 +1,4 @@
-"""DisastIR intent-driven queries as a :class:`~irforge.methods.contract.Method`
+"""DisastIR intent-driven queries as a :class:`~irforge.steps.method.Method`
 (docs/intents.md)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
+from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 

@@ -1,4 +1,4 @@
-"""InfoSearch instructed queries as a :class:`~irforge.methods.contract.Method`
+"""InfoSearch instructed queries as a :class:`~irforge.steps.method.Method`
 (docs/instructions.md): built from another folder's labelled query-passage pairs."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
+from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 

@@ -1,11 +1,11 @@
-"""LLM relevance labeling (DisastIR 3.6) as a :class:`~irforge.methods.contract.Method`:
+"""LLM relevance labeling (DisastIR 3.6) as a :class:`~irforge.steps.method.Method`:
 the pairs of a pool file labelled into judgments and qrels (docs/annotation.md)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from irforge.methods.contract import Built, Inputs, Method, MethodConfig
+from irforge.steps.method import Built, Inputs, Method, MethodConfig
 from irforge.steps.runner import BuildRunner
 
 

@@ -1,13 +1,14 @@
-"""MultiConIR as a :class:`~irforge.methods.contract.Method` (docs/multicon.md)."""
+"""MultiConIR as a :class:`~irforge.steps.method.Method` (docs/multicon.md)."""
 
 from __future__ import annotations
 
 from itertools import islice
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from irforge.methods.contract import Built, Inputs, Method, QueryMethodConfig
+from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
 
@@ -24,6 +25,9 @@ class Config(QueryMethodConfig):
     threshold: float = Field(90.0, gt=0, le=100)
     adaptive: bool = False
     language: str | None = None
+    domains: Path | None = Field(None, description="YAML file defining extra domains")
+    conditions: Path | None = Field(None, description="JSONL of condition sentences chosen "
+                                    "beforehand ({doc_id, conditions})")
 
     @field_validator("strategy")
     @classmethod
@@ -45,18 +49,20 @@ class Config(QueryMethodConfig):
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
-    """Read the corpus, pick the domain, build and write (``build_multicon``)."""
-    from irforge.core import beir
-    from irforge.generators.multicon.domains import get_domain
-    from irforge.generators.multicon.folder import build_multicon, derived_domain
+    """Read the corpus, pick the domain, build and write (``build_multicon``); the report is
+    ``(domain, counts)``."""
+    from irforge.generators.multicon.folder import (
+        build_multicon,
+        choose_domain,
+        read_given_conditions,
+    )
 
-    docs = list(islice(beir.read_corpus(inputs.corpus), config.limit))
-    domain = (derived_domain(docs, config.seed) if config.domain == "derived"
-              else get_domain(config.domain, {}))
-    counts = build_multicon(runner.bench.root, docs, config.generator_config(domain),
-                            runner.engine,
-                            source=str(inputs.corpus), runner=runner)
-    return Built(counts["sources"], counts)
+    docs = list(islice(inputs.documents(), config.limit))
+    domain = choose_domain(config.domain, docs, config.seed, config.domains)
+    given = read_given_conditions(config.conditions) if config.conditions is not None else None
+    counts, kept = build_multicon(runner, docs, config.generator_config(domain),
+                                  str(inputs.corpus), given)
+    return Built(kept, counts, report=(domain, counts))
 
 
 METHOD = Method("multicon", Config, ("multicon.conditions", "multicon.condition_phrase",

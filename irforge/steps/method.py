@@ -1,10 +1,10 @@
-"""The Method contract: what every benchmark-building method exports to the runner.
+"""The Method contract: what every method exports (``irforge.generators.<m>.method``).
 
 A :class:`Method` names its pydantic ``Config`` (the one source of its options: the recipe's
 ``methods.<name>`` block is this model, and the CLI verb validates its flags with it), its
 LLM steps, and a ``build(runner, config, inputs)`` function on the shared
-:class:`~irforge.steps.runner.BuildRunner`. :data:`METHODS` is the registry ``irforge run``
-and the step-by-step verbs look methods up in.
+:class:`~irforge.steps.runner.BuildRunner`. :mod:`irforge.methods.registry` finds a
+method by name for ``irforge run``, ``irforge build`` and the Python API.
 """
 
 from __future__ import annotations
@@ -72,10 +72,19 @@ def validated(config: type[ConfigT], **options: Any) -> ConfigT:
 
 @dataclass(frozen=True)
 class Inputs:
-    """What a build reads: the corpus file and, for methods built on another, its folder."""
+    """What a build reads: the corpus file (or its documents, given in memory by the Python
+    API or the demo) and, for methods built on another, its folder or files."""
 
     corpus: Path
     source: Path | None = None  # instructions: the intents folder; relevance: the pool file
+    files: tuple[Path, ...] = ()  # relevance: more pair or pool files
+    docs: tuple[Any, ...] | None = None  # the corpus's documents, when not read from ``corpus``
+
+    def documents(self) -> list[Any]:
+        """The corpus's documents: the ones given, else those of the corpus file."""
+        from irforge.core import beir
+
+        return list(self.docs) if self.docs is not None else list(beir.read_corpus(self.corpus))
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,7 @@ class Built:
     counts: dict[str, Any]
     judge: Mapping[str, Any] | None = None
     labels: str = ""  # what the judged labels are, for the untrusted message
+    report: Any = None  # the generator's own summary (what a verb prints)
 
 
 Build = Callable[[BuildRunner, Any, Inputs], Built]
@@ -102,12 +112,17 @@ class Method:
     build: Build
     kept: str  # what finish() counts: "logical queries", "MultiConIR source documents", ...
 
-    def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs) -> Built:
-        """Build with ``config`` on ``runner``, then finish: budget stop, then empty result,
-        then a judge that failed its control items (exit 8), in that order for every method."""
+    def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs,
+            show: Callable[[Built], Any] | None = None) -> Built:
+        """Build with ``config`` on ``runner``, ``show`` what it built (a verb prints it),
+        then finish once: budget stop, then empty result, then a judge that failed its
+        control items (exit 8), in that order for every method. The one way a method runs:
+        ``irforge run``, ``irforge build``/``label``, the demo and the Python API call it."""
         if isinstance(config, QueryMethodConfig):
             runner.target_k = config.target_k
         built = self.build(runner, config, inputs)
+        if show is not None:
+            show(built)
         runner.finish(built.kept, self.kept)
         if built.judge:
             from irforge.validators.judge_report import raise_if_untrusted

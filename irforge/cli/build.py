@@ -1,0 +1,41 @@
+"""What every build verb does once its flags are a method's Config: open the folder and the
+engine, then run the method through :meth:`~irforge.steps.method.Method.run`, the one way a
+method runs (the recipe, the demo and the Python API call it too)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from irforge.steps.method import Built, Inputs, MethodConfig
+    from irforge.steps.runner import BuildRunner
+
+#: the shared LLM flags a verb may take (irforge/cli/options.py), passed on to the engine
+ENGINE_FLAGS = frozenset({"model", "api_base", "budget", "concurrency", "rpm", "tpm", "cache",
+                          "no_cache", "prompts_dir", "timeout", "price_per_mtok", "transport",
+                          "samples", "max_tokens"})
+
+Show = Callable[["Built", "BuildRunner"], Any]
+
+
+def engine_flags(flags: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+    """The engine's settings among a verb's flags (its ``locals()``), plus ``extra``."""
+    return {**{name: value for name, value in flags.items() if name in ENGINE_FLAGS}, **extra}
+
+
+def run_method(name: str, bench_dir: Path, config: MethodConfig, inputs: Inputs, show: Show,
+               engine: Mapping[str, Any]) -> Built:
+    """Build ``name`` into ``bench_dir`` under the folder's writer lock with one engine;
+    ``show(built, runner)`` prints what it built before ``Method.run`` finishes."""
+    from irforge.cli.options import engine_from_options
+    from irforge.core.bench import Benchmark
+    from irforge.methods import get_method
+    from irforge.steps.runner import BuildRunner
+
+    method = get_method(name)
+    with Benchmark(bench_dir).writing(), engine_from_options(bench_dir=bench_dir,
+                                                             **engine) as llm:
+        runner = BuildRunner.open(llm, bench_dir, name)
+        return method.run(runner, config, inputs, lambda built: show(built, runner))
