@@ -39,3 +39,16 @@ def run_method(name: str, bench_dir: Path, config: MethodConfig, inputs: Inputs,
                                                              **engine) as llm:
         runner = BuildRunner.open(llm, bench_dir, name)
         return method.run(runner, config, inputs, lambda built: show(built, runner))
+
+
+def estimate_method(name: str, bench_dir: Path, config: MethodConfig, inputs: Inputs,
+                    engine: Mapping[str, Any]) -> Any:
+    """``--dry-run``: the method's estimate of what a build would send; writes nothing."""
+    from irforge.cli.options import engine_from_options
+    from irforge.methods import get_method
+    from irforge.steps.runner import BuildRunner
+
+    method = get_method(name)
+    assert method.estimate is not None, f"{name} has no dry run"
+    with engine_from_options(bench_dir=bench_dir, **engine) as llm:
+        return method.estimate(BuildRunner.open(llm, bench_dir, name), config, inputs)

@@ -104,13 +104,15 @@ Build = Callable[[BuildRunner, Any, Inputs], Built]
 
 @dataclass(frozen=True)
 class Method:
-    """One method: its name, config model, steps, build function and what it keeps."""
+    """One method: its name, config model, steps, build function and what it keeps; and,
+    where its verb has ``--dry-run``, what a build would send (``estimate``, writes nothing)."""
 
     name: str
     config: type[MethodConfig]
     steps: tuple[str, ...]
     build: Build
     kept: str  # what finish() counts: "logical queries", "MultiConIR source documents", ...
+    estimate: Callable[[BuildRunner, Any, Inputs], Any] | None = None
 
     def run(self, runner: BuildRunner, config: MethodConfig, inputs: Inputs,
             show: Callable[[Built], Any] | None = None) -> Built:

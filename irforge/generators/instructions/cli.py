@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -31,15 +31,11 @@ from irforge.generators.instructions.method import Config as InstructionsConfig
 INSTRUCTIONS = flag_defaults(InstructionsConfig)  # the flags' defaults are the recipe block's
 
 
-class InstructionsInputError(IrforgeError, ValueError):
-    """The command line names no input, or two."""
-
-
 def build_command(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder to write.")],
     pairs: Annotated[Path | None, typer.Option(
         help="JSONL of positive pairs: query_id, query, doc_id, text, dimension, condition.")]
-    = None,
+    = INSTRUCTIONS.pairs,
     corpus: Annotated[Path | None, typer.Option(
         help="A BEIR folder instead of --pairs: its positive qrels become the pairs and its "
              "corpus stays as distractors.")] = None,
@@ -48,7 +44,8 @@ def build_command(
              "format, language, length, source, or one added with --dimensions.")]
     = INSTRUCTIONS.dimension,
     dimensions_file: Annotated[Path | None, typer.Option(
-        "--dimensions", help="YAML adding or changing dimensions and values.")] = None,
+        "--dimensions", help="YAML adding or changing dimensions and values.")]
+    = INSTRUCTIONS.dimensions_file,
     split: Annotated[str, typer.Option(help="Qrels split read with --corpus.")]
     = INSTRUCTIONS.split,
     model: ModelOption = None,
@@ -82,49 +79,30 @@ def build_command(
     Ends with the yield table; exits 3 when no unit was kept. A re-run for some queries or
     dimensions keeps the others already in the folder.
     """
-    from irforge.generators.instructions.build import BuildSettings, build_instructions
-    from irforge.generators.instructions.dimensions import load_dimensions
-    from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
-    from irforge.generators.instructions import method
-    from irforge.steps.method import validated
-    from irforge.steps.runner import BuildRunner, target_line
+    from irforge.cli.build import engine_flags, run_method
+    from irforge.steps.method import Inputs, validated
 
-    validated(method.Config, split=split, phrasings=phrasings, hard_negatives=hard_negatives,
-              rewrite=rewrite, seed=seed, limit=limit, dimension=dimension, target_k=target_k)
-    if (pairs is None) == (corpus is None):
-        raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
-                                     "BEIR_DIR")
-    dims = load_dimensions(dimensions_file)
-    distractors = []
-    if pairs is not None:
-        chosen = read_pairs(pairs, dims, default_dimension=dimension)
-    else:
-        if dimension not in dims:
-            raise InstructionsInputError(f"--dimension {dimension!r} is not one of "
-                                         f"{', '.join(dims)}")
-        chosen, distractors = pairs_from_beir(corpus, dimension, split)
-        if not chosen:
-            raise InstructionsInputError(f"{corpus}: no positive qrels in split {split!r}")
-    chosen = chosen[:limit] if limit else chosen
-    settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
-                             rewrite=rewrite, seed=seed)
-    recipe = {"input": str(pairs or corpus), "split": split if corpus else None}
-    with Benchmark(bench_dir).writing(), engine_from_options(
-            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
-            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
-            price_per_mtok=price_per_mtok, max_tokens=max_tokens, seed=seed,
-            bench_dir=bench_dir) as engine:
-        if engine.demo_grade:
-            typer.echo("note: using the embedded demo-grade model; expect many rejected items",
-                       err=True)
-        runner = BuildRunner.open(engine, bench_dir, "instructions", target_k=target_k)
-        report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
-                                    recipe, runner)
-    emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step,
-          "yield": report.yields.to_manifest()},
-         f"wrote {bench_dir}: {report.summary()}\n{report.yields.render()}"
+    engine = engine_flags(locals(), seed=seed)
+    config = validated(InstructionsConfig, split=split, phrasings=phrasings,
+                       hard_negatives=hard_negatives, rewrite=rewrite, seed=seed, limit=limit,
+                       dimension=dimension, target_k=target_k, pairs=pairs,
+                       dimensions_file=dimensions_file)
+    run_method("instructions", bench_dir, config, Inputs(bench_dir / "corpus.jsonl", corpus),
+               lambda built, runner: show(built, runner, as_json), engine)
+
+
+def show(built: Any, runner: Any, as_json: bool) -> None:
+    """The summary, the yield table and the target depth (or them as JSON)."""
+    from irforge.steps.runner import target_line
+
+    report = built.report
+    if runner.engine.demo_grade:
+        typer.echo("note: using the embedded demo-grade model; expect many rejected items",
+                   err=True)
+    emit({"folder": runner.bench.root, "counts": report.counts,
+          "failures": report.failures_by_step, "yield": report.yields.to_manifest()},
+         f"wrote {runner.bench.root}: {report.summary()}\n{report.yields.render()}"
          f"\n{target_line(runner.validation())}".rstrip(), as_json)
-    runner.finish(report.counts.get("units", 0), "instruction units")
 
 
 def review_command(

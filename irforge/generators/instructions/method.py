@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field
 
+from irforge.core.errors import IrforgeError
 from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 
@@ -22,33 +24,56 @@ class Config(QueryMethodConfig):
     rewrite: bool = True
     seed: int = 0
     limit: int | None = Field(None, ge=1)
+    pairs: Path | None = Field(None, description="JSONL of positive pairs instead of the "
+                               "source folder's qrels")
+    dimensions_file: Path | None = Field(None, description="YAML adding or changing "
+                                         "dimensions and values")
+
+
+class InstructionsInputError(IrforgeError, ValueError):
+    """The build names no input, or two, or an input without pairs."""
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
-    """Pairs from the source folder's qrels, then the steps (``build_instructions``)."""
-    from irforge.core.errors import IrforgeError
+    """Pairs from ``pairs`` or the source folder's qrels, then the steps
+    (``build_instructions``); the report is the generator's."""
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
-    from irforge.generators.instructions.pairs import pairs_from_beir
 
-    if inputs.source is None:
-        raise IrforgeError("instructions build on a labelled folder: give its path")
-    dims = load_dimensions(None)
-    if config.dimension not in dims:
-        raise IrforgeError(f"dimension {config.dimension!r} is not one of {', '.join(dims)}")
-    pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split)
-    if not pairs:
-        raise IrforgeError(f"{inputs.source}: no positive qrels in split {config.split!r}")
-    pairs = pairs[:config.limit] if config.limit else pairs
+    dims = load_dimensions(config.dimensions_file)
+    pairs, distractors = _pairs(config, inputs, dims)
     try:
         settings = BuildSettings(phrasings=config.phrasings, rewrite=config.rewrite,
                                  hard_negatives=config.hard_negatives, seed=config.seed)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
+    recipe = {"input": str(config.pairs or inputs.source),
+              "split": None if config.pairs is not None else config.split}
     report = build_instructions(runner.bench.root, pairs, runner.engine, dims, settings,
-                                distractors, {"input": str(inputs.source),
-                                              "split": config.split}, runner)
-    return Built(int(report.counts.get("units", 0)), dict(report.counts))
+                                distractors, recipe, runner)
+    return Built(int(report.counts.get("units", 0)), dict(report.counts), report=report)
+
+
+def _pairs(config: Config, inputs: Inputs, dims: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The pairs (first ``limit``) and the distractors: from the ``pairs`` file, or from
+    the labelled folder ``inputs.source`` (its corpus stays as distractors)."""
+    from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
+
+    if (config.pairs is None) == (inputs.source is None):
+        raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
+                                     "BEIR_DIR (instructions build on a labelled folder)")
+    distractors: list[Any] = []
+    if config.pairs is not None:
+        pairs = read_pairs(config.pairs, dims, default_dimension=config.dimension)
+    else:
+        if config.dimension not in dims:
+            raise InstructionsInputError(f"--dimension {config.dimension!r} is not one of "
+                                         f"{', '.join(dims)}")
+        pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split)
+        if not pairs:
+            raise InstructionsInputError(f"{inputs.source}: no positive qrels in split "
+                                         f"{config.split!r}")
+    return (pairs[:config.limit] if config.limit else pairs), distractors
 
 
 METHOD = Method("instructions", Config, ("instructions.keyword", "instructions.rewrite",

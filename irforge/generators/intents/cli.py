@@ -1,9 +1,10 @@
-"""``irforge build intents``: a thin wrapper over :func:`build_intents`."""
+"""``irforge build intents``: its flags become the method's Config, then ``Method.run``
+builds (``irforge.cli.build``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,7 +22,6 @@ from irforge.cli.options import (
     TargetKOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
     grade_note,
 )
 from irforge.cli.output import JsonOption, emit
@@ -49,7 +49,8 @@ def build_intents_command(
              "(DisastIR's 8 disaster types) or a taxonomy YAML file.")]
     = INTENTS.taxonomy,
     intents_file: Annotated[Path | None, typer.Option(
-        help="YAML file defining more intents or overriding built-in ones.")] = None,
+        help="YAML file defining more intents or overriding built-in ones.")]
+    = INTENTS.intents_file,
     per_task: Annotated[int, typer.Option(help="Queries per intent x category task.")]
     = INTENTS.per_task,
     needs: Annotated[int, typer.Option(help="Information needs brainstormed per seed.")]
@@ -67,70 +68,65 @@ def build_intents_command(
     as_json: JsonOption = False,
     keep_generated_passages: Annotated[bool, typer.Option(
         help="Add the LLM-written passages to the corpus as positives (only those grounded "
-             "in their seed passage); off by default.")] = False,
+             "in their seed passage); off by default.")] = INTENTS.keep_generated_passages,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
-    from irforge.core import beir
-    from irforge.core.bench import Benchmark
-    from irforge.generators.intents import build_intents, load_intents, select_intents
-    from irforge.generators.intents.build import source_docs
-    from irforge.generators.intents.taxonomy import choose_taxonomy
-    from irforge.generators.intents import method
-    from irforge.steps.method import validated
-    from irforge.steps.runner import BuildRunner, target_line
+    from irforge.cli.build import engine_flags, estimate_method, run_method
+    from irforge.steps.method import Inputs, validated
 
-    validated(method.Config, intents=split_names(intents), per_task=per_task, taxonomy=taxonomy,
-              intents_file=intents_file, needs=needs, seed=seed,
-              target_k=target_k)  # the recipe block's rules
-    bench = Benchmark(bench_dir)
-    source = corpus if corpus is not None else bench.corpus_path
-    if source.is_dir():
-        source = source / "corpus.jsonl"
+    engine = engine_flags(locals())
+    config = validated(IntentsConfig, intents=split_names(intents), per_task=per_task,
+                       taxonomy=taxonomy, intents_file=intents_file, needs=needs, seed=seed,
+                       target_k=target_k, keep_generated_passages=keep_generated_passages)
+    inputs = Inputs(corpus_file(bench_dir, corpus))
+    if dry_run:
+        tax, run = estimate_method("intents", bench_dir, config, inputs, engine)
+        return show_estimate(tax, run.estimate, as_json)
+    run_method("intents", bench_dir, config, inputs,
+               lambda built, runner: show(built, runner, as_json), engine)
+
+
+def corpus_file(bench_dir: Path, corpus: Path | None) -> Path:
+    """The corpus to build from: ``--corpus`` (a file or a benchmark folder), else the
+    folder's own ``corpus.jsonl``; a missing one is a usage error."""
+    source = corpus if corpus is not None else Path(bench_dir) / "corpus.jsonl"
+    source = source / "corpus.jsonl" if source.is_dir() else source
     if not source.is_file():
         raise IrforgeError(f"corpus {source} not found (pass --corpus corpus.jsonl)")
-    docs = list(beir.read_corpus(source))
-    chosen = select_intents(load_intents(intents_file), split_names(intents))
-    try:
-        tax = choose_taxonomy(taxonomy, source_docs(docs), seed)
-    except ValueError as exc:
-        raise IrforgeError(f"{exc} (pass --taxonomy disastir or a taxonomy YAML file)") from exc
-    if not as_json:
-        typer.echo(tax.describe())
-    with bench.writing(dry_run=dry_run), engine_from_options(
-            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
-            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
-            price_per_mtok=price_per_mtok, max_tokens=max_tokens,
-            bench_dir=bench_dir) as engine:
-        runner = BuildRunner.open(engine, bench.root, "intents", target_k=target_k)
-        run = build_intents(bench, engine, docs, chosen, tax, per_task, seed, needs, dry_run,
-                            runner=runner, keep_generated=keep_generated_passages)
-        estimate = run.estimate
-        if estimate.get("too_long"):
-            typer.echo(f"WARNING: {estimate['too_long']} prompts are past the model's "
-                       f"context of {estimate['context_tokens']} tokens; those items "
-                       "will be skipped and listed in failures.jsonl (shorten the passages, "
-                       "e.g. re-chunk the corpus)", err=True)
-        if dry_run and as_json:
-            emit({"estimate": estimate}, "", as_json=True)
-            return
-        if not as_json:
-            typer.echo(f"estimate: {estimate['requests']} requests, "
-                       f"~{estimate['prompt_tokens']} prompt tokens, at most "
-                       f"${estimate['max_cost_usd']:.4f} "
-                       f"({'priced' if estimate['priced'] else 'no price known'})")
-        if dry_run:
-            return
-    counts = run.counts
+    return source
+
+
+def show_estimate(tax: Any, estimate: dict[str, Any], as_json: bool) -> None:
+    """The taxonomy, a warning for prompts past the context, and what the build costs."""
     if as_json:
-        emit({"folder": bench_dir, **run.manifest()}, "", as_json=True)
-    else:
-        typer.echo(run.yields.render())
-        if target_line(runner.validation()):
-            typer.echo(target_line(runner.validation()))
-        typer.echo(f"{counts['queries']} queries and {counts['generated_docs']} generated "
-                   f"passages from {counts['planned']} planned over {counts['tasks']} tasks"
-                   f"{grade_note(counts['demo_grade'])}; {counts['failures']} failures in "
-                   f"{bench.failures_path}")
-        if counts["empty_tasks"]:
-            typer.echo(f"tasks with no seed passage: {', '.join(counts['empty_tasks'])}")
-    runner.finish(counts["queries"], "intent queries")
+        return emit({"estimate": estimate}, "", as_json=True)
+    typer.echo(tax.describe())
+    if estimate.get("too_long"):
+        typer.echo(f"WARNING: {estimate['too_long']} prompts are past the model's "
+                   f"context of {estimate['context_tokens']} tokens; those items "
+                   "will be skipped and listed in failures.jsonl (shorten the passages, "
+                   "e.g. re-chunk the corpus)", err=True)
+    typer.echo(f"estimate: {estimate['requests']} requests, "
+               f"~{estimate['prompt_tokens']} prompt tokens, at most "
+               f"${estimate['max_cost_usd']:.4f} "
+               f"({'priced' if estimate['priced'] else 'no price known'})")
+
+
+def show(built: Any, runner: Any, as_json: bool) -> None:
+    """The estimate, the yield table, the target depth and the counts (or them as JSON)."""
+    from irforge.steps.runner import target_line
+
+    tax, run = built.report
+    if as_json:
+        return emit({"folder": runner.bench.root, **run.manifest()}, "", as_json=True)
+    show_estimate(tax, run.estimate, as_json)
+    counts = run.counts
+    typer.echo(run.yields.render())
+    if target_line(runner.validation()):
+        typer.echo(target_line(runner.validation()))
+    typer.echo(f"{counts['queries']} queries and {counts['generated_docs']} generated "
+               f"passages from {counts['planned']} planned over {counts['tasks']} tasks"
+               f"{grade_note(counts['demo_grade'])}; {counts['failures']} failures in "
+               f"{runner.bench.failures_path}")
+    if counts["empty_tasks"]:
+        typer.echo(f"tasks with no seed passage: {', '.join(counts['empty_tasks'])}")

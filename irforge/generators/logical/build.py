@@ -149,6 +149,7 @@ def build_logical(bench_dir: Path, docs: Sequence[Doc], config: Config,
                    hypothetical, ledger.yields, runner.language)
     summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine),
                               runner.validation())
+    runner.bench.retire_failures(ledger.succeeded)  # older rows of items that now passed
     if config.judge:
         summary.judge_controls = judge_entry(controls[0] if controls else None,
                                              str(getattr(engine, "model", "")),

@@ -75,7 +75,7 @@ def build_logical_command(
     Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
     keeps the queries of the other types already in the folder.
     """
-    from irforge.cli.build import engine_flags, run_method
+    from irforge.cli.build import engine_flags, estimate_method, run_method
     from irforge.steps.method import Inputs, validated
 
     engine = engine_flags(locals())
@@ -85,24 +85,11 @@ def build_logical_command(
                        judge_controls=judge_controls, passage_sentences=passage_sentences,
                        target_k=target_k)
     if dry_run:
-        return estimate(bench_dir, corpus, config, engine)
+        figures = estimate_method("logical", bench_dir, config, Inputs(corpus), engine)
+        return typer.echo(f"query step: {figures.describe()} (judge and hypothetical steps "
+                          "add at most one call per accepted query each)")
     run_method("logical", bench_dir, config, Inputs(corpus),
                lambda built, runner: show(built, runner, as_json), engine)
-
-
-def estimate(bench_dir: Path, corpus: Path, config: LogicalConfig,
-             engine: dict[str, Any]) -> None:
-    """``--dry-run``: what the query step would send, from the seeded plans; writes nothing."""
-    from irforge.cli.options import engine_from_options
-    from irforge.core.beir import read_corpus
-    from irforge.generators.logical.build import query_items
-    from irforge.generators.logical.steps import LogicalQueryOutput
-
-    _, items = query_items(list(read_corpus(corpus)), config)
-    with engine_from_options(bench_dir=bench_dir, **engine) as llm:
-        figures = llm.estimate(items, "logical.query", LogicalQueryOutput)
-    typer.echo(f"query step: {figures.describe()} (judge and hypothetical steps add at "
-               "most one call per accepted query each)")
 
 
 def show(built: Any, runner: Any, as_json: bool) -> None:

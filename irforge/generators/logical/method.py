@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, field_validator
 
 from irforge.core.errors import IrforgeError
@@ -49,5 +51,14 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
                  summary.judge_controls, f"{runner.bench.root} (the queries it kept)", summary)
 
 
+def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
+    """What the query step would send for the seeded plans (``--dry-run``)."""
+    from irforge.generators.logical.build import query_items
+    from irforge.generators.logical.steps import LogicalQueryOutput
+
+    _, items = query_items(inputs.documents(), config)
+    return runner.engine.estimate(items, "logical.query", LogicalQueryOutput)
+
+
 METHOD = Method("logical", Config, ("logical.query", "logical.judge", "logical.hypothetical"),
-                build, "logical queries")
+                build, "logical queries", estimate)

@@ -1,9 +1,10 @@
-"""``irforge label``: a thin wrapper over :func:`label_benchmark`."""
+"""``irforge label``: its flags become the relevance method's Config, then ``Method.run``
+labels (``irforge.cli.build``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,7 +21,6 @@ from irforge.cli.options import (
     RpmOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
     grade_note,
 )
 from irforge.cli.output import JsonOption, emit
@@ -30,6 +30,19 @@ from irforge.generators.relevance.method import Config as LabelConfig
 
 LABEL = flag_defaults(LabelConfig)  # the flags' defaults are the recipe block's
 
+BatchFlag = Annotated[bool, typer.Option(
+    "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
+    " discounted, up to 24 h per step; re-run the same command to resume).")]
+LabelProbsFlag = Annotated[bool, typer.Option(
+    help="Ask for log-probs and label with the expected grade over the label tokens "
+         "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
+         "argmax label is kept in the judgment's metadata.")]
+ControlsFlag = Annotated[bool, typer.Option(
+    help="Mix control pairs (a query with its source passage, with another document's "
+         "passage, with a BM25 near-miss) into the run and score the judge on them; "
+         "labels that fail are marked untrusted (exit 8). --no-controls is recorded as "
+         "'not verified' in judge_controls.json.")]
+
 
 def label_command(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder with queries and corpus.")],
@@ -37,20 +50,19 @@ def label_command(
         help="File of (query, doc) pairs: JSONL, TSV or TREC run; repeatable.")] = None,
     pool: Annotated[list[Path] | None, typer.Option(
         help="Candidate pool: JSONL {query_id, doc_ids} or a TREC run; repeatable.")] = None,
-    strategies: Annotated[str, typer.Option(
-        help="Comma-separated: zero_shot, cot, multi_dim.")]
+    strategies: Annotated[str, typer.Option(help="Comma-separated: zero_shot, cot, multi_dim.")]
     = LABEL.strategies,
     ensemble: Annotated[str, typer.Option(help="mean, median, mode or majority.")]
     = LABEL.ensemble,
     binarize: Annotated[str, typer.Option(
         help="Qrel labels: 'graded' (ensemble rounded half up) or a threshold like '>0'.")]
     = LABEL.binarization,
-    split: Annotated[str, typer.Option(help="Qrels split to write.")]
-    = LABEL.split,
+    split: Annotated[str, typer.Option(help="Qrels split to write.")] = LABEL.split,
     intent: Annotated[str | None, typer.Option(
-        help="Intent for queries whose metadata names none.")] = None,
+        help="Intent for queries whose metadata names none.")] = LABEL.intent,
     intents_file: Annotated[Path | None, typer.Option(
-        help="YAML file defining more intents or overriding built-in ones.")] = None,
+        help="YAML file defining more intents or overriding built-in ones.")]
+    = LABEL.intents_file,
     positives: Annotated[bool, typer.Option(
         help="Also label each generated query's own positive passage.")]
     = LABEL.include_positives,
@@ -58,24 +70,11 @@ def label_command(
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
     max_tokens: MaxTokensOption = 256, prompts_dir: PromptsDirOption = None,
-    timeout: TimeoutOption = None,
-    price_per_mtok: PriceOption = None,
-    dry_run: DryRunOption = False,
-    batch: Annotated[bool, typer.Option(
-        "--batch", help="Send cache misses through the provider's batch API (OpenAI-compatible;"
-        " discounted, up to 24 h per step; re-run the same command to resume).")] = False,
+    timeout: TimeoutOption = None, price_per_mtok: PriceOption = None,
+    dry_run: DryRunOption = False, batch: BatchFlag = False,
     batch_poll: Annotated[float, typer.Option(
         help="Seconds between batch status checks with --batch.")] = 30.0,
-    label_probs: Annotated[bool, typer.Option(
-        help="Ask for log-probs and label with the expected grade over the label tokens "
-             "where the backend returns them (llama.cpp, OpenAI-compatible servers); the "
-             "argmax label is kept in the judgment's metadata.")]
-    = LABEL.label_probs,
-    controls: Annotated[bool, typer.Option(
-        help="Mix control pairs (a query with its source passage, with another document's "
-             "passage, with a BM25 near-miss) into the run and score the judge on them; "
-             "labels that fail are marked untrusted (exit 8). --no-controls is recorded as "
-             "'not verified' in judge_controls.json.")] = LABEL.controls,
+    label_probs: LabelProbsFlag = LABEL.label_probs, controls: ControlsFlag = LABEL.controls,
     control_limit: Annotated[int, typer.Option(
         help="Queries to make controls from, at most (two controls each).")]
     = LABEL.control_limit,
@@ -88,67 +87,54 @@ def label_command(
     Control pairs are mixed in and scored (docs/annotation.md, "Judge controls"); a judge that
     fails them exits 8 and its qrels are marked untrusted.
     """
-    from irforge.core.bench import Benchmark
-    from irforge.generators.intents import load_intents
-    from irforge.generators.relevance import LabelSettings, label_benchmark
-    from irforge.generators.relevance.build import ENSEMBLE_STEP
-    from irforge.generators.relevance.controls import control_summary, raise_if_untrusted
-    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
-    from irforge.generators.relevance import method as relevance
-    from irforge.steps.method import validated
-    from irforge.steps.runner import BuildRunner
+    from irforge.cli.build import engine_flags, estimate_method, run_method
+    from irforge.generators.relevance.method import label_logprobs
+    from irforge.steps.method import Inputs, validated
 
-    validated(relevance.Config, strategies=split_names(strategies), ensemble=ensemble,
-              binarization=binarize, split=split, include_positives=positives,
-              label_probs=label_probs, controls=controls, control_limit=control_limit,
-              seed=seed)  # the recipe's label block follows the same rules
-    bench = Benchmark(bench_dir)
-    settings = LabelSettings(strategies=tuple(split_names(strategies)), ensemble=ensemble,
-                             binarization=binarize, split=split, default_intent=intent,
-                             include_positives=positives, controls=controls,
-                             control_limit=control_limit, seed=seed)
-    files = [*(pairs or []), *(pool or [])]
-    with bench.writing(dry_run=dry_run), engine_from_options(
-            model=model, api_base=api_base, budget=budget, concurrency=concurrency, rpm=rpm,
-            tpm=tpm, cache=cache, no_cache=no_cache, prompts_dir=prompts_dir, timeout=timeout,
-            price_per_mtok=price_per_mtok, max_tokens=max_tokens, batch=batch,
-            batch_poll_seconds=batch_poll, bench_dir=bench_dir,
-            logprobs=TOP_LOGPROBS if label_probs else 0) as engine:
-        runner = BuildRunner.open(engine, bench.root, "relevance")
-        report = label_benchmark(bench, engine, files, load_intents(intents_file), settings,
-                                 dry_run=dry_run, runner=runner)
-        est, counts = report.estimate, report.counts
-        if dry_run and as_json:
-            emit({"pairs": counts["pairs"], "estimate": est}, "", as_json=True)
-            return
-        if not as_json:
-            typer.echo(f"estimate for {counts['pairs']} pairs: {est['requests']} requests "
-                       f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt "
-                       f"tokens, input ${est['input_cost_usd']:.4f}, at most "
-                       f"${est['max_cost_usd']:.4f} "
-                       f"({'priced' if est['priced'] else 'no price known'})")
-        if dry_run:
-            return
-        runner.record("DisastIR relevance labeling (section 3.6)", {
-            "strategies": list(settings.strategies), "ensemble": ensemble,
-            "binarization": binarize, "split": split, "label_probs": label_probs},
-            counts, {"inputs": [str(f) for f in files], "estimate": est})
+    engine = engine_flags(locals(), batch=batch, batch_poll_seconds=batch_poll,
+                          logprobs=label_logprobs(label_probs))
+    config = validated(LabelConfig, strategies=split_names(strategies), ensemble=ensemble,
+                       binarization=binarize, split=split, include_positives=positives,
+                       label_probs=label_probs, controls=controls, control_limit=control_limit,
+                       seed=seed, intent=intent, intents_file=intents_file)
+    inputs = Inputs(bench_dir / "corpus.jsonl", files=(*(pairs or []), *(pool or [])))
+    if dry_run:
+        report = estimate_method("relevance", bench_dir, config, inputs, engine)
+        return show_estimate(report.counts["pairs"], report.estimate, as_json)
+    run_method("relevance", bench_dir, config, inputs,
+               lambda built, runner: show(built, runner, as_json), engine)
+
+
+def show_estimate(pairs: int, est: dict[str, Any], as_json: bool) -> None:
+    """What labeling the pairs would send and cost."""
     if as_json:
-        emit({"folder": bench_dir, **report.manifest(), "qrels_file": bench.qrels_path(split),
-              "notes": list(engine.notes), "demo_grade": engine.demo_grade}, "", as_json=True)
-    else:
-        typer.echo(report.yields.render())
-        typer.echo(f"{counts['pairs']} pairs: {counts['judgments_written']} judgments written "
-                   f"({counts['judgments_reused']} already there), {counts['qrels']} qrels in "
-                   f"{bench.qrels_path(split)}, {counts['failures']} failures, "
-                   f"{counts['flagged']} of {counts['positives_checked']} generated passages "
-                   f"flagged{grade_note(engine.demo_grade)}")
-        for note in engine.notes:
-            typer.echo(f"note: {note}")
-    judge = counts.get("judge_controls")
-    if judge and not as_json:
-        typer.echo(control_summary(judge, counts.get("controls", 0)))
-    runner.finish(runner.ledger.accepted(ENSEMBLE_STEP), "labeled pairs")
-    if judge:
-        raise_if_untrusted(judge, str(bench.qrels_path(split)), "relevance",
-                           str(judge.get("controls_file", "judge_controls.json")))
+        return emit({"pairs": pairs, "estimate": est}, "", as_json=True)
+    typer.echo(f"estimate for {pairs} pairs: {est['requests']} requests "
+               f"({est['cached_items']} cached), ~{est['prompt_tokens']} prompt "
+               f"tokens, input ${est['input_cost_usd']:.4f}, at most "
+               f"${est['max_cost_usd']:.4f} "
+               f"({'priced' if est['priced'] else 'no price known'})")
+
+
+def show(built: Any, runner: Any, as_json: bool) -> None:
+    """The estimate, the yield table, the counts, the engine's notes and the judge's control
+    figures (or them as JSON)."""
+    from irforge.validators.judge_report import control_summary
+
+    report, engine, bench = built.report, runner.engine, runner.bench
+    counts, qrels = report.counts, Path(built.labels)
+    if as_json:
+        return emit({"folder": bench.root, **report.manifest(), "qrels_file": qrels,
+                     "notes": list(engine.notes), "demo_grade": engine.demo_grade}, "",
+                    as_json=True)
+    show_estimate(counts["pairs"], report.estimate, as_json)
+    typer.echo(report.yields.render())
+    typer.echo(f"{counts['pairs']} pairs: {counts['judgments_written']} judgments written "
+               f"({counts['judgments_reused']} already there), {counts['qrels']} qrels in "
+               f"{qrels}, {counts['failures']} failures, "
+               f"{counts['flagged']} of {counts['positives_checked']} generated passages "
+               f"flagged{grade_note(engine.demo_grade)}")
+    for note in engine.notes:
+        typer.echo(f"note: {note}")
+    if counts.get("judge_controls"):
+        typer.echo(control_summary(counts["judge_controls"], counts.get("controls", 0)))

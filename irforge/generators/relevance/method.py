@@ -3,6 +3,9 @@ the pairs of a pool file labelled into judgments and qrels (docs/annotation.md).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from pydantic import Field
 
 from irforge.steps.method import Built, Inputs, Method, MethodConfig
@@ -21,29 +24,52 @@ class Config(MethodConfig):
     controls: bool = True  # control pairs mixed in; a judge that fails them is untrusted
     control_limit: int = Field(50, ge=1)
     seed: int = 0
+    intent: str | None = Field(None, description="intent for queries whose metadata names none")
+    intents_file: Path | None = Field(None, description="YAML file defining more intents or "
+                                      "overriding built-in ones")
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
-    """Label the pool's pairs with every strategy and ensemble (``label_benchmark``)."""
-    from irforge.generators.intents import load_intents
-    from irforge.generators.relevance import LabelSettings, label_benchmark
+    """Label the pool's pairs with every strategy and ensemble (``label_benchmark``); the
+    report is the generator's."""
     from irforge.generators.relevance.build import ENSEMBLE_STEP
 
-    settings = LabelSettings(strategies=tuple(config.strategies), ensemble=config.ensemble,
-                             binarization=config.binarization, split=config.split,
-                             include_positives=config.include_positives,
-                             controls=config.controls, control_limit=config.control_limit,
-                             seed=config.seed)
-    files = [inputs.source] if inputs.source is not None else []
-    report = label_benchmark(runner.bench, runner.engine, files, load_intents(), settings,
-                             runner=runner)
+    report, files = _label(runner, config, inputs)
     runner.record("DisastIR relevance labeling (section 3.6)", config.options(), report.counts,
                   {"inputs": [str(f) for f in files], "estimate": report.estimate})
     return Built(runner.ledger.accepted(ENSEMBLE_STEP), dict(report.counts),
                  report.counts.get("judge_controls"),
-                 str(runner.bench.qrels_path(config.split)))
+                 str(runner.bench.qrels_path(config.split)), report)
+
+
+def label_logprobs(label_probs: bool) -> int:
+    """The log-probs a labeling engine asks for: the top ones with ``label_probs``, else 0."""
+    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
+
+    return TOP_LOGPROBS if label_probs else 0
+
+
+def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
+    """The pairs and what labeling them would send (``--dry-run``): nothing sent or written."""
+    return _label(runner, config, inputs, dry_run=True)[0]
+
+
+def _label(runner: BuildRunner, config: Config, inputs: Inputs, dry_run: bool = False
+           ) -> tuple[Any, list[Path]]:
+    from irforge.generators.intents import load_intents
+    from irforge.generators.relevance import LabelSettings, label_benchmark
+
+    settings = LabelSettings(strategies=tuple(config.strategies), ensemble=config.ensemble,
+                             binarization=config.binarization, split=config.split,
+                             default_intent=config.intent,
+                             include_positives=config.include_positives,
+                             controls=config.controls, control_limit=config.control_limit,
+                             seed=config.seed)
+    files = [*([inputs.source] if inputs.source is not None else []), *inputs.files]
+    return label_benchmark(runner.bench, runner.engine, files, load_intents(config.intents_file),
+                           settings, dry_run=dry_run, runner=runner), files
 
 
 METHOD = Method("relevance", Config, ("relevance.zero_shot", "relevance.cot",
                                       "relevance.multi_dim", "relevance.ensemble"),
-                build, "labeled pairs")
+                build, "labeled pairs", estimate)
