@@ -31,15 +31,16 @@ def demo_pairs(docs: list[Any], per_query: int = 2) -> list[Any]:
 
 
 def demo_stage(out: Path, model: str | None) -> str:
-    """Build ``out/instructions-bench`` from sample documents; prints the yield table and
-    fails (exit 3) when no unit was kept."""
+    """Build ``out/instructions-bench`` from sample documents by ``Method.run``; prints the
+    yield table and fails (exit 3) when no unit was kept."""
     import typer
 
     from irforge.cli.options import grade_note
-    from irforge.data.sample import sample_docs
-    from irforge.generators.instructions.build import BuildSettings, build_instructions
-    from irforge.generators.instructions.dimensions import load_dimensions
+    from irforge.data.sample import sample_corpus_dir, sample_docs
+    from irforge.generators.instructions.method import METHOD, Config
     from irforge.llm import Engine
+    from irforge.steps.method import Inputs
+    from irforge.steps.runner import BuildRunner
 
     pairs = demo_pairs(sample_docs())
     if not pairs:
@@ -47,10 +48,9 @@ def demo_stage(out: Path, model: str | None) -> str:
     target = Path(out) / "instructions-bench"
     with Engine(model, cache_path=Path(out) / ".irforge" / "cache.sqlite",
                 max_tokens=160) as engine:
-        report = build_instructions(target, pairs, engine, load_dimensions(),
-                                    BuildSettings(hard_negatives=1, seed=0),
-                                    recipe={"input": "irforge sample corpus (demo)"})
+        built = METHOD.run(BuildRunner.open(engine, target, "instructions"),
+                           Config(hard_negatives=1, seed=0),
+                           Inputs(sample_corpus_dir(), pairs=tuple(pairs)),
+                           lambda done: typer.echo(done.report.yields.render()))
         note = grade_note(engine.demo_grade)
-    typer.echo(report.yields.render())
-    report.require_yield()
-    return f"{target}: {report.summary()}{note}"
+    return f"{target}: {built.report.summary()}{note}"

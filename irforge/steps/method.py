@@ -79,6 +79,7 @@ class Inputs:
     source: Path | None = None  # instructions: the intents folder; relevance: the pool file
     files: tuple[Path, ...] = ()  # relevance: more pair or pool files
     docs: tuple[Any, ...] | None = None  # the corpus's documents, when not read from ``corpus``
+    pairs: tuple[Any, ...] | None = None  # instructions: query-passage pairs given in memory
 
     def documents(self) -> list[Any]:
         """The corpus's documents: the ones given, else those of the corpus file."""

@@ -47,8 +47,8 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
                                  hard_negatives=config.hard_negatives, seed=config.seed)
     except ValueError as exc:
         raise IrforgeError(str(exc)) from exc
-    recipe = {"input": str(config.pairs or inputs.source),
-              "split": None if config.pairs is not None else config.split}
+    recipe = {"input": str(config.pairs or inputs.source or "pairs given in memory"),
+              "split": config.split if inputs.source is not None else None}
     report = build_instructions(runner.bench.root, pairs, runner.engine, dims, settings,
                                 distractors, recipe, runner)
     return Built(int(report.counts.get("units", 0)), dict(report.counts), report=report)
@@ -59,11 +59,14 @@ def _pairs(config: Config, inputs: Inputs, dims: dict[str, Any]) -> tuple[list[A
     the labelled folder ``inputs.source`` (its corpus stays as distractors)."""
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
 
-    if (config.pairs is None) == (inputs.source is None):
+    given = [what for what in (config.pairs, inputs.source, inputs.pairs) if what is not None]
+    if len(given) != 1:
         raise InstructionsInputError("give exactly one of --pairs PAIRS.jsonl or --corpus "
                                      "BEIR_DIR (instructions build on a labelled folder)")
     distractors: list[Any] = []
-    if config.pairs is not None:
+    if inputs.pairs is not None:
+        pairs = list(inputs.pairs)
+    elif config.pairs is not None:
         pairs = read_pairs(config.pairs, dims, default_dimension=config.dimension)
     else:
         if config.dimension not in dims:

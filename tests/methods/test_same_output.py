@@ -1,0 +1,112 @@
+"""The verb, the recipe's build stage and the Python API build the same folder: for each
+method, the same inputs, seed and scripted answers give byte-identical files (the manifest
+entry compared without the engine's settings and the finish time, which differ by caller).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from irforge.cli.app import build_app
+from irforge.core.beir import write_corpus
+from irforge.core.records import Doc
+from irforge.llm import Engine
+from irforge.methods import Inputs, get_method, registry
+from irforge.recipe.model import Recipe
+from irforge.recipe.stages import RunContext, Stage, run_build
+from irforge.steps.runner import BuildRunner
+from irforge.testing.scripted import ScriptedServer
+from tests.recipe.test_run_all_methods import DOCS, good_script
+
+# each method's recipe block and the same options as the verb's flags
+CASES: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "intents": ({"intents": ["QA"], "per_task": 4}, ["--intents", "QA", "--per-task", "4"]),
+    "logical": ({"types": ["2in"], "per_type": 8, "passage_sentences": 0},
+                ["--types", "2in", "--per-type", "8", "--passage-sentences", "0"]),
+    "multicon": ({"n": 3, "limit": None, "domain": "books"},
+                 ["--n", "3", "--limit", "0", "--domain", "books"]),
+    "instructions": ({"dimension": "audience"}, ["--dimension", "audience"]),
+}
+SKIPPED = {"manifest.json", ".irforge", ".lock"}
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Every file the build wrote, by path, but the manifest and the engine's cache."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()
+            and not set(path.relative_to(folder).parts) & SKIPPED
+            and not path.name.endswith(".lock")}
+
+
+def entry_of(folder: Path, name: str) -> dict[str, Any]:
+    """The method's manifest entry without what depends on the caller's engine and clock."""
+    entry = json.loads((folder / "manifest.json").read_text())["steps"][name]
+    return {key: value for key, value in entry.items() if key not in {"engine", "finished"}}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("same-output")
+    path = root / "corpus.jsonl"
+    write_corpus(path, [Doc(key, text, title) for key, title, text, _, _ in DOCS])
+    (root / "docs").mkdir()
+    return path
+
+
+def api(name: str, config: Any, inputs: Inputs, folder: Path, url: str) -> None:
+    with Engine("openai/scripted", api_base=url, cache_path=folder.parent / f"{name}-api.sqlite",
+                progress=False) as llm:
+        get_method(name).run(BuildRunner.open(llm, folder, name), config, inputs)
+
+
+def verb(name: str, flags: list[str], folder: Path, source: Path, url: str) -> None:
+    corpus_flag = ["--corpus", str(source)]
+    result = CliRunner().invoke(build_app(), [
+        "build", name, str(folder), *corpus_flag, *flags, "--model", "openai/scripted",
+        "--api-base", url, "--cache", str(folder.parent / f"{name}-verb.sqlite")])
+    assert result.exit_code == 0, result.output
+
+
+def recipe(name: str, block: dict[str, Any], corpus: Path, out: Path, url: str,
+           intents: Path | None) -> None:
+    out.mkdir(parents=True)
+    shutil.copy(corpus, out / "corpus.jsonl")
+    if intents is not None:
+        shutil.copytree(intents, out / "intents", ignore=shutil.ignore_patterns(".irforge"))
+    methods = {"intents": CASES["intents"][0], name: block}
+    spec = Recipe.model_validate({"corpus": {"input": str(corpus.parent / "docs")},
+                                  "model": "openai/scripted", "api_base": url,
+                                  "methods": methods})
+    ctx = RunContext(recipe=spec, out=out, rebuilt=frozenset(registry()))
+    run_build(ctx, Stage(f"build-{name}", "build", {}, method=name))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_verb_recipe_and_python_api_build_the_same_folder(name: str, corpus: Path,
+                                                          tmp_path: Path) -> None:
+    block, flags = CASES[name]
+    config = get_method(name).config.model_validate(block)
+    with ScriptedServer(good_script()) as server:
+        source = None
+        if name == "instructions":  # built on an intents folder
+            source = tmp_path / "intents"
+            api("intents", get_method("intents").config.model_validate(CASES["intents"][0]),
+                Inputs(corpus), source, server.url)
+        api(name, config, Inputs(corpus, source), tmp_path / "api" / name, server.url)
+        verb(name, flags, tmp_path / "verb" / name, source or corpus, server.url)
+        recipe(name, block, corpus, tmp_path / "recipe", server.url, source)
+    built = {how: tmp_path / how / name for how in ("api", "verb", "recipe")}
+    files = {how: files_of(folder) for how, folder in built.items()}
+    assert files["api"] and "queries.jsonl" in files["api"]
+    assert files["verb"] == files["api"], sorted(set(files["verb"].items())
+                                                 ^ set(files["api"].items()))
+    assert files["recipe"] == files["api"], sorted(set(files["recipe"].items())
+                                                   ^ set(files["api"].items()))
+    entries = {how: entry_of(folder, name) for how, folder in built.items()}
+    assert entries["verb"] == entries["api"] == entries["recipe"]
