@@ -27,6 +27,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark  # noqa: E402
 from irforge.core.records import Doc, Query  # noqa: E402
 from irforge.generators.intents import load_intents  # noqa: E402
@@ -105,7 +106,7 @@ def label(bench: Benchmark, pool: Path, url: str, cache: Path,
     with Engine("openai/bench", api_base=url, cache_path=cache, concurrency=concurrency,
                 progress=False, max_tokens=32) as engine:
         start = time.perf_counter()
-        report = label_benchmark(bench, engine, [pool], load_intents(), LabelSettings())
+        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool], load_intents(), LabelSettings())
         seconds = time.perf_counter() - start
         return seconds, {"report": report.as_dict(), "engine": engine.manifest_entry()}
 

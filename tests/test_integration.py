@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
@@ -108,7 +109,7 @@ def test_logical_build_over_http_is_evaluated_with_lsnc_and_per_type_ndcg(tmp_pa
     with ScriptedServer(LOGICAL_SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
             progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:
-        build_logical(bench_dir, [FILMS], config, engine)
+        build_logical(BuildRunner.open(engine, bench_dir, "logical"), [FILMS], config)
     bench = Benchmark(bench_dir)
     assert list(bench.failures()) == []
     queries = {q.query_id: q.metadata["type"] for q in bench.queries()}

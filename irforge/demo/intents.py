@@ -81,6 +81,7 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     from irforge.generators.relevance import LabelSettings, label_benchmark
     from irforge.generators.relevance.probabilities import TOP_LOGPROBS
     from irforge.llm import Engine
+    from irforge.steps.runner import BuildRunner
 
     full = load_taxonomy()
     taxonomy = Taxonomy(name="disastir-demo", categories=[
@@ -89,7 +90,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
     docs = list(bench.corpus())
     seeds = [doc for doc in docs if doc.doc_id[:3] in DISASTER_DOCS]
     with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
-        built = build_intents(bench, engine, docs, [demo_intent(intents[n]) for n in DEMO_INTENTS],
+        built = build_intents(BuildRunner.open(engine, bench.root, "intents"), docs,
+                              [demo_intent(intents[n]) for n in DEMO_INTENTS],
                               ChosenTaxonomy(taxonomy), per_task=1, seed=0, seeds=seeds)
         manifest = {"build": built.manifest(), "build_engine": engine.manifest_entry()}
     with Engine(model=model, cache_path=cache, max_tokens=40, progress=False,
@@ -105,8 +107,8 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
                                   "doc_ids": [query.metadata["seed_doc_id"]]})
         pool = bench.root / "intents" / "demo_pool.jsonl"
         write_jsonl(pool, pool_rows)
-        labeled = label_benchmark(bench, engine, [pool], intents, LabelSettings(),
-                                  extra_controls=seed_controls())
+        labeled = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool],
+                                  intents, LabelSettings(), extra_controls=seed_controls())
         labels = labeled.manifest()
         # the build's own manifest entry ("intents", written by the build runner) carries the
         # generation yield the demo's closing table and its empty check read; this entry

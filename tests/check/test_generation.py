@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.check.generation import validating_gates
 from irforge.core.bench import Benchmark
@@ -66,8 +67,7 @@ def _build(root: Path, bad: bool) -> Benchmark:
     taxonomy.write_text("categories:\n  - {name: Bikes, keywords: [tyres, chain, brakes, "
                         "sealant, tyre]}\n", encoding="utf-8")
     bench = Benchmark(root / "bench")
-    build_intents(bench, _engine(bad), DOCS, select_intents(load_intents(), ["QA"]),
-                  ChosenTaxonomy(load_taxonomy(taxonomy)), per_task=4, seed=0, n_needs=1)
+    build_intents(BuildRunner.open(_engine(bad), bench.root, "intents"), DOCS, select_intents(load_intents(), ["QA"]), ChosenTaxonomy(load_taxonomy(taxonomy)), per_task=4, seed=0, n_needs=1)
     return bench
 
 

@@ -63,13 +63,12 @@ def _descriptions(dimensions: Mapping[str, Dimension], units: Iterable[Unit]
             for u in units}
 
 
-def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
+def build_instructions(run: BuildRunner, pairs: Sequence[Pair],
                        dimensions: Mapping[str, Dimension],
                        settings: BuildSettings | None = None,
                        distractors: Iterable[Doc] = (),
-                       recipe: Mapping[str, Any] | None = None,
-                       runner: BuildRunner | None = None) -> BuildReport:
-    """Run every step on ``pairs`` and write (or merge into) the benchmark folder at ``out``.
+                       recipe: Mapping[str, Any] | None = None) -> BuildReport:
+    """Run every step on ``pairs`` and write (or merge into) the runner's benchmark folder.
 
     ``distractors`` (for example the rest of an input corpus) join the corpus unjudged, except
     input positives that were dropped: they would be relevant documents without a label.
@@ -77,7 +76,6 @@ def build_instructions(out: Path, pairs: Sequence[Pair], engine: EngineLike,
     show ``report.yields`` and call :meth:`BuildReport.require_yield`.
     """
     settings = settings or BuildSettings()
-    run = runner or BuildRunner.open(engine, out, STEP)
     bench = run.bench
     bench.root.mkdir(parents=True, exist_ok=True)
     existing = list(bench.queries()) if bench.queries_path.exists() else []

@@ -49,8 +49,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
         raise IrforgeError(str(exc)) from exc
     recipe = {"input": str(config.pairs or inputs.source or "pairs given in memory"),
               "split": config.split if inputs.source is not None else None}
-    report = build_instructions(runner.bench.root, pairs, runner.engine, dims, settings,
-                                distractors, recipe, runner)
+    report = build_instructions(runner, pairs, dims, settings, distractors, recipe)
     return Built(int(report.counts.get("units", 0)), dict(report.counts), report=report)
 
 

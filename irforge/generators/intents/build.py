@@ -94,19 +94,19 @@ def plan(corpus: Sequence[Doc], intents: Sequence[IntentSpec], chosen: ChosenTax
     return planned, empty, tasks
 
 
-def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
+def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
                   intents: Sequence[IntentSpec], taxonomy: ChosenTaxonomy, per_task: int,
                   seed: int = 0, n_needs: int = 3, dry_run: bool = False,
                   seeds: Sequence[Doc] | None = None,
-                  runner: BuildRunner | None = None,
                   keep_generated: bool = False) -> IntentsRun:
     """Generate ``per_task`` queries for each intent x category task and write them.
 
     ``corpus`` is written back (with the grounded generated passages when
     ``keep_generated``); ``seeds`` (default: the corpus's non-generated passages) are the
-    passages queries are generated from. Steps run on ``runner`` (default: one over
-    ``bench``), whose gates reject duplicate queries and run the validator registry.
+    passages queries are generated from. Steps run on ``runner`` (the caller's: its folder
+    is written), whose gates reject duplicate queries and run the validator registry.
     """
+    bench, engine = runner.bench, runner.engine
     if not 1 <= n_needs <= MAX_NEEDS:
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
     if per_task < 1:
@@ -118,7 +118,6 @@ def build_intents(bench: Benchmark, engine: EngineLike, corpus: Sequence[Doc],
     run.estimate = estimate_generation(engine, planned, n_needs)
     if dry_run:
         return run
-    runner = runner or BuildRunner.open(engine, bench.root, STEP)
     run.yields = runner.yields
     names = {intent.name for intent in intents}
     rebuilt = {q.query_id for q in bench.queries() if _rebuilt(q.metadata, names)} \

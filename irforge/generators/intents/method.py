@@ -31,9 +31,8 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     from irforge.generators.intents import build_intents
 
     docs, chosen, taxonomy = _prepared(config, inputs)
-    run = build_intents(runner.bench, runner.engine, docs, chosen, taxonomy, config.per_task,
-                        config.seed, config.needs, runner=runner,
-                        keep_generated=config.keep_generated_passages)
+    run = build_intents(runner, docs, chosen, taxonomy, config.per_task, config.seed,
+                        config.needs, keep_generated=config.keep_generated_passages)
     return Built(int(run.counts["queries"]), dict(run.counts), report=(taxonomy, run))
 
 
@@ -42,8 +41,8 @@ def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
     from irforge.generators.intents import build_intents
 
     docs, chosen, taxonomy = _prepared(config, inputs)
-    return taxonomy, build_intents(runner.bench, runner.engine, docs, chosen, taxonomy,
-                                   config.per_task, config.seed, config.needs, dry_run=True)
+    return taxonomy, build_intents(runner, docs, chosen, taxonomy, config.per_task,
+                                   config.seed, config.needs, dry_run=True)
 
 
 def _prepared(config: Config, inputs: Inputs) -> tuple[list[Any], list[Any], Any]:

@@ -113,14 +113,13 @@ class Outcome:
     language: str | None = None  # the language the query gates expected
 
 
-def build_logical(bench_dir: Path, docs: Sequence[Doc], config: Config,
-                  engine: EngineLike, runner: BuildRunner | None = None) -> LogicalSummary:
-    """Generate ComLQ-style queries from ``docs`` into the benchmark folder ``bench_dir``.
+def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> LogicalSummary:
+    """Generate ComLQ-style queries from ``docs`` into the runner's benchmark folder.
 
     Callers show ``summary.yields`` and end with the runner's ``finish`` (or
     :meth:`LogicalSummary.require_yield`).
     """
-    runner = runner or BuildRunner.open(engine, bench_dir, "logical")
+    engine = runner.engine
     docs = split_passages(docs, config.passage_sentences)
     items = _items(docs, config)
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates

@@ -45,8 +45,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 
     from irforge.generators.logical.build import build_logical
 
-    summary = build_logical(runner.bench.root, inputs.documents(), config, runner.engine,
-                            runner)
+    summary = build_logical(runner, inputs.documents(), config)
     return Built(summary.accepted, {k: v for k, v in asdict(summary).items() if k != "yields"},
                  summary.judge_controls, f"{runner.bench.root} (the queries it kept)", summary)
 

@@ -159,16 +159,18 @@ def _run_mixed(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
     return split(False), split(True)
 
 
-def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
+def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
                     intents: Mapping[str, IntentSpec], settings: LabelSettings,
-                    dry_run: bool = False, runner: BuildRunner | None = None,
-                    extra_controls: Sequence[Control] = ()) -> LabelReport:
+                    dry_run: bool = False, extra_controls: Sequence[Control] = ()
+                    ) -> LabelReport:
     """Label the pairs with every strategy, ensemble, write judgments, qrels and flags.
 
     Control items (``extra_controls`` plus, with ``settings.controls``, those made from the
     folder's queries) are labeled in the same shuffled run and scored apart: figures in
     ``report.counts["judge_controls"]`` and ``judge_controls.json``, never in qrels or yields.
+    The runner (the caller's) names the folder and the engine.
     """
+    bench, engine = runner.bench, runner.engine
     pairs = collect_pairs(bench, pair_files, intents, settings)
     made = list(extra_controls) + (rcontrols.folder_controls(bench, settings.seed,
                                                               settings.control_limit)
@@ -180,7 +182,6 @@ def label_benchmark(bench: Benchmark, engine: Any, pair_files: Sequence[Path],
                                  "controls": len(checks)})
     report.estimate = estimate_labeling(engine, [*pairs, *(p for _, p in checks)],
                                         settings.strategies)
-    runner = runner or BuildRunner.open(engine, bench.root, STEP)
     report.yields = runner.yields
     if dry_run or not pairs:
         return report

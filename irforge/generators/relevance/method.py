@@ -66,8 +66,8 @@ def _label(runner: BuildRunner, config: Config, inputs: Inputs, dry_run: bool = 
                              controls=config.controls, control_limit=config.control_limit,
                              seed=config.seed)
     files = [*([inputs.source] if inputs.source is not None else []), *inputs.files]
-    return label_benchmark(runner.bench, runner.engine, files, load_intents(config.intents_file),
-                           settings, dry_run=dry_run, runner=runner), files
+    return label_benchmark(runner, files, load_intents(config.intents_file), settings,
+                           dry_run=dry_run), files
 
 
 METHOD = Method("relevance", Config, ("relevance.zero_shot", "relevance.cot",

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.core.records import Doc
@@ -67,8 +68,7 @@ def test_known_bad_outputs_stay_rejected():
 
 def _build(root, pairs, answers=None):
     engine = ScriptedEngine(answers or _answers())
-    return build_instructions(root, pairs, engine, load_dimensions(),
-                              BuildSettings(hard_negatives=1, seed=3))
+    return build_instructions(BuildRunner.open(engine, root, "instructions"), pairs, load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
 
 
 def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):

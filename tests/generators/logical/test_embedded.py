@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.logical.build import build_logical
@@ -45,7 +46,7 @@ def test_build_with_embedded_model_completes_and_records_every_failure(tmp_path,
     config = LogicalConfig(passage_sentences=0, types=("1p", "pin"), per_type=1, group_key="article",
                            hypothetical=True, judge=True)
     with Engine(cache_path=tmp_path / "cache.sqlite", max_tokens=256, max_reasks=1) as engine:
-        summary = build_logical(tmp_path / "bench", docs, config, engine)
+        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), docs, config)
         entry = engine.manifest_entry()
 
     bench = Benchmark(tmp_path / "bench")

@@ -8,6 +8,7 @@ must end in failures.jsonl while the rest of the build is written.
 
 from __future__ import annotations
 
+from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.logical.build import build_logical
@@ -36,7 +37,7 @@ def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_wr
     with ScriptedServer(SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
             progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:
-        summary = build_logical(tmp_path / "bench", [FILMS], config, engine)
+        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), [FILMS], config)
         assert server.count("Query type:") == 2 and server.count("Declared type:") == 2
         assert server.count("Search query (pin)") == 1  # only the query the judge kept
 

@@ -9,6 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from irforge.steps.runner import BuildRunner
 from irforge.cli.app import build_app
 from irforge.core.beir import write_corpus
 from irforge.core.bench import Benchmark
@@ -130,12 +131,10 @@ class Engine(FakeEngine):
 
 def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path):
     bench = Benchmark(tmp_path / "bench")
-    first = build_logical(bench.root, [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")],
-                          LogicalConfig(passage_sentences=0, types=("pin",), per_type=1), Engine(_renamed_answers()))
+    first = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"), [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")], LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
     assert first.accepted == 1
     labels = read_violations(labels_path(bench.root))
-    second = build_logical(bench.root, [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")],
-                           LogicalConfig(passage_sentences=0, types=("2p",), per_type=1), Engine(_renamed_answers()))
+    second = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"), [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")], LogicalConfig(passage_sentences=0, types=("2p",), per_type=1))
     assert second.accepted == 1 and second.kept_from_before == 1
     assert "1 earlier queries kept" in second.line()
     assert {q.query_id for q in bench.queries()} == {"lq-pin-0000", "lq-2p-0000"}
@@ -150,8 +149,7 @@ def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path
 def test_a_build_that_accepts_nothing_raises_with_the_reasons(tmp_path):
     docs = [Doc("films", FILMS, "Lena Ortiz filmography")]
     wrong = DEMONSTRATIONS["2in"].output.model_dump()
-    summary = build_logical(tmp_path / "b", docs, LogicalConfig(passage_sentences=0, types=("pin",), per_type=1),
-                            Engine(_answers(pin=wrong)))
+    summary = build_logical(BuildRunner.open(Engine(_answers(pin=wrong)), tmp_path / "b", "logical"), docs, LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
     assert summary.accepted == 0
     with pytest.raises(EmptyResultError, match=r"0 logical queries accepted") as error:
         summary.require_yield()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
@@ -81,7 +82,7 @@ def test_embedded_model_labels_with_the_expected_grade(tmp_path: Path) -> None:
     settings = LabelSettings(strategies=("zero_shot",))
     with Engine(None, cache_path=tmp_path / "cache.sqlite", max_tokens=20, progress=False,
                 logprobs=TOP_LOGPROBS) as engine:
-        report = label_benchmark(bench, engine, [pairs], load_intents(), settings)
+        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs], load_intents(), settings)
     assert report.counts["qrels"] == 1
     [judgment] = list(bench.judgments())
     meta = judgment.metadata
