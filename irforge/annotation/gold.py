@@ -26,7 +26,7 @@ from irforge.annotation.locate import Folder
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.validators.control_stats import wilson_interval
-from irforge.validators.controls import control_id, relevant_from
+from irforge.generators.controls import control_id, relevant_from
 
 GOLD_SOURCES = 25  # real items gold cases are made from per round (seeded), two cases each
 

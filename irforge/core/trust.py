@@ -1,6 +1,6 @@
 """Whether a folder's LLM labels can be trusted: the record of its judges' control items.
 
-Every LLM judging step mixes in control items (``irforge.validators.controls``) and writes its
+Every LLM judging step mixes in control items (``irforge.generators.controls``) and writes its
 figures to ``judge_controls.json`` in the benchmark folder, one entry per judge::
 
     {"judges": {"relevance": {"status": "untrusted", "trusted": false, "reasons": [...],

@@ -58,7 +58,7 @@ def seed_controls(seed: int = 0) -> list[Any]:
     """Controls from the hand-written QA/FC seed queries of the sample corpus (verified: each
     judged 2 on its document) over the sample documents: the demo's judge is tested on them."""
     from irforge.data.sample import sample_docs, sample_qrels, sample_queries
-    from irforge.validators.controls import ControlSource, make_controls
+    from irforge.generators.controls import ControlSource, make_controls
 
     relevant = {q.query_id: q.doc_id for q in sample_qrels() if q.relevance >= 2}
     sources = [ControlSource(q.query_id, q.text, relevant[q.query_id], q.metadata.get("intent"),

@@ -128,7 +128,7 @@ class Method:
             show(built)
         runner.finish(built.kept, self.kept)
         if built.judge:
-            from irforge.validators.judge_report import raise_if_untrusted
+            from irforge.steps.judge_report import raise_if_untrusted
 
             raise_if_untrusted(built.judge, built.labels, self.name,
                                str(built.judge.get("controls_file", "judge_controls.json")))

@@ -98,7 +98,7 @@ def show(built: Any, runner: Any, as_json: bool) -> None:
 
     from irforge.cli.options import grade_note
     from irforge.steps.runner import target_line
-    from irforge.validators.judge_report import control_summary
+    from irforge.steps.judge_report import control_summary
 
     summary, note = built.report, grade_note(runner.engine.demo_grade)
     fields = {k: v for k, v in asdict(summary).items() if k != "yields"}

@@ -34,7 +34,7 @@ from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.steps.runner import BuildRunner
-from irforge.validators.controls import Control, mix
+from irforge.generators.controls import Control, mix
 
 LabelReport = RunSummary  # what label_benchmark returns
 

@@ -119,7 +119,7 @@ def show_estimate(pairs: int, est: dict[str, Any], as_json: bool) -> None:
 def show(built: Any, runner: Any, as_json: bool) -> None:
     """The estimate, the yield table, the counts, the engine's notes and the judge's control
     figures (or them as JSON)."""
-    from irforge.validators.judge_report import control_summary
+    from irforge.steps.judge_report import control_summary
 
     report, engine, bench = built.report, runner.engine, runner.bench
     counts, qrels = report.counts, Path(built.labels)

@@ -1,6 +1,6 @@
 """Control items of ``irforge label``: made from the folder's queries, scored per step.
 
-Every strategy and the ensemble are scored on the same controls (``validators/controls.py``);
+Every strategy and the ensemble are scored on the same controls (``generators/controls.py``);
 the ensemble decides the verdict, since it is what becomes qrels. Figures go to
 ``judge_controls.json`` (entry ``relevance``) and each control's answers to
 ``relevance/controls.jsonl``; controls never enter judgments.jsonl, failures.jsonl or qrels.
@@ -19,13 +19,13 @@ from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.steps import STEP, Pair
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
-from irforge.validators.controls import (
+from irforge.generators.controls import (
     Control,
     make_controls,
     relevant_from,
     sources_from_queries,
 )
-from irforge.validators.judge_report import control_summary, raise_if_untrusted
+from irforge.steps.judge_report import control_summary, raise_if_untrusted
 
 __all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 

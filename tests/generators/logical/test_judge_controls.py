@@ -83,7 +83,7 @@ def test_an_untrusted_logical_judge_exits_8_with_its_figures() -> None:
     import pytest
 
     from irforge.core.errors import UntrustedLabels
-    from irforge.validators.judge_report import raise_if_untrusted
+    from irforge.steps.judge_report import raise_if_untrusted
 
     *_, [figures] = _run(lambda item: {"score": 4, "reason": "looks fine"})  # always keeps
     entry = judge_entry(figures, "fake-model", True)

@@ -4,7 +4,7 @@ document and category, near-misses that lack the answer, a shuffled order."""
 from __future__ import annotations
 
 from irforge.core.records import Doc, Query
-from irforge.validators.controls import (
+from irforge.generators.controls import (
     NEAR_MISS,
     OTHER_DOCUMENT,
     POSITIVE,
