@@ -81,11 +81,15 @@ class Inputs:
     docs: tuple[Any, ...] | None = None  # the corpus's documents, when not read from ``corpus``
     pairs: tuple[Any, ...] | None = None  # instructions: query-passage pairs given in memory
 
-    def documents(self) -> list[Any]:
-        """The corpus's documents: the ones given, else those of the corpus file."""
+    def documents(self, limit: int | None = None) -> list[Any]:
+        """The corpus's documents (the first ``limit``): the ones given, else those of the
+        corpus file (read no further than ``limit``)."""
+        from itertools import islice
+
         from irforge.core import beir
 
-        return list(self.docs) if self.docs is not None else list(beir.read_corpus(self.corpus))
+        docs = self.docs if self.docs is not None else beir.read_corpus(self.corpus)
+        return list(islice(docs, limit))
 
 
 @dataclass(frozen=True)

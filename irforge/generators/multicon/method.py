@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -57,7 +56,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
         read_given_conditions,
     )
 
-    docs = list(islice(inputs.documents(), config.limit))
+    docs = inputs.documents(config.limit)
     domain = choose_domain(config.domain, docs, config.seed, config.domains)
     given = read_given_conditions(config.conditions) if config.conditions is not None else None
     counts, kept = build_multicon(runner, docs, config.generator_config(domain),
