@@ -27,12 +27,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark  # noqa: E402
 from irforge.core.records import Doc, Query  # noqa: E402
 from irforge.generators.intents import load_intents  # noqa: E402
 from irforge.generators.relevance import LabelSettings, label_benchmark  # noqa: E402
 from irforge.llm import Engine  # noqa: E402
+from irforge.steps.runner import BuildRunner  # noqa: E402
 
 DOCS_PER_QUERY = 10
 
@@ -106,7 +106,8 @@ def label(bench: Benchmark, pool: Path, url: str, cache: Path,
     with Engine("openai/bench", api_base=url, cache_path=cache, concurrency=concurrency,
                 progress=False, max_tokens=32) as engine:
         start = time.perf_counter()
-        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool], load_intents(), LabelSettings())
+        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool],
+                                 load_intents(), LabelSettings())
         seconds = time.perf_counter() - start
         return seconds, {"report": report.as_dict(), "engine": engine.manifest_entry()}
 

@@ -14,17 +14,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.eval.runner import evaluate_benchmark
 from irforge.generators.logical.build import build_logical
-from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.llm import Engine
+from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.logical.renamed import _renamed, renamed_output
 from tests.generators.multicon.docs import (

@@ -25,8 +25,8 @@ from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.locate import Folder
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.validators.control_stats import wilson_interval
 from irforge.generators.controls import control_id, relevant_from
+from irforge.validators.control_stats import wilson_interval
 
 GOLD_SOURCES = 25  # real items gold cases are made from per round (seeded), two cases each
 

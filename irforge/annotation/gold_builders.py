@@ -21,8 +21,8 @@ from irforge.annotation.locate import Folder, locate
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Judgment
-from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
 from irforge.generators.controls import content_words, document_of, relevant_from
+from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
 
 PROMPTS = {"zero_shot": "relevance.zero_shot", "cot": "relevance.cot_final",
            "multi_dim": "relevance.multi_dim_final"}  # control log names -> judgment prompts

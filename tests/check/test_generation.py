@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.check.generation import validating_gates
 from irforge.core.bench import Benchmark
@@ -18,6 +17,7 @@ from irforge.generators.intents import (
     load_taxonomy,
     select_intents,
 )
+from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 
 DOCS = [
@@ -67,7 +67,9 @@ def _build(root: Path, bad: bool) -> Benchmark:
     taxonomy.write_text("categories:\n  - {name: Bikes, keywords: [tyres, chain, brakes, "
                         "sealant, tyre]}\n", encoding="utf-8")
     bench = Benchmark(root / "bench")
-    build_intents(BuildRunner.open(_engine(bad), bench.root, "intents"), DOCS, select_intents(load_intents(), ["QA"]), ChosenTaxonomy(load_taxonomy(taxonomy)), per_task=4, seed=0, n_needs=1)
+    build_intents(BuildRunner.open(_engine(bad), bench.root, "intents"), DOCS,
+                  select_intents(load_intents(), ["QA"]), ChosenTaxonomy(load_taxonomy(taxonomy)),
+                  per_task=4, seed=0, n_needs=1)
     return bench
 
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.errors import IrforgeError
 from irforge.methods import MethodConfig, get_method, registry
-from irforge.steps.method import validated
 from irforge.recipe.model import LabelSpec, MethodsSpec
+from irforge.steps.method import validated
 
 
 def test_every_method_exports_a_config_its_steps_and_a_build() -> None:

@@ -26,7 +26,6 @@ from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.sequence import run_steps
 from irforge.generators.instructions.settings import BuildSettings
 from irforge.generators.instructions.units import Unit
-from irforge.llm.protocol import EngineLike
 from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
 

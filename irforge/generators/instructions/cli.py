@@ -20,13 +20,10 @@ from irforge.cli.options import (
     TargetKOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
 )
 from irforge.cli.output import JsonOption, emit
-from irforge.core.bench import Benchmark
-from irforge.core.errors import IrforgeError
-from irforge.steps.method import flag_defaults
 from irforge.generators.instructions.method import Config as InstructionsConfig
+from irforge.steps.method import flag_defaults
 
 INSTRUCTIONS = flag_defaults(InstructionsConfig)  # the flags' defaults are the recipe block's
 

@@ -47,7 +47,6 @@ from irforge.generators.intents.steps import (
 )
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
-from irforge.llm.protocol import EngineLike
 from irforge.steps.runner import BuildRunner
 
 STEP = "intents"

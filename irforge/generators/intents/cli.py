@@ -26,8 +26,8 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
-from irforge.steps.method import flag_defaults
 from irforge.generators.intents.method import Config as IntentsConfig
+from irforge.steps.method import flag_defaults
 
 INTENTS = flag_defaults(IntentsConfig)  # the flags' defaults are the recipe block's
 

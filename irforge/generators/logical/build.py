@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from irforge.check.generation import attach_validators
@@ -29,6 +28,7 @@ from irforge.generators.logical.labels import (
     write_negation_labels,
 )
 from irforge.generators.logical.merge import Previous, read_previous
+from irforge.generators.logical.method import Config
 from irforge.generators.logical.selection import (
     QueryPlan,
     plan_queries,
@@ -47,9 +47,7 @@ from irforge.generators.logical.steps import (
     query_variables,
     with_provenance,
 )
-from irforge.generators.logical.method import Config
 from irforge.generators.logical.types import get_type
-from irforge.llm.protocol import EngineLike
 from irforge.steps.failures import rejection
 from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable

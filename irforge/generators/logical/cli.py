@@ -97,8 +97,8 @@ def show(built: Any, runner: Any, as_json: bool) -> None:
     from dataclasses import asdict
 
     from irforge.cli.options import grade_note
-    from irforge.steps.runner import target_line
     from irforge.steps.judge_report import control_summary
+    from irforge.steps.runner import target_line
 
     summary, note = built.report, grade_note(runner.engine.demo_grade)
     fields = {k: v for k, v in asdict(summary).items() if k != "yields"}

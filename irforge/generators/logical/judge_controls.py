@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from irforge.generators.controls import POSITIVE, control_id, mix
 from irforge.generators.logical.steps import JUDGE_STEP, AcceptedQuery, judge_step
 from irforge.generators.logical.types import TYPE_NAMES, get_type
 from irforge.llm.protocol import EngineLike
 from irforge.steps import StepOutcome, StepYield, reason_key, run_step
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
-from irforge.generators.controls import POSITIVE, control_id, mix
 
 OTHER_TYPE = "other-type"
 JUDGE = "logical.judge"

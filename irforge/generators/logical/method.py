@@ -7,7 +7,6 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from irforge.core.errors import IrforgeError
-
 from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
 

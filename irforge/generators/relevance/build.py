@@ -18,6 +18,7 @@ from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Judgment
+from irforge.generators.controls import Control, mix
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import controls as rcontrols
 from irforge.generators.relevance import steps as relsteps
@@ -34,7 +35,6 @@ from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.steps.runner import BuildRunner
-from irforge.generators.controls import Control, mix
 
 LabelReport = RunSummary  # what label_benchmark returns
 

@@ -25,8 +25,8 @@ from irforge.cli.options import (
 )
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
-from irforge.steps.method import flag_defaults
 from irforge.generators.relevance.method import Config as LabelConfig
+from irforge.steps.method import flag_defaults
 
 LABEL = flag_defaults(LabelConfig)  # the flags' defaults are the recipe block's
 

@@ -14,18 +14,18 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.core.trust import record_judge
-from irforge.generators.intents.config import IntentSpec
-from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.layout import LAYOUT
-from irforge.generators.relevance.steps import STEP, Pair
-from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 from irforge.generators.controls import (
     Control,
     make_controls,
     relevant_from,
     sources_from_queries,
 )
+from irforge.generators.intents.config import IntentSpec
+from irforge.generators.relevance import strategies as strat
+from irforge.generators.relevance.layout import LAYOUT
+from irforge.generators.relevance.steps import STEP, Pair
 from irforge.steps.judge_report import control_summary, raise_if_untrusted
+from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 
 __all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 

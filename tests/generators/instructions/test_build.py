@@ -14,12 +14,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.core.records import Doc
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.steps import user_names
+from irforge.steps.runner import BuildRunner
 
 
 @dataclass
@@ -99,7 +99,8 @@ def _pairs():
 
 def test_build_writes_benchmark_and_records_every_rejection(tmp_path):
     engine = ScriptedEngine(_answers())
-    report = build_instructions(BuildRunner.open(engine, tmp_path / "b", "instructions"), _pairs(), load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
+    report = build_instructions(BuildRunner.open(engine, tmp_path / "b", "instructions"), _pairs(),
+                                load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
     bench_dir = tmp_path / "b"
     assert check_benchmark(bench_dir).ok
     failures = [json.loads(line) for line in (bench_dir / "failures.jsonl").read_text()
@@ -144,7 +145,8 @@ def test_source_rewrite_prompt_names_the_users(tmp_path):
     engine = ScriptedEngine({**_answers(), "instructions.rewrite_source": lambda item: None})
     pair = Pair("q3", "Why did the dam fail?", Doc("n1", "Officials said the dam failed."),
                 "source", None)
-    build_instructions(BuildRunner.open(engine, tmp_path / "b", "instructions"), [pair], load_dimensions(), BuildSettings(hard_negatives=0, seed=5))
+    build_instructions(BuildRunner.open(engine, tmp_path / "b", "instructions"), [pair],
+                       load_dimensions(), BuildSettings(hard_negatives=0, seed=5))
     forum = next(item for name, item in engine.calls if name == "instructions.rewrite_source"
                  and item["target"] == "forum post")
     names = user_names(5, "q3/n1/forum_post", 4)
@@ -166,7 +168,9 @@ def test_corpus_mode_keeps_distractors_but_not_dropped_positives(tmp_path):
     source.write_qrels([Qrel("q1", "e1", 1), Qrel("q1", "e2", 1)])
     pairs, corpus = pairs_from_beir(source.root, "audience")
     engine = ScriptedEngine(_answers())
-    build_instructions(BuildRunner.open(engine, tmp_path / "out", "instructions"), pairs, load_dimensions(), BuildSettings(hard_negatives=0, phrasings=2, seed=0), distractors=corpus)
+    build_instructions(BuildRunner.open(engine, tmp_path / "out", "instructions"), pairs,
+                       load_dimensions(), BuildSettings(hard_negatives=0, phrasings=2, seed=0),
+                       distractors=corpus)
     out = Benchmark(tmp_path / "out")
     doc_ids = {doc.doc_id for doc in out.corpus()}
     # e2 repeats the default condition 'expert' of e1: it fails and must not stay unjudged

@@ -12,7 +12,6 @@ from collections import Counter
 
 import pytest
 
-from irforge.steps.runner import BuildRunner
 from irforge.check.folder import check_benchmark
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
@@ -25,6 +24,7 @@ from irforge.generators.instructions.steps import (
     check_reversal,
     check_rewrite,
 )
+from irforge.steps.runner import BuildRunner
 
 pytest.importorskip("llama_cpp")
 
@@ -47,7 +47,8 @@ def built(tmp_path_factory):
              Pair("q2", "What should I do in a wildfire evacuation?", Doc("w2", W2), "keyword")]
     with Engine(None, cache_path=root / "cache.sqlite", max_tokens=160, progress=False) as engine:
         assert engine.demo_grade
-        report = build_instructions(BuildRunner.open(engine, root / "bench", "instructions"), pairs, load_dimensions(), BuildSettings(hard_negatives=1, seed=1))
+        report = build_instructions(BuildRunner.open(engine, root / "bench", "instructions"), pairs,
+                                    load_dimensions(), BuildSettings(hard_negatives=1, seed=1))
     return root / "bench", report, pairs
 
 

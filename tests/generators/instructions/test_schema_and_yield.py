@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.core.records import Doc
@@ -23,6 +22,7 @@ from irforge.generators.instructions.steps import (
     keyword_model,
     request_pattern,
 )
+from irforge.steps.runner import BuildRunner
 from tests.generators.instructions.test_build import EXPERT, KW_DOCS, ScriptedEngine, _answers
 
 
@@ -68,7 +68,8 @@ def test_known_bad_outputs_stay_rejected():
 
 def _build(root, pairs, answers=None):
     engine = ScriptedEngine(answers or _answers())
-    return build_instructions(BuildRunner.open(engine, root, "instructions"), pairs, load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
+    return build_instructions(BuildRunner.open(engine, root, "instructions"), pairs,
+                              load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
 
 
 def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):

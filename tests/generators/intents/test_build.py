@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Qrel, Query
@@ -16,6 +15,7 @@ from irforge.generators.intents import (
     load_taxonomy,
     select_intents,
 )
+from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 
 # the last sentence grounds the query-length attribute the scripted queries repeat
@@ -53,7 +53,8 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
     bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
     engine = FakeEngine(ENGINE_ANSWERS)
     intents = select_intents(load_intents(), ["QA", "QAdoc"])
-    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), DOCS, intents, _taxonomy(tmp_path), per_task=3, seed=5, keep_generated=True)
+    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), DOCS, intents,
+                        _taxonomy(tmp_path), per_task=3, seed=5, keep_generated=True)
     assert run.counts["planned"] == 6 and run.counts["tasks"] == 2
     queries = {q.query_id: q for q in bench.queries()}
     assert "other1" in queries
@@ -84,11 +85,13 @@ def test_rebuild_replaces_its_own_output_and_reuses_nothing_twice(tmp_path: Path
     bench = Benchmark(tmp_path / "bench")
     taxonomy = _taxonomy(tmp_path)
     intents = select_intents(load_intents(), ["QA"])
-    build_intents(BuildRunner.open(FakeEngine(ENGINE_ANSWERS), bench.root, "intents"), DOCS, intents, taxonomy, 2, seed=1, keep_generated=True)
+    build_intents(BuildRunner.open(FakeEngine(ENGINE_ANSWERS), bench.root, "intents"), DOCS,
+                  intents, taxonomy, 2, seed=1, keep_generated=True)
     first = [(q.query_id, q.text) for q in bench.queries()]
     # second run reads the bench's own corpus, which now holds generated passages
     engine = FakeEngine(ENGINE_ANSWERS)
-    build_intents(BuildRunner.open(engine, bench.root, "intents"), list(bench.corpus()), intents, taxonomy, 2, seed=1, keep_generated=True)
+    build_intents(BuildRunner.open(engine, bench.root, "intents"), list(bench.corpus()), intents,
+                  taxonomy, 2, seed=1, keep_generated=True)
     assert [(q.query_id, q.text) for q in bench.queries()] == first
     corpus = list(bench.corpus())
     assert len(corpus) == len({doc.doc_id for doc in corpus}) == 3 + len(first)
@@ -100,7 +103,9 @@ def test_dry_run_estimates_without_generating(tmp_path: Path) -> None:
     bench = Benchmark(tmp_path / "bench")
 
     engine = FakeEngine(ENGINE_ANSWERS)
-    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), DOCS, select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path), per_task=4, dry_run=True)
+    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), DOCS,
+                        select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path), per_task=4,
+                        dry_run=True)
     assert run.estimate["requests"] == 8  # two stages x four planned queries
     assert run.estimate["max_cost_usd"] == 0.016
     assert engine.calls == [] and not bench.queries_path.exists()
@@ -114,11 +119,13 @@ def test_building_another_intent_merges_and_keeps_the_first(tmp_path: Path) -> N
                "intents.fc_query": lambda item: {
                    "query": f"Flood gauge {item['passage'].split()[2]} passed ten metres.",
                    "passage": "The flood gauge stayed under ten metres."}}
-    build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), DOCS, qa, taxonomy, 2, seed=1, keep_generated=True)
+    build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), DOCS, qa, taxonomy,
+                  2, seed=1, keep_generated=True)
     qa_queries = {q.query_id: q.text for q in bench.queries()}
     qa_docs = {d.doc_id for d in bench.corpus() if d.metadata.get("generated")}
     bench.write_qrels([Qrel(next(iter(qa_queries)), "d0", 2)])
-    build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), list(bench.corpus()), fc, taxonomy, 2, seed=1, keep_generated=True)
+    build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"),
+                  list(bench.corpus()), fc, taxonomy, 2, seed=1, keep_generated=True)
     queries = {q.query_id: q for q in bench.queries()}
     assert {k: queries[k].text for k in qa_queries} == qa_queries  # QA kept as it was
     assert {q.metadata["intent"] for q in queries.values()} == {"QA", "FC"}
@@ -142,7 +149,9 @@ def test_a_query_that_repeats_the_prompts_example_is_rejected(tmp_path: Path) ->
     }
     bench = Benchmark(tmp_path / "bench")
     engine = FakeEngine(answers)
-    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), [seed], select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path), per_task=1, seed=0)
+    run = build_intents(BuildRunner.open(engine, bench.root, "intents"), [seed],
+                        select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path), per_task=1,
+                        seed=0)
     assert run.counts["queries"] == 0
     reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
     # the validator registry's echo rule, run by the gates on the same sample
@@ -169,7 +178,8 @@ def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_pa
 
     answers = {PICK_NEED_TEMPLATE: lambda item: {"ids": [2]}, "intents.sentence_query": query}
     bench = Benchmark(tmp_path / "bench")
-    run = build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), [seed], [qa], _taxonomy(tmp_path), per_task=1, seed=0)
+    run = build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), [seed], [qa],
+                        _taxonomy(tmp_path), per_task=1, seed=0)
     assert asked and set(asked) == {"The river gauge at Marrow Bridge reads three metres in "
                                     "spring."}
     assert run.counts["queries"] == 0
@@ -188,7 +198,8 @@ def test_a_user_intents_query_form_is_checked_by_the_registry(tmp_path: Path) ->
                "intents.qa_query": lambda item: {
                    "query": "The flood gauge at Marrow Bridge in spring.", "passage": "x"}}
     bench = Benchmark(tmp_path / "bench")
-    run = build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), [seed], [ask], _taxonomy(tmp_path), per_task=1, seed=0)
+    run = build_intents(BuildRunner.open(FakeEngine(answers), bench.root, "intents"), [seed], [ask],
+                        _taxonomy(tmp_path), per_task=1, seed=0)
     assert run.counts["queries"] == 0
     reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
     assert reasons and all("validator form.intent_type: intent 'ASK' asks for a question"

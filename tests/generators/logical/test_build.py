@@ -99,7 +99,8 @@ def accepted_pin() -> review.AcceptedQuery:
 
 
 def test_query_items_render_through_the_shipped_template():
-    plans, items = query_items(DOCS, LogicalConfig(passage_sentences=0, types=("pin", "1p"), per_type=1, seed=3))
+    plans, items = query_items(DOCS, LogicalConfig(passage_sentences=0, types=("pin", "1p"),
+                                                   per_type=1, seed=3))
     assert [p.qtype for p in plans] == ["pin", "1p"]
     messages = get_template("logical.query").render(**items[0])
     text = messages[-1]["content"]

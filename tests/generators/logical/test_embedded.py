@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.logical.build import build_logical
-from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.labels import labels_path
+from irforge.generators.logical.method import Config as LogicalConfig
+from irforge.steps.runner import BuildRunner
 
 # ComLQ corpus ids: 10000 answers query 0 (1p) alone; 13110 + 13111 answer query 1990 (pin_2).
 ARTICLES = {"10000": "comlq-q0", "13110": "comlq-q1990", "13111": "comlq-q1990"}
@@ -43,10 +43,11 @@ def test_build_with_embedded_model_completes_and_records_every_failure(tmp_path,
 
     docs = comlq_passages(comlq_dir)
     assert len(docs) == 3
-    config = LogicalConfig(passage_sentences=0, types=("1p", "pin"), per_type=1, group_key="article",
-                           hypothetical=True, judge=True)
+    config = LogicalConfig(passage_sentences=0, types=("1p", "pin"), per_type=1,
+                           group_key="article", hypothetical=True, judge=True)
     with Engine(cache_path=tmp_path / "cache.sqlite", max_tokens=256, max_reasks=1) as engine:
-        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), docs, config)
+        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), docs,
+                                config)
         entry = engine.manifest_entry()
 
     bench = Benchmark(tmp_path / "bench")

@@ -8,14 +8,14 @@ must end in failures.jsonl while the rest of the build is written.
 
 from __future__ import annotations
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.logical.build import build_logical
-from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.llm import Engine
+from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.logical.renamed import _renamed, renamed_output
 
@@ -32,12 +32,13 @@ SCRIPT = Script(default=Action.answer("no rule matched"), rules=(
 def test_judge_refusal_and_truncated_negative_become_failures_and_the_rest_is_written(tmp_path):
     # judge controls off: this test counts the judge's prompts (controls are tested in
     # test_judge_controls.py)
-    config = LogicalConfig(passage_sentences=0, types=("pin", "2in"), per_type=1, judge=True, hypothetical=True,
-                           judge_controls=False)
+    config = LogicalConfig(passage_sentences=0, types=("pin", "2in"), per_type=1, judge=True,
+                           hypothetical=True, judge_controls=False)
     with ScriptedServer(SCRIPT) as server, Engine(
             "openai/scripted", api_base=server.url, cache_path=tmp_path / "cache.sqlite",
             progress=False, backoff_initial=0.01, backoff_max=0.05, timeout=2.0) as engine:
-        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), [FILMS], config)
+        summary = build_logical(BuildRunner.open(engine, tmp_path / "bench", "logical"), [FILMS],
+                                config)
         assert server.count("Query type:") == 2 and server.count("Declared type:") == 2
         assert server.count("Search query (pin)") == 1  # only the query the judge kept
 

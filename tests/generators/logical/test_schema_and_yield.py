@@ -9,16 +9,15 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from irforge.steps.runner import BuildRunner
 from irforge.cli.app import build_app
 from irforge.core.beir import write_corpus
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.core.records import Doc
 from irforge.generators.logical.build import build_logical
-from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
+from irforge.generators.logical.method import Config as LogicalConfig
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.steps import (
     Evidence,
@@ -29,6 +28,7 @@ from irforge.generators.logical.steps import (
     query_reasons,
 )
 from irforge.generators.logical.structure import Triple, TripleGroups
+from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.fake_engine import FakeEngine
 from tests.generators.logical.renamed import _renamed, _renamed_answers
@@ -131,10 +131,14 @@ class Engine(FakeEngine):
 
 def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path):
     bench = Benchmark(tmp_path / "bench")
-    first = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"), [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")], LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
+    first = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"),
+                          [Doc("films", _renamed(FILMS), "Films of Nadia Okafor")],
+                          LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
     assert first.accepted == 1
     labels = read_violations(labels_path(bench.root))
-    second = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"), [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")], LogicalConfig(passage_sentences=0, types=("2p",), per_type=1))
+    second = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"),
+                           [Doc("bridge", _renamed(BRIDGE), "Keel Bridge")],
+                           LogicalConfig(passage_sentences=0, types=("2p",), per_type=1))
     assert second.accepted == 1 and second.kept_from_before == 1
     assert "1 earlier queries kept" in second.line()
     assert {q.query_id for q in bench.queries()} == {"lq-pin-0000", "lq-2p-0000"}
@@ -149,7 +153,9 @@ def test_rerun_for_another_type_keeps_the_queries_already_in_the_folder(tmp_path
 def test_a_build_that_accepts_nothing_raises_with_the_reasons(tmp_path):
     docs = [Doc("films", FILMS, "Lena Ortiz filmography")]
     wrong = DEMONSTRATIONS["2in"].output.model_dump()
-    summary = build_logical(BuildRunner.open(Engine(_answers(pin=wrong)), tmp_path / "b", "logical"), docs, LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
+    runner = BuildRunner.open(Engine(_answers(pin=wrong)), tmp_path / "b", "logical")
+    summary = build_logical(runner, docs,
+                            LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
     assert summary.accepted == 0
     with pytest.raises(EmptyResultError, match=r"0 logical queries accepted") as error:
         summary.require_yield()

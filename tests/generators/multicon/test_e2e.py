@@ -20,7 +20,6 @@ from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, get_domain
 from irforge.generators.multicon.folder import build_multicon
-from irforge.steps.runner import BuildRunner
 from irforge.generators.multicon.sentences import normalize
 from irforge.generators.multicon.steps import (
     chosen_conditions,
@@ -34,6 +33,7 @@ from irforge.generators.multicon.steps import (
 from irforge.llm import Engine
 from irforge.steps import reason_key
 from irforge.steps.gates import QueryGates
+from irforge.steps.runner import BuildRunner
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
 
 N = 3

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import LabelSettings, label_benchmark
+from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 
 
@@ -61,7 +61,8 @@ def test_labels_every_strategy_ensembles_and_flags(tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.tsv"
     pairs.write_text("q1\td2\nq1\tgen_q1\n", encoding="utf-8")
     engine = FakeEngine(ANSWERS)
-    report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs], load_intents(), LabelSettings())
+    report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs],
+                             load_intents(), LabelSettings())
     assert report.counts["pairs"] == 4  # q1-d2, q1-gen_q1 (listed once), q2-gen_q2, q3-gen_q3
     judgments = list(bench.judgments())
     strategies = sorted((j.query_id, j.doc_id, j.metadata["strategy"]) for j in judgments)
@@ -90,8 +91,10 @@ def test_labels_every_strategy_ensembles_and_flags(tmp_path: Path) -> None:
 
 def test_rerun_appends_no_duplicate_judgments(tmp_path: Path) -> None:
     bench = _bench(tmp_path)
-    first = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [], load_intents(), LabelSettings())
-    again = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [], load_intents(), LabelSettings())
+    first = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [],
+                            load_intents(), LabelSettings())
+    again = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [],
+                            load_intents(), LabelSettings())
     assert first.counts["judgments_written"] > 0 and again.counts["judgments_written"] == 0
     assert again.counts["judgments_reused"] == first.counts["judgments_written"]
     assert len(list(bench.judgments())) == first.counts["judgments_written"]
@@ -101,11 +104,13 @@ def test_mode_ensemble_and_binary_qrels(tmp_path: Path) -> None:
     bench = _bench(tmp_path)
     settings = LabelSettings(strategies=("zero_shot", "multi_dim"), ensemble="mode",
                              binarization=">=2", split="binary")
-    label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [], load_intents(), settings)
+    label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [],
+                    load_intents(), settings)
     assert bench.qrels_dict("binary") == {"q1": {"gen_q1": 1}, "q2": {"gen_q2": 0},
                                           "q3": {"gen_q3": 1}}
     cot_only = LabelSettings(strategies=("cot",), split="cot")
-    label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [], load_intents(), cot_only)
+    label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [],
+                    load_intents(), cot_only)
     [sts] = [f for f in bench.failures() if f.item_id == "q3::gen_q3"]
     # an earlier run's ensemble rows stay for pairs this run could not label
     rows = {(r["query_id"], r["doc_id"]): r
@@ -118,7 +123,8 @@ def test_mode_ensemble_and_binary_qrels(tmp_path: Path) -> None:
 def test_dry_run_calls_nothing_and_unknown_ids_name_the_line(tmp_path: Path) -> None:
     bench = _bench(tmp_path)
     engine = FakeEngine(ANSWERS)
-    report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [], load_intents(), LabelSettings(), dry_run=True)
+    report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [], load_intents(),
+                             LabelSettings(), dry_run=True)
     assert engine.calls == [] and not bench.judgments_path.exists()
     # QA and FC pairs: zero_shot 1 + presence 1 + cot final 1 + multi_dim final 1 + 4 criteria
     # (2 shared with cot); STS: zero_shot only
@@ -127,7 +133,8 @@ def test_dry_run_calls_nothing_and_unknown_ids_name_the_line(tmp_path: Path) -> 
     bad.write_text('{"query_id": "q1", "doc_id": "d1"}\n{"query_id": "q1", "doc_id": "zz"}\n',
                    encoding="utf-8")
     with pytest.raises(FormatError) as info:
-        label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [bad], load_intents(), LabelSettings())
+        label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [bad], load_intents(),
+                        LabelSettings())
     assert (info.value.problem.line, info.value.problem.field) == (2, "doc_id")
 
 
@@ -136,7 +143,9 @@ def test_query_without_intent_needs_a_default(tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text('{"query_id": "q4", "doc_id": "d1"}\n', encoding="utf-8")
     with pytest.raises(FormatError, match="pass --intent"):
-        label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [pairs], load_intents(), LabelSettings())
+        label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [pairs],
+                        load_intents(), LabelSettings())
     settings = LabelSettings(default_intent="QA", include_positives=False)
-    report = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"), [pairs], load_intents(), settings)
+    report = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"),
+                             [pairs], load_intents(), settings)
     assert report.counts["pairs"] == 1 and bench.qrels_dict() == {"q4": {"d1": 0}}

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
@@ -16,6 +15,7 @@ from irforge.generators.relevance import LabelSettings, label_benchmark
 from irforge.generators.relevance.probabilities import TOP_LOGPROBS, label_probabilities
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, openai_logprobs, openai_params
+from irforge.steps.runner import BuildRunner
 
 
 def _entry(token: str, logprob: float, alternatives: dict[str, float]) -> dict:
@@ -82,7 +82,8 @@ def test_embedded_model_labels_with_the_expected_grade(tmp_path: Path) -> None:
     settings = LabelSettings(strategies=("zero_shot",))
     with Engine(None, cache_path=tmp_path / "cache.sqlite", max_tokens=20, progress=False,
                 logprobs=TOP_LOGPROBS) as engine:
-        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs], load_intents(), settings)
+        report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs],
+                                 load_intents(), settings)
     assert report.counts["qrels"] == 1
     [judgment] = list(bench.judgments())
     meta = judgment.metadata

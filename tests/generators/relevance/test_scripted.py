@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.steps.runner import BuildRunner
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Query
 from irforge.generators.intents import load_intents
 from irforge.generators.relevance import LabelSettings, label_benchmark
 from irforge.llm import Engine
+from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 PASSAGES = {"p_no_3": "no answer, rater says 3", "p_no_1": "no answer, rater says 1",
@@ -49,14 +49,16 @@ def test_phase_one_no_can_only_yield_0_or_1(tmp_path: Path) -> None:
     with ScriptedServer(_script()) as server:
         with Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / "c.sqlite",
                     concurrency=4, max_reasks=1, progress=False) as engine:
-            report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs], load_intents(), settings)
+            report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs],
+                                     load_intents(), settings)
             manifest = engine.manifest_entry()
         # one re-ask for the rater that broke the rule, then it is given up as invalid
         assert server.count(_phase("p_no_3", "relevance_score")) == 2
         asked = len(server.log)
         with Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / "c.sqlite",
                     concurrency=4, max_reasks=1, progress=False) as engine:
-            again = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs], load_intents(), settings)
+            again = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pairs],
+                                    load_intents(), settings)
         assert len(server.log) == asked, "a re-run is answered from the cache"
     labels = {j.doc_id: j.label for j in bench.judgments()}
     assert labels == {"p_no_1": 1, "p_yes_3": 3}
