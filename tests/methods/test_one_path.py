@@ -2,7 +2,8 @@
 demo import no generator code that runs a build; they reach it through the method entry.
 
 "Code that runs a build" is every top-level function of ``irforge/generators/`` that takes
-an ``engine`` or a ``runner``: found by walking the source, so a new one is covered too.
+an engine or a runner (by name or by annotation): found by walking the source, so a new one is
+covered too.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ def running_code() -> set[str]:
     names = set()
     for path in (PACKAGE / "generators").rglob("*.py"):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.FunctionDef):
-                params = {arg.arg for arg in [*node.args.args, *node.args.kwonlyargs]}
-                if params & {"engine", "runner"} and path.name != "method.py":
+            if isinstance(node, ast.FunctionDef) and path.name != "method.py":
+                params = [*node.args.args, *node.args.kwonlyargs]
+                named = {arg.arg for arg in params} & {"engine", "runner"}
+                typed = {ast.unparse(arg.annotation) for arg in params if arg.annotation} & {
+                    "BuildRunner", "EngineLike", "BuildRunner | None", "EngineLike | None"}
+                if named or typed:
                     names.add(node.name)
     return names
 

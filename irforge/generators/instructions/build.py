@@ -62,7 +62,7 @@ def _descriptions(dimensions: Mapping[str, Dimension], units: Iterable[Unit]
             for u in units}
 
 
-def build_instructions(run: BuildRunner, pairs: Sequence[Pair],
+def build_instructions(runner: BuildRunner, pairs: Sequence[Pair],
                        dimensions: Mapping[str, Dimension],
                        settings: BuildSettings | None = None,
                        distractors: Iterable[Doc] = (),
@@ -74,7 +74,7 @@ def build_instructions(run: BuildRunner, pairs: Sequence[Pair],
     Units of (query, dimension) pairs this run did not attempt stay in the folder. Callers
     show ``report.yields`` and call :meth:`BuildReport.require_yield`.
     """
-    settings = settings or BuildSettings()
+    settings, run = settings or BuildSettings(), runner
     bench = run.bench
     bench.root.mkdir(parents=True, exist_ok=True)
     existing = list(bench.queries()) if bench.queries_path.exists() else []

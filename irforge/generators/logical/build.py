@@ -18,6 +18,7 @@ from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.core.trust import record_judge
+from irforge.generators.logical.config import Config
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.judge_controls import JUDGE, judge_entry, run_judge_with_controls
 from irforge.generators.logical.labels import (
@@ -28,7 +29,6 @@ from irforge.generators.logical.labels import (
     write_negation_labels,
 )
 from irforge.generators.logical.merge import Previous, read_previous
-from irforge.generators.logical.method import Config
 from irforge.generators.logical.selection import (
     QueryPlan,
     plan_queries,
