@@ -6,7 +6,6 @@ entry compared without the engine's settings and the finish time, which differ b
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,8 @@ from typer.testing import CliRunner
 
 from irforge.cli.app import build_app
 from irforge.core.beir import write_corpus
-from irforge.core.records import Doc
+from irforge.core.bench import Benchmark
+from irforge.core.records import Doc, Qrel, Query
 from irforge.llm import Engine
 from irforge.methods import Inputs, get_method, registry
 from irforge.recipe.model import Recipe
@@ -45,18 +45,29 @@ def files_of(folder: Path) -> dict[str, bytes]:
 
 
 def entry_of(folder: Path, name: str) -> dict[str, Any]:
-    """The method's manifest entry without what depends on the caller's engine and clock."""
+    """The method's manifest entry without what depends on the caller's engine settings (its
+    own entry, the cost estimate priced with its token limit) and the clock."""
     entry = json.loads((folder / "manifest.json").read_text())["steps"][name]
+    entry["details"].pop("estimate", None)
     return {key: value for key, value in entry.items() if key not in {"engine", "finished"}}
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("same-output")
-    path = root / "corpus.jsonl"
-    write_corpus(path, [Doc(key, text, title) for key, title, text, _, _ in DOCS])
-    (root / "docs").mkdir()
-    return path
+def write_docs(out: Path) -> Path:
+    """The test documents as ``out/corpus.jsonl`` (where a recipe's corpus stage puts them)."""
+    out.mkdir(parents=True)
+    write_corpus(out / "corpus.jsonl", [Doc(key, text, title) for key, title, text, _, _ in DOCS])
+    (out / "docs").mkdir()
+    return out / "corpus.jsonl"
+
+
+def labelled_folder(root: Path) -> Path:
+    """A labelled folder as ``irforge label`` leaves one: each question with its document."""
+    bench = Benchmark(root)
+    bench.write_corpus([Doc(key, text, title) for key, title, text, _, _ in DOCS])
+    bench.write_queries([Query(f"q-{key}", question, {"intent": "QA"})
+                         for key, _, _, question, _ in DOCS])
+    bench.write_qrels([Qrel(f"q-{key}", key, 2) for key, *_ in DOCS])
+    return root
 
 
 def api(name: str, config: Any, inputs: Inputs, folder: Path, url: str) -> None:
@@ -73,14 +84,10 @@ def verb(name: str, flags: list[str], folder: Path, source: Path, url: str) -> N
     assert result.exit_code == 0, result.output
 
 
-def recipe(name: str, block: dict[str, Any], corpus: Path, out: Path, url: str,
-           intents: Path | None) -> None:
-    out.mkdir(parents=True)
-    shutil.copy(corpus, out / "corpus.jsonl")
-    if intents is not None:
-        shutil.copytree(intents, out / "intents", ignore=shutil.ignore_patterns(".irforge"))
+def recipe(name: str, block: dict[str, Any], out: Path, url: str) -> None:
+    """The recipe's build stage for ``name`` alone, in ``out`` (its corpus already there)."""
     methods = {"intents": CASES["intents"][0], name: block}
-    spec = Recipe.model_validate({"corpus": {"input": str(corpus.parent / "docs")},
+    spec = Recipe.model_validate({"corpus": {"input": str(out / "docs")},
                                   "model": "openai/scripted", "api_base": url,
                                   "methods": methods})
     ctx = RunContext(recipe=spec, out=out, rebuilt=frozenset(registry()))
@@ -88,19 +95,18 @@ def recipe(name: str, block: dict[str, Any], corpus: Path, out: Path, url: str,
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_verb_recipe_and_python_api_build_the_same_folder(name: str, corpus: Path,
-                                                          tmp_path: Path) -> None:
+def test_verb_recipe_and_python_api_build_the_same_folder(name: str, tmp_path: Path) -> None:
     block, flags = CASES[name]
     config = get_method(name).config.model_validate(block)
+    out = tmp_path / "recipe"  # the recipe's folder: every caller reads its corpus and source
+    corpus = write_docs(out)
     with ScriptedServer(good_script()) as server:
         source = None
-        if name == "instructions":  # built on an intents folder
-            source = tmp_path / "intents"
-            api("intents", get_method("intents").config.model_validate(CASES["intents"][0]),
-                Inputs(corpus), source, server.url)
+        if name == "instructions":  # built on a labelled intents folder
+            source = labelled_folder(out / "intents")
         api(name, config, Inputs(corpus, source), tmp_path / "api" / name, server.url)
         verb(name, flags, tmp_path / "verb" / name, source or corpus, server.url)
-        recipe(name, block, corpus, tmp_path / "recipe", server.url, source)
+        recipe(name, block, out, server.url)
     built = {how: tmp_path / how / name for how in ("api", "verb", "recipe")}
     files = {how: files_of(folder) for how, folder in built.items()}
     assert files["api"] and "queries.jsonl" in files["api"]
