@@ -15,11 +15,12 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.beir import write_corpus
 from irforge.core.bench import Benchmark
+from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Doc, Qrel, Query
 from irforge.llm import Engine
 from irforge.methods import Inputs, get_method, registry
 from irforge.recipe.model import Recipe
-from irforge.recipe.stages import RunContext, Stage, run_build
+from irforge.recipe.stages import RunContext, Stage, run_build, run_label
 from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import ScriptedServer
 from tests.recipe.test_run_all_methods import DOCS, good_script
@@ -115,4 +116,40 @@ def test_verb_recipe_and_python_api_build_the_same_folder(name: str, tmp_path: P
     assert files["recipe"] == files["api"], sorted(set(files["recipe"].items())
                                                    ^ set(files["api"].items()))
     entries = {how: entry_of(folder, name) for how, folder in built.items()}
+    assert entries["verb"] == entries["api"] == entries["recipe"]
+
+
+def test_label_verb_recipe_stage_and_python_api_label_the_same_way(tmp_path: Path) -> None:
+    """``irforge label``, the recipe's label stage and ``Method.run`` write the same labels
+    (the pool's path, recorded as the input, differs by folder and is left out)."""
+    block = {"strategies": ["zero_shot"], "controls": False}
+    config = get_method("relevance").config.model_validate(block)
+    folders = {how: labelled_folder(tmp_path / how / "intents")
+               for how in ("api", "verb", "recipe")}
+    ids = [key for key, *_ in DOCS]
+    for folder in folders.values():
+        write_jsonl(folder / "pool" / "candidates.jsonl",
+                    [{"query_id": f"q-{key}", "doc_ids": ids[:3]} for key in ids])
+    (tmp_path / "recipe" / "docs").mkdir()
+    pool = Path("pool") / "candidates.jsonl"
+    with ScriptedServer(good_script()) as server:
+        api("relevance", config, Inputs(folders["api"] / "corpus.jsonl", folders["api"] / pool),
+            folders["api"], server.url)
+        result = CliRunner().invoke(build_app(), [
+            "label", str(folders["verb"]), "--pool", str(folders["verb"] / pool),
+            "--strategies", "zero_shot", "--no-controls", "--model", "openai/scripted",
+            "--api-base", server.url, "--cache", str(tmp_path / "verb" / "label.sqlite")])
+        assert result.exit_code == 0, result.output
+        spec = Recipe.model_validate({"corpus": {"input": str(tmp_path / "recipe" / "docs")},
+                                      "model": "openai/scripted", "api_base": server.url,
+                                      "label": block})
+        run_label(RunContext(recipe=spec, out=tmp_path / "recipe",
+                             rebuilt=frozenset(registry())),
+                  Stage("label-intents", "label", {}, method="intents"))
+    files = {how: files_of(folder) for how, folder in folders.items()}
+    assert "qrels/test.tsv" in files["api"] and "judgments.jsonl" in files["api"]
+    assert files["verb"] == files["api"] == files["recipe"]
+    entries = {how: entry_of(folder, "relevance") for how, folder in folders.items()}
+    for entry in entries.values():
+        entry["details"].pop("inputs")
     assert entries["verb"] == entries["api"] == entries["recipe"]

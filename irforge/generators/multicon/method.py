@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from irforge.steps.method import Built, Inputs, Method, QueryMethodConfig
 from irforge.steps.runner import BuildRunner
@@ -36,6 +36,16 @@ class Config(QueryMethodConfig):
         if value is not None and value not in STRATEGIES:
             raise ValueError(f"unknown strategy {value!r}; use one of {STRATEGIES}")
         return value
+
+    @model_validator(mode="after")
+    def _known_domain(self) -> Config:
+        """A named domain exists (built in or in ``domains``): an unknown one is a usage error
+        before any work (``derived`` is made from the corpus during the build)."""
+        if self.domain != "derived":
+            from irforge.generators.multicon.domains import get_domain, load_domains
+
+            get_domain(self.domain, load_domains(self.domains) if self.domains else {})
+        return self
 
     def generator_config(self, domain: Any) -> Any:
         """The generator's ``MulticonConfig`` for this config and a chosen domain."""
