@@ -16,7 +16,7 @@ from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.data.sample import sample_docs, write_seed_benchmark
 from irforge.generators.logical.labels import negation_labels, write_negation_labels
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
 
 METHODS = ("intents", "logical", "multicon")
 

@@ -167,12 +167,8 @@ def rankings(
     from irforge.core import beir
     from irforge.core.jsonl import write_json
     from irforge.core.records import qrels_to_dict
-    from irforge.validators.rankings import (
-        compare_rankings,
-        load_results,
-        read_trec_run,
-        score_runs,
-    )
+    from irforge.eval.run_scores import score_runs
+    from irforge.validators.rankings import compare_rankings, load_results, read_trec_run
 
     if results_a and results_b:
         scores_a, scores_b = load_results(results_a, metric), load_results(results_b, metric)

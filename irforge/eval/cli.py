@@ -118,7 +118,7 @@ def eval_command(
         allow_untrusted=allow_untrusted_qrels)
     engine = None
     if any(d.startswith("adaptive") for d in options.decomposers):
-        from irforge.cli.options import engine_from_options
+        from irforge.llm.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
     from irforge.eval.retrievers.device import encode_options, placement

@@ -14,7 +14,7 @@ from irforge.eval.metrics.registry import parse_metric
 from irforge.eval.outputs import RESULTS, claim, run_file_names, safe_name
 from irforge.eval.provenance import describe
 from irforge.eval.runner import MISSING_NOTE, EvalResults
-from irforge.eval.trec_io import write_trec_run
+from irforge.core.trec import write_trec_run
 from irforge.eval.verdict import DEMO_LABEL
 
 SIGNIFICANCE_LEVEL = 0.05

@@ -50,7 +50,7 @@ from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.provenance import qrels_provenance
 from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
-from irforge.eval.trec_io import read_trec_run
+from irforge.core.trec import read_trec_run
 from irforge.eval.verdict import truth_lines
 
 MISSING = "zero"

@@ -21,7 +21,8 @@ from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
 from irforge.validators.adjudication import majority_label
 from irforge.validators.llm_agreement import ENSEMBLE, agreement_table, pair_judgments
-from irforge.validators.rankings import compare_rankings, load_results, score_runs
+from irforge.eval.run_scores import score_runs
+from irforge.validators.rankings import compare_rankings, load_results
 from irforge.validators.statistics import cohen_kappa
 
 PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")

@@ -10,11 +10,11 @@ import pytest
 import irforge
 from irforge.core.errors import IrforgeError
 from irforge.core.layout import BEIR_FILES, Layout
-from irforge.generators.instructions.layout import LAYOUT as INSTRUCTIONS
-from irforge.generators.intents.layout import LAYOUT as INTENTS
-from irforge.generators.logical.layout import LAYOUT as LOGICAL
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
-from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
+from irforge.core.layouts.instructions import LAYOUT as INSTRUCTIONS
+from irforge.core.layouts.intents import LAYOUT as INTENTS
+from irforge.core.layouts.logical import LAYOUT as LOGICAL
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
+from irforge.core.layouts.relevance import LAYOUT as RELEVANCE
 
 LAYOUTS = (INSTRUCTIONS, INTENTS, LOGICAL, MULTICON, RELEVANCE)
 PACKAGE = Path(irforge.__file__).resolve().parent

@@ -40,7 +40,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
         "yield": [{"step": "relevance.label", "attempted": 50, "accepted": 41,
                    "rejected": {"llm invalid": 9}}]})
     run = bm25_run(folder)
-    from irforge.eval.trec_io import write_trec_run
+    from irforge.core.trec import write_trec_run
 
     write_trec_run(root / "eval" / "runs" / "bm25.trec", run)
     return folder

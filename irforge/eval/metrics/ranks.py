@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from irforge.core.trec import ranked_ids
+
+
 DocScores = Mapping[str, float]
-
-
-def ranked_ids(docs: DocScores, k: int | None = None) -> list[str]:
-    """Doc ids best first: score descending, ties by doc id descending (trec_eval's rule)."""
-    ordered = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    return [doc_id for doc_id, _ in (ordered if k is None else ordered[:k])]
 
 
 def rank_of(docs: DocScores, doc_id: str) -> int | None:

@@ -20,8 +20,8 @@ from irforge.cli.options import (
     TargetKOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
 )
+from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError

@@ -22,7 +22,7 @@ from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.intents.config import IntentSpec
-from irforge.generators.intents.layout import LAYOUT
+from irforge.core.layouts.intents import LAYOUT
 from irforge.generators.intents.plan import (
     PlannedQuery,
     Task,

@@ -21,9 +21,9 @@ from irforge.cli.options import (
     TargetKOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
     grade_note,
 )
+from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
 from irforge.methods.contract import flag_defaults

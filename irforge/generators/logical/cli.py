@@ -79,7 +79,8 @@ def build_logical_command(
     Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
     keeps the queries of the other types already in the folder.
     """
-    from irforge.cli.options import engine_from_options, grade_note
+    from irforge.cli.options import grade_note
+    from irforge.llm.options import engine_from_options
     from irforge.core.beir import read_corpus
     from irforge.generators.logical.build import build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput

@@ -24,7 +24,7 @@ from typing import Any
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl, write_jsonl
 from irforge.core.records import Qrel
-from irforge.generators.logical.layout import LAYOUT
+from irforge.core.layouts.logical import LAYOUT
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,8 @@ def build_command(
     as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
-    from irforge.cli.options import engine_from_options, grade_note
+    from irforge.cli.options import grade_note
+    from irforge.llm.options import engine_from_options
     from irforge.core import beir
     from irforge.methods import multicon
     from irforge.methods.contract import validated

@@ -28,7 +28,7 @@ from irforge.generators.relevance.ensemble import (
     generated_positives,
     merge_rows,
 )
-from irforge.generators.relevance.layout import LAYOUT
+from irforge.core.layouts.relevance import LAYOUT
 from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP

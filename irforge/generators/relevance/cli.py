@@ -20,9 +20,9 @@ from irforge.cli.options import (
     RpmOption,
     TimeoutOption,
     TpmOption,
-    engine_from_options,
     grade_note,
 )
+from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
 from irforge.methods.contract import flag_defaults

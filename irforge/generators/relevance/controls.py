@@ -16,7 +16,7 @@ from irforge.core.jsonl import write_jsonl
 from irforge.core.trust import record_judge
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.layout import LAYOUT
+from irforge.core.layouts.relevance import LAYOUT
 from irforge.generators.relevance.steps import STEP, Pair
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 from irforge.validators.controls import (
