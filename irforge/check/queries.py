@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from irforge.check.base import SOURCE_KEYS, source_of  # noqa: F401  (re-exported)
+from irforge.check.base import source_of
 from irforge.core.bench import Benchmark
 from irforge.core.errors import Problem
 from irforge.core.records import Doc, Query

@@ -23,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from irforge.core.stopwords import FILLERS
+
 # -- thresholds ------------------------------------------------------------------------------
 
 #: a query needs at least this many words (one-word and empty queries are rejected)
@@ -57,10 +59,6 @@ LANGUAGE_MAX_EXPECTED = 0.02
 DEFAULT_LANGUAGE = "en"
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_FUNCTION_WORDS = frozenset({
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "with", "by", "from", "and", "or",
-    "is", "are", "was", "were", "be", "what", "which", "who", "how", "do", "does", "did",
-    "that", "this", "these", "those", "about", "any", "some", "me", "i", "my"})
 
 
 def words(text: str) -> list[str]:
@@ -76,7 +74,7 @@ def normalized(text: str) -> str:
 def content_key(text: str) -> tuple[str, ...]:
     """Sorted content words with a plural ``s`` dropped: equal keys ask the same thing."""
     return tuple(sorted(w[:-1] if len(w) > 3 and w.endswith("s") else w
-                        for w in words(text) if w not in _FUNCTION_WORDS))
+                        for w in words(text) if w not in FILLERS))
 
 
 # -- single-query gates (pure) ---------------------------------------------------------------
@@ -214,6 +212,35 @@ def near_duplicate(a: str, b: str) -> bool:
             and matcher.ratio() >= NEAR_DUPLICATE_RATIO)
 
 
+def duplicate_keys(text: str) -> list[str]:
+    """The index keys a query is compared under: its first and its last three words (a near
+    duplicate is a small edit, so it keeps one end)."""
+    tokens = normalized(text).split()
+    return ["^" + " ".join(tokens[:3]), "$" + " ".join(tokens[-3:])]
+
+
+def same_query(a: str, b: str) -> bool:
+    """The one duplicate rule (the gates reject it, ``irforge audit duplicates`` reports it):
+    the same normalized text, or :func:`near_duplicate`."""
+    return normalized(a) == normalized(b) or near_duplicate(a, b)
+
+
+def duplicate_pairs(texts: Sequence[str]) -> list[tuple[int, int]]:
+    """Every pair ``(i, j)``, ``i < j``, of ``texts`` that the duplicate gate would reject as
+    each other's duplicate: compared under the same keys (text, content words, ends)."""
+    seen: dict[str, list[int]] = {}
+    pairs: set[tuple[int, int]] = set()
+    for j, text in enumerate(texts):
+        keys = ["=" + normalized(text), *duplicate_keys(text)]
+        if content_key(text):
+            keys.append("#" + " ".join(content_key(text)))
+        candidates = {i for key in keys for i in seen.get(key, ())}
+        pairs.update((i, j) for i in candidates if same_query(texts[i], text))
+        for key in keys:
+            seen.setdefault(key, []).append(j)
+    return sorted(pairs)
+
+
 def single_query_reasons(query: str, title: str = "", text: str = "",
                          language: str | None = DEFAULT_LANGUAGE) -> list[str]:
     """Every gate that needs no other query: length, repetition, language, title, copy."""
@@ -291,15 +318,11 @@ class QueryGates:
         view._exact, view._content, view._buckets = self._exact, self._content, self._buckets
         return view
 
-    def _bucket_keys(self, text: str) -> list[str]:
-        tokens = normalized(text).split()
-        return ["^" + " ".join(tokens[:3]), "$" + " ".join(tokens[-3:])]
-
     def _index(self, text: str, origin: str) -> None:
         self._exact.setdefault(normalized(text), origin)
         if content_key(text):
             self._content.setdefault(content_key(text), origin)
-        for key in self._bucket_keys(text):
+        for key in duplicate_keys(text):
             self._buckets.setdefault(key, []).append((normalized(text), origin))
 
     def duplicate_reason(self, query: str) -> str | None:
@@ -310,7 +333,7 @@ class QueryGates:
         key = content_key(query)
         if key and key in self._content:
             return f"gate near-duplicate: the same content words as {self._content[key]}"
-        for bucket in self._bucket_keys(query):
+        for bucket in duplicate_keys(query):
             for other, origin in self._buckets.get(bucket, ()):
                 if near_duplicate(norm, other):
                     return f"gate near-duplicate: nearly the same text as {origin}"
@@ -329,7 +352,7 @@ class QueryGates:
             duplicate = self.duplicate_reason(query) or next(
                 (f"gate duplicate: repeats query {earlier + 1} of the same item"
                  for earlier, other in enumerate(queries[:position])
-                 if normalized(other) == normalized(query) or near_duplicate(query, other)),
+                 if same_query(query, other)),
                 None)
             reasons.extend([*own, *([duplicate] if duplicate else [])])
             validate = self.validate

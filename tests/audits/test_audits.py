@@ -187,7 +187,7 @@ def test_near_duplicates_overlap_and_pool() -> None:
     queries = [Query("a", "Which rivers flooded the city of Leeds in 2015?"),
                Query("b", "which rivers flooded the city of Leeds in 2015"),
                Query("c", "Effects of volcanic ash on jet engines")]
-    pairs = near_duplicate_queries(queries, 0.8)
+    pairs = near_duplicate_queries(queries)
     assert [(p.query_a, p.query_b) for p in pairs] == [("a", "b")]
     assert pairs[0].similarity == 1.0
     docs = {"d1": Doc("d1", "The rivers Aire and Calder flooded Leeds city in 2015."),
