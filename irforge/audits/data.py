@@ -21,7 +21,8 @@ import numpy as np
 from irforge.core.records import Doc, Query, Run
 from irforge.core.sources import source_doc_ids
 from irforge.core.stopwords import ENGLISH
-from irforge.steps.gates import duplicate_pairs, normalized
+from irforge.check.duplicates import duplicate_pairs
+from irforge.check.query_rules import normalized
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = ENGLISH  # irforge/core/stopwords.py
@@ -44,7 +45,7 @@ class DuplicatePair:
 
 def near_duplicate_queries(queries: Sequence[Query]) -> list[DuplicatePair]:
     """Query pairs that the generation gates' one duplicate rule rejects
-    (:func:`irforge.steps.gates.same_query`: the same text or content words, or a tiny edit
+    (:func:`irforge.check.duplicates.same_query`: the same text or content words, or a tiny edit
     that changes no number), most similar first."""
     texts = [query.text for query in queries]
     pairs = []

@@ -110,7 +110,7 @@ class Context:
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:
-            from irforge.steps.gates import corpus_language
+            from irforge.check.query_rules import corpus_language
 
             self.language = corpus_language(doc.text for doc in self.docs.values())
         return self.language

@@ -6,7 +6,7 @@ missing instead of guessing. Rules that need more or fewer words say so with the
 below, never with a list of their own:
 
 - :data:`FILLERS` (a subset): words whose presence never changes what a query asks; the
-  near-duplicate key (:mod:`irforge.steps.gates`) drops only these, so "X before Y" and
+  near-duplicate key (:mod:`irforge.check.duplicates`) drops only these, so "X before Y" and
   "X after Y", or "X with Y" and "X without Y", stay different queries.
 - :data:`REQUEST_WORDS`: the frame of a search request ("find documents that...");
   not content in a query (``irforge check``'s rules drop them too).

@@ -121,7 +121,7 @@ def eval_command(
         from irforge.llm.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
-    from irforge.eval.retrievers.device import encode_options, placement
+    from irforge.retrievers.device import encode_options, placement
 
     if ray is None and device != "auto":
         placement(device, dtype)  # a device that is not here fails before any work

@@ -48,7 +48,8 @@ from irforge.eval.pipelines import (
 )
 from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.provenance import qrels_provenance
-from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
+from irforge.eval.rerankers import get_reranker
+from irforge.retrievers import Reranker, get_retriever
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.core.trec import read_trec_run
 from irforge.eval.verdict import truth_lines

@@ -119,7 +119,7 @@ Ranker = Callable[[str, Sequence[Doc]], list[str]]
 
 def bm25_ranker(query: str, docs: Sequence[Doc]) -> list[str]:
     """Doc ids by BM25 score for ``query``, best first (needs irforge's ``eval`` extra)."""
-    from irforge.eval.retrievers.bm25 import BM25Retriever
+    from irforge.retrievers.bm25 import BM25Retriever
 
     retriever = BM25Retriever()
     retriever.index(list(docs))

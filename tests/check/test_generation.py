@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.check.folder import check_benchmark
-from irforge.check.generation import validating_gates
+from irforge.steps.gates import validating_gates
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.intents import (

@@ -10,7 +10,7 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Qrel, Query
 from irforge.eval.metrics.ranks import ranked_ids
 from irforge.eval.report import write_outputs
-from irforge.eval.retrievers.dense import default_model_path
+from irforge.retrievers.dense import default_model_path
 from irforge.eval.runner import evaluate_benchmark
 
 TOPICS = ["river flood warnings", "sourdough bread starter", "glacier retreat in the alps",

@@ -47,7 +47,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
 
 
 def bm25_run(bench: Benchmark) -> Run:
-    from irforge.eval.retrievers import get_retriever
+    from irforge.retrievers import get_retriever
 
     retriever = get_retriever("bm25")
     retriever.index(list(bench.corpus()))

@@ -23,7 +23,7 @@ from irforge.eval.metrics.ranks import mean, ranked_ids
 from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.pipelines.fusion import FUSIONS, RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.base import with_tail
-from irforge.eval.retrievers.base import Reranker, Retriever
+from irforge.retrievers.base import Reranker, Retriever
 
 
 def _fuse(name: str, fusion: str, per_query: Mapping[str, list[Mapping[str, float]]],

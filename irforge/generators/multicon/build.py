@@ -42,7 +42,8 @@ from irforge.llm.protocol import EngineLike
 from irforge.steps import Rejected, StepYield
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
-from irforge.steps.gates import QueryGates, corpus_language
+from irforge.check.query_rules import corpus_language
+from irforge.steps.gates import QueryGates
 from irforge.steps.runner import BuildRunner
 from irforge.steps.yields import YieldTable
 
