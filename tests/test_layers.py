@@ -192,8 +192,8 @@ def _copy_package(tmp_path: Path) -> Path:
     """The irforge sources (Python files only) copied under ``tmp_path``."""
     root = tmp_path / "irforge"
     shutil.copytree(PACKAGE, root, ignore=lambda folder, names: [
-        name for name in names if not name.endswith(".py")
-        and not (Path(folder) / name).is_dir() or name == "__pycache__"])
+        name for name in names if (not name.endswith(".py")
+        and not (Path(folder) / name).is_dir()) or name == "__pycache__"])
     return root
 
 

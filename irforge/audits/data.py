@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irforge.check.duplicates import duplicate_pairs
+from irforge.check.query_rules import normalized
 from irforge.core.records import Doc, Query, Run
 from irforge.core.sources import source_doc_ids
 from irforge.core.stopwords import ENGLISH
-from irforge.check.duplicates import duplicate_pairs
-from irforge.check.query_rules import normalized
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = ENGLISH  # irforge/core/stopwords.py

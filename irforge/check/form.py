@@ -12,13 +12,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from irforge.check.base import Case, Context, Finding, validator
-from irforge.check.text import words
 from irforge.check.query_rules import (
     LANGUAGE_MIN_WORDS,
     language_reason,
     length_reason,
     repetition_reason,
 )
+from irforge.check.text import words
 
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -2,12 +2,12 @@
 
 :func:`attach_validators` gives the step runner's query gates
 (:class:`~irforge.steps.gates.QueryGates`, :func:`~irforge.steps.gates.validating_gates`) a
-``validate`` hook that runs :func:`~irforge.check.suite.validate` on every generated query, with the passage
-it was written from as its relevant passage, the corpus for aliases and retrievability, and
-the query's metadata (intent, answer, conditions) when the step declares it. ``irforge
-check`` runs the same registry on the written folder, so a build keeps no query its own
-check rejects. Each rejection reads ``validator <name>: <detail>`` in failures.jsonl and the
-yield tables.
+``validate`` hook that runs :func:`~irforge.check.suite.validate` on every generated query,
+with the passage it was written from as its relevant passage, the corpus for aliases and
+retrievability, and the query's metadata (intent, answer, conditions) when the step declares
+it. ``irforge check`` runs the same registry on the written folder, so a build keeps no query
+its own check rejects. Each rejection reads ``validator <name>: <detail>`` in failures.jsonl
+and the yield tables.
 """
 
 from __future__ import annotations

@@ -147,8 +147,8 @@ def copy_reason(query: str, title: str, text: str) -> str | None:
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
     """py3langid's identifier with normalised probabilities (its model ships in the wheel)."""
-    from irforge.core.errors import require
     from irforge.check.langid_model import load_identifier
+    from irforge.core.errors import require
 
     return load_identifier(require("py3langid.langid", "generators"))
 

@@ -36,23 +36,26 @@ ENGLISH = frozenset(_ENGLISH.split())
 
 #: words that never change what a query asks (articles, auxiliaries, the commonest
 #: prepositions and question words): dropped by the near-duplicate key
-FILLERS = frozenset("""
+_FILLERS = """
 a about an and any are at be by did do does for from how i in is me my of on or some that the
 these this those to was were what which who with
-""".split())
+"""
+FILLERS = frozenset(_FILLERS.split())
 
 #: the frame of a search request: not content in a query
-REQUEST_WORDS = frozenset("""
+_REQUEST_WORDS = """
 find tell know show explain describe give want need looking look search document documents
 passage passages article articles information info answer answers question questions query kind
 kinds type types people person claim claims statement sentence text meet meets meeting satisfy
 satisfies condition conditions criteria requirement requirements following
-""".split())
+"""
+REQUEST_WORDS = frozenset(_REQUEST_WORDS.split())
 
 #: counts, ordinals and general verbs: never the name of a topic
-VAGUE_TERMS = frozenset("""
+_VAGUE_TERMS = """
 eight first five four new nine second seven six take taken takes ten three two well
-""".split())
+"""
+VAGUE_TERMS = frozenset(_VAGUE_TERMS.split())
 
 _LISTS: dict[str, frozenset[str]] = {"en": ENGLISH}
 

@@ -64,8 +64,8 @@ def _import(module: str):
 def _irforge(qrels_path: Path, run_path: Path, metrics: Mapping[str, Measure]) -> PerQuery:
     from irforge.core.beir import read_qrels
     from irforge.core.records import qrels_to_dict
-    from irforge.eval.metrics import evaluate_per_query
     from irforge.core.trec import read_trec_run
+    from irforge.eval.metrics import evaluate_per_query
 
     qrels = qrels_to_dict(read_qrels(qrels_path))
     return evaluate_per_query(qrels, read_trec_run(run_path), dict(metrics), missing="skip")

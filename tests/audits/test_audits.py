@@ -19,9 +19,9 @@ from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
+from irforge.eval.run_scores import score_runs
 from irforge.validators.adjudication import majority_label
 from irforge.validators.llm_agreement import ENSEMBLE, agreement_table, pair_judgments
-from irforge.eval.run_scores import score_runs
 from irforge.validators.rankings import compare_rankings, load_results
 from irforge.validators.statistics import cohen_kappa
 

@@ -19,8 +19,8 @@ from irforge.eval.pipelines import (
 from irforge.eval.pipelines.decompose import conditions_of, group_sizes
 from irforge.eval.pipelines.fusion import RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.cross import CrossEncoderReranker
-from irforge.retrievers import get_retriever
 from irforge.llm import Engine
+from irforge.retrievers import get_retriever
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 CONDITIONS = ["set in Norway", "written after 2010", "a female detective", "a winter setting",

@@ -8,6 +8,7 @@ import pytest
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc, Query, Run
+from irforge.eval.rerankers import get_reranker
 from irforge.eval.rerankers.listwise import ListwiseReranker, apply_ranking, window_starts
 from irforge.eval.rerankers.pointwise import (
     LlamaYesNo,
@@ -15,7 +16,6 @@ from irforge.eval.rerankers.pointwise import (
     TransformersYesNo,
     yes_probability,
 )
-from irforge.eval.rerankers import get_reranker
 from irforge.llm import Engine
 from irforge.llm.settings import embedded_gguf
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer

@@ -9,10 +9,10 @@ import pytest
 from pydantic import BaseModel
 
 from irforge.audits.data import near_duplicate_queries
-from irforge.core.records import Query
-from irforge.steps import Step, run_step
 from irforge.check.duplicates import near_duplicate
 from irforge.check.query_rules import corpus_language, single_query_reasons
+from irforge.core.records import Query
+from irforge.steps import Step, run_step
 from irforge.steps.gates import QueryGates
 from tests.generators.fake_engine import FakeEngine
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from irforge.core.trec import ranked_ids
-
-
 DocScores = Mapping[str, float]
 
 

@@ -21,10 +21,10 @@ from irforge.cli.options import (
     TimeoutOption,
     TpmOption,
 )
-from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
+from irforge.llm.options import engine_from_options
 from irforge.methods.contract import flag_defaults
 from irforge.methods.instructions import Config as InstructionsConfig
 

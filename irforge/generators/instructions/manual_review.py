@@ -16,8 +16,8 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
-from irforge.core.records import Judgment, Run
 from irforge.core.layouts.instructions import LAYOUT
+from irforge.core.records import Judgment, Run
 
 
 @dataclass(frozen=True)

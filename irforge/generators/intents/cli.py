@@ -23,9 +23,9 @@ from irforge.cli.options import (
     TpmOption,
     grade_note,
 )
-from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.core.errors import IrforgeError
+from irforge.llm.options import engine_from_options
 from irforge.methods.contract import flag_defaults
 from irforge.methods.intents import Config as IntentsConfig
 

@@ -80,10 +80,10 @@ def build_logical_command(
     keeps the queries of the other types already in the folder.
     """
     from irforge.cli.options import grade_note
-    from irforge.llm.options import engine_from_options
     from irforge.core.beir import read_corpus
     from irforge.generators.logical.build import build_logical, query_items
     from irforge.generators.logical.steps import LogicalQueryOutput
+    from irforge.llm.options import engine_from_options
     from irforge.methods import logical
     from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner, target_line

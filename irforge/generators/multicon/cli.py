@@ -104,8 +104,8 @@ def build_command(
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
     from irforge.cli.options import grade_note
-    from irforge.llm.options import engine_from_options
     from irforge.core import beir
+    from irforge.llm.options import engine_from_options
     from irforge.methods import multicon
     from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner

@@ -17,8 +17,8 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
-from irforge.generators.multicon.build import STEP, MulticonOutput
 from irforge.core.layouts.multicon import LAYOUT
+from irforge.generators.multicon.build import STEP, MulticonOutput
 from irforge.steps.runner import method_entry
 
 METHOD = "MultiConIR (multi-condition queries, hard-negative documents)"

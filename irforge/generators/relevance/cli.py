@@ -22,9 +22,9 @@ from irforge.cli.options import (
     TpmOption,
     grade_note,
 )
-from irforge.llm.options import engine_from_options
 from irforge.cli.output import JsonOption, emit
 from irforge.generators.intents.cli import MaxTokensOption, split_names
+from irforge.llm.options import engine_from_options
 from irforge.methods.contract import flag_defaults
 from irforge.methods.relevance import Config as LabelConfig
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.trust import record_judge
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
-from irforge.core.layouts.relevance import LAYOUT
 from irforge.generators.relevance.steps import STEP, Pair
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 from irforge.validators.controls import (
