@@ -8,7 +8,7 @@ import pytest
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Qrel, Query
-from irforge.eval.metrics.ranks import ranked_ids
+from irforge.core.trec import ranked_ids
 from irforge.eval.report import write_outputs
 from irforge.eval.runner import evaluate_benchmark
 from irforge.retrievers.dense import default_model_path

@@ -1,4 +1,5 @@
-"""Ranks and top-k lists under trec_eval's tie rule, shared by the papers' metrics."""
+"""Ranks under trec_eval's tie rule (the order itself: :func:`irforge.core.trec.ranked_ids`),
+shared by the papers' metrics."""
 
 from __future__ import annotations
 
