@@ -15,7 +15,6 @@ from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.locate import Folder, locate
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Judgment, Query
-from irforge.core.sources import source_doc_ids
 
 MISSING = "(not available)"
 
@@ -145,8 +144,8 @@ def _type_definition(ctx: _Context) -> Any:
 
 
 def _passages(ctx: _Context) -> Any:
-    ids = source_doc_ids(ctx.meta) or source_doc_ids(ctx.query.metadata if ctx.query else {})
-    if len(ids) < 2:  # one source passage: the judged passage itself
+    ids = _meta(ctx, "source_doc_ids", "doc_ids")
+    if not ids:
         return _passage(ctx)
     found = [ctx.docs[i] for i in ids if i in ctx.docs]
     return "\n\n".join(f"[{n}] {doc.title}: {doc.text}" if doc.title else f"[{n}] {doc.text}"

@@ -2,8 +2,9 @@
 
 Generators write one of them (``seed_doc_id`` for intents and instructions, ``source_doc``
 and ``source_doc_ids`` for logical and multicon...); ``irforge check``, the judge's control
-items, the overlap audit and the annotation tasks read them all through
-:func:`source_doc_ids`, so a new generator's key is added here once.
+items and the overlap audit read them all through :func:`source_doc_ids`, so a new
+generator's key is added here once. (An annotation task's passage list is its own field,
+``source_doc_ids``/``doc_ids``: the passages shown, not the source.)
 """
 
 from __future__ import annotations
