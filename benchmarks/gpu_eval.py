@@ -43,7 +43,7 @@ def timed(torch, device: str, function):
 
 def passages(data: Path, count: int) -> list[str]:
     from irforge.core.beir import read_corpus
-    from irforge.eval.retrievers.base import doc_text
+    from irforge.retrievers.base import doc_text
 
     texts = [doc_text(doc) for doc in read_corpus(data / "corpus.jsonl")]
     if not texts:
@@ -73,8 +73,8 @@ def ceiling(torch, model, texts: list[str], where, batch: int) -> float:
 
 
 def bench_encoding(torch, where, texts: list[str], rounds: int) -> None:
-    from irforge.eval.retrievers.dense import default_model_path
-    from irforge.eval.retrievers.encode import TextEncoder, load_sentence_model
+    from irforge.retrievers.dense import default_model_path
+    from irforge.retrievers.encode import TextEncoder, load_sentence_model
 
     path = str(default_model_path())
     model = load_sentence_model(path, where)
@@ -107,8 +107,8 @@ def bench_encoding(torch, where, texts: list[str], rounds: int) -> None:
 
 
 def bench_search(torch, device: str, n_docs: int, n_queries: int, k: int = 100) -> None:
-    from irforge.eval.retrievers.device import device_class
-    from irforge.eval.retrievers.search import QUERY_CHUNK, exact_search
+    from irforge.retrievers.device import device_class
+    from irforge.retrievers.search import QUERY_CHUNK, exact_search
 
     rng = np.random.default_rng(0)
     docs = rng.normal(size=(n_docs, 384)).astype(np.float32)
@@ -137,7 +137,7 @@ def bench_search(torch, device: str, n_docs: int, n_queries: int, k: int = 100) 
 
 
 def bench_hnsw(n_vectors: int) -> None:
-    from irforge.eval.retrievers.search import HnswIndex
+    from irforge.retrievers.search import HnswIndex
 
     rng = np.random.default_rng(1)
     vectors = rng.normal(size=(n_vectors, 384)).astype(np.float32)
@@ -163,7 +163,7 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from irforge.eval.retrievers.device import placement
+    from irforge.retrievers.device import placement
 
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() and not args.cpu_only else [])
     print(f"torch {torch.__version__}, {os.cpu_count()} cores, torch threads "

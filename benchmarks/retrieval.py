@@ -37,7 +37,7 @@ def timed(function):
 def bench_bm25(docs, queries, qrels, peer_queries: int) -> None:
     from rank_bm25 import BM25Okapi
 
-    from irforge.eval.retrievers.bm25 import BM25Retriever
+    from irforge.retrievers.bm25 import BM25Retriever
 
     for method in ("lucene", "okapi"):
         retriever = BM25Retriever(method=method)
@@ -62,7 +62,7 @@ def bench_bm25(docs, queries, qrels, peer_queries: int) -> None:
 
 
 def bench_dense(docs, queries, qrels, limit: int, cache: Path) -> None:
-    from irforge.eval.retrievers.dense import DenseRetriever
+    from irforge.retrievers.dense import DenseRetriever
 
     gold = {d for grades in qrels.values() for d in grades}
     ordered = sorted(docs, key=lambda d: d.doc_id not in gold)

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app, main
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
 from irforge.data.sample import sample_docs, write_seed_benchmark
 from irforge.generators.logical.labels import negation_labels, write_negation_labels
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
 
 METHODS = ("intents", "logical", "multicon")
 

@@ -1,16 +1,18 @@
 """Imports run one way: a lower layer never imports a higher one, and packages form no cycle.
 
 Every ``import`` in irforge is read from the source (imports inside functions included, since
-heavy and optional imports live there). ``<package>/cli.py`` modules, the ``cli``
-package and ``demo`` form the command-line layer on top; rules below are about the
-library code under it (docs/design.md, "Layout"). ``core`` (records, files, errors, redaction,
-locks) imports nothing else of irforge; each method's ``generators/<method>/layout.py`` (the
-"layouts" unit) imports only ``core``, so ``check`` and ``eval`` may read it.
+heavy and optional imports live there). A module belongs to its top-level package: a verb
+module (``<package>/cli.py``) is part of its package, each method's layout is part of ``core``
+(``core/layouts``), ``recipe`` is a package like any other; only the package root
+(``irforge/__init__.py``, the Python API) and ``__main__`` stand above them all. ``cli`` is the
+verbs' shared toolkit (options, output, writers): it imports only ``core``, so every package's
+verbs may use it. FORBIDDEN is the import table of docs/design.md ("Imports").
 """
 
 from __future__ import annotations
 
 import ast
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,46 +23,61 @@ import irforge
 PACKAGE = Path(irforge.__file__).resolve().parent
 
 BASE = {"core"}
-# unit -> units it must never import
+#: the package root (the Python API) and ``python -m irforge``: above every package
+TOP = "api"
+ALL = "*"
+# package -> packages it must never import ("*": every package but core)
 FORBIDDEN: dict[str, set[str]] = {
-    **{name: {"*"} - BASE for name in BASE},
-    # generators/<method>/layout.py name a method's files; check and eval read them
-    "layouts": {"*"},
-    "llm": {"generators", "eval", "corpus", "annotation", "demo", "cli", "steps", "validators",
-            "audits", "check", "data"},
-    "prompts": {"llm", "generators", "eval", "corpus", "annotation", "demo", "cli", "steps",
-                "validators", "audits", "check", "data"},
-    "steps": {"generators", "eval", "corpus", "annotation", "demo", "cli", "validators",
-              "audits"},
-    "scale": {"corpus", "eval", "generators", "annotation", "demo", "cli", "audits", "steps"},
-    "eval": {"generators", "annotation", "demo", "cli", "audits"},
-    "corpus": {"generators", "annotation", "demo", "cli", "audits"},
-    "validators": {"generators", "annotation", "demo", "cli", "audits"},
-    "generators": {"demo", "cli", "annotation", "audits", "methods"},
-    "methods": {"demo", "cli", "annotation", "audits"},
-    "annotation": {"demo", "cli"},
-    "testing": {"generators", "eval", "corpus", "annotation", "demo", "cli", "steps",
-                "validators", "audits", "check"},
-    "check": {"demo", "cli", "annotation", "audits"},
-    "audits": {"demo", "cli"},
+    "core": {ALL},
+    "cli": {ALL},  # the verbs' toolkit: core only
+    "data": {ALL},
+    "validators": {ALL},  # pure statistics: core only
+    "scale": {ALL},
+    # first-stage retrievers: below eval (which scores and reranks), check (the target
+    # index) and corpus (pooling)
+    "retrievers": {"llm", "prompts", "steps", "eval", "check", "corpus", "generators",
+                   "methods", "annotation", "audits", "demo", "recipe", "validators", "export",
+                   "viewer", "testing", "data"},
+    "llm": {"generators", "methods", "eval", "corpus", "annotation", "demo", "recipe", "steps",
+            "validators", "audits", "check", "data", "export", "viewer", "retrievers"},
+    "prompts": {"llm", "generators", "methods", "eval", "corpus", "annotation", "demo",
+                "recipe", "steps", "validators", "audits", "check", "data", "export",
+                "viewer", "retrievers"},
+    "steps": {"generators", "methods", "eval", "corpus", "annotation", "demo", "recipe",
+              "validators", "audits", "export", "viewer", "retrievers"},
+    "eval": {"generators", "methods", "check", "annotation", "demo", "recipe", "audits",
+             "validators", "export", "viewer", "corpus"},
+    # the rules about a query are check's; the gates (steps) apply them
+    "check": {"generators", "methods", "steps", "eval", "annotation", "demo", "recipe",
+              "audits", "validators", "export", "viewer", "corpus"},
+    "corpus": {"generators", "methods", "check", "eval", "annotation", "demo", "recipe",
+               "audits", "validators", "export", "viewer"},
+    "generators": {"demo", "recipe", "annotation", "audits", "export", "viewer"},
+    "methods": {"demo", "recipe", "annotation", "audits", "export", "viewer"},
+    "annotation": {"demo", "recipe", "audits", "export", "viewer"},
+    "audits": {"demo", "recipe", "export", "viewer"},
+    "export": {"generators", "methods", "demo", "recipe", "annotation", "audits", "viewer"},
+    "viewer": {"generators", "methods", "demo", "recipe", "annotation", "audits", "export"},
+    "testing": {"generators", "methods", "eval", "corpus", "annotation", "demo", "recipe",
+                "steps", "validators", "audits", "check", "export", "viewer", "data",
+                "retrievers"},
+    "recipe": {"demo"},
 }
 
 
 def _unit(module: str) -> str:
-    """The layer unit of a module: its top-level package, or ``cli`` for the command line."""
+    """The package a module belongs to: its top-level package (verb modules and layouts
+    included), or ``api`` for the package root and ``__main__``."""
     parts = module.split(".")[1:]
-    if (not parts or parts[0] in {"cli", "__main__", "recipe"}
-            or parts[-1] == "cli"):
-        return "cli"
-    if len(parts) == 3 and parts[0] == "generators" and parts[2] == "layout":
-        return "layouts"
+    if not parts or parts[0] == "__main__":
+        return TOP
     return parts[0]
 
 
-def _modules() -> dict[str, Path]:
+def _modules(root: Path = PACKAGE) -> dict[str, Path]:
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = ("irforge", *path.relative_to(PACKAGE).with_suffix("").parts)
+    for path in root.rglob("*.py"):
+        parts = ("irforge", *path.relative_to(root).with_suffix("").parts)
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
@@ -68,12 +85,15 @@ def _modules() -> dict[str, Path]:
 
 def _imports(path: Path, module: str) -> set[str]:
     found: set[str] = set()
+    is_package = path.name == "__init__.py"
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative import: resolve against this module's package
-                base = module.split(".")[: -node.level or None]
+                parts = module.split(".")
+                base = parts[: len(parts) - node.level + 1] if is_package else \
+                    parts[: -node.level]
                 target = ".".join([*base, node.module] if node.module else base)
             else:
                 target = node.module or ""
@@ -82,8 +102,9 @@ def _imports(path: Path, module: str) -> set[str]:
     return {name for name in found if name.split(".")[0] == "irforge"}
 
 
-def _edges() -> dict[str, set[tuple[str, str, str]]]:
-    modules = _modules()
+def _edges(root: Path = PACKAGE) -> dict[str, set[tuple[str, str, str]]]:
+    """Package -> (imported package, importing module, imported module) across packages."""
+    modules = _modules(root)
     edges: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
     for module, path in modules.items():
         for target in _imports(path, module):
@@ -97,46 +118,127 @@ def _edges() -> dict[str, set[tuple[str, str, str]]]:
     return edges
 
 
-def test_no_lower_layer_imports_a_higher_one() -> None:
+def wrong_way_imports(root: Path = PACKAGE) -> list[str]:
+    """Every import against FORBIDDEN, as ``module imports target (package -> package)``."""
     wrong = []
-    for src, targets in _edges().items():
+    for src, targets in _edges(root).items():
         banned = FORBIDDEN.get(src, set())
         for dst, module, target in sorted(targets):
-            if dst in banned or ("*" in banned and dst not in BASE):
+            if dst in banned or (ALL in banned and dst not in BASE):
                 wrong.append(f"{module} imports {target} ({src} -> {dst})")
+    return sorted(wrong)
+
+
+def package_cycles(root: Path = PACKAGE) -> list[str]:
+    """Each pair of packages importing each other, with one import of each direction."""
+    edges = _edges(root)
+    found = []
+    for src, targets in sorted(edges.items()):
+        for dst, module, target in sorted(targets):
+            back = sorted((m, t) for d, m, t in edges.get(dst, ()) if d == src)
+            if back and src < dst and not any(line.startswith(f"{src} <-> {dst}:")
+                                              for line in found):
+                found.append(f"{src} <-> {dst}: {module} imports {target}; "
+                             f"{back[0][0]} imports {back[0][1]}")
+    # longer cycles (a -> b -> c -> a), once the two-way pairs above are set aside
+    graph = {src: {dst for dst, _, _ in targets if not any(
+        line.startswith((f"{src} <-> {dst}:", f"{dst} <-> {src}:")) for line in found)}
+        for src, targets in edges.items()}
+    longer = _first_cycle(graph)
+    if longer:
+        found.append("package cycle: " + " -> ".join(longer))
+    return found
+
+
+def test_no_lower_layer_imports_a_higher_one() -> None:
+    wrong = wrong_way_imports()
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
 
 
 def test_packages_form_no_cycle() -> None:
-    graph = {src: {dst for dst, _, _ in targets} for src, targets in _edges().items()}
-    state: dict[str, int] = {}
-    cycle: list[str] = []
-
-    def visit(node: str, path: list[str]) -> bool:
-        state[node] = 1
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                cycle.extend([*path, node, nxt])
-                return True
-            if nxt not in state and visit(nxt, [*path, node]):
-                return True
-        state[node] = 2
-        return False
-
-    for start in sorted(graph):
-        if start not in state and visit(start, []):
-            break
-    assert not cycle, "package cycle: " + " -> ".join(cycle)
+    cycles = package_cycles()
+    assert not cycles, "package cycles:\n" + "\n".join(cycles)
 
 
-def test_the_checker_sees_wrong_way_imports(tmp_path: Path) -> None:
-    """The rules are live: an llm module importing a generator would be reported."""
-    module = tmp_path / "bad.py"
-    module.write_text("def f():\n    from irforge.generators.multicon import build\n")
-    found = _imports(module, "irforge.llm.bad")
-    assert "irforge.generators.multicon" in found
-    assert _unit("irforge.llm.bad") == "llm" and "generators" in FORBIDDEN["llm"]
-    assert _unit("irforge.generators.multicon.cli") == "cli"
+def test_check_eval_and_validators_import_no_generator() -> None:
+    """What a benchmark folder holds is read through core (layouts, TREC files), never
+    through the generator that wrote it."""
+    reach = {src: {dst for dst, _, _ in targets} for src, targets in _edges().items()}
+    for package in ("check", "eval", "validators"):
+        assert not reach.get(package, set()) & {"generators", "methods"}, package
+
+
+def test_every_package_is_in_the_import_table() -> None:
+    """A new package must say what it may import (docs/design.md, "Imports")."""
+    packages = {_unit(name) for name in _modules()} - {TOP}
+    assert packages <= set(FORBIDDEN) | {"demo"}, packages - set(FORBIDDEN)
+
+
+def test_the_design_notes_print_this_import_table() -> None:
+    """docs/design.md ("Imports") shows FORBIDDEN row by row: the table a maintainer reads is
+    the one the test enforces."""
+    design = Path(__file__).resolve().parents[1] / "docs" / "design.md"
+    rows = {}
+    for line in design.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`") and cells[0].count("`") == 2:
+            never = cells[1]
+            rows[cells[0].strip("`")] = {ALL} if never == "every package but core" else \
+                set(never.split(", "))
+    assert rows == FORBIDDEN
+
+
+def _copy_package(tmp_path: Path) -> Path:
+    """The irforge sources (Python files only) copied under ``tmp_path``."""
+    root = tmp_path / "irforge"
+    shutil.copytree(PACKAGE, root, ignore=lambda folder, names: [
+        name for name in names if (not name.endswith(".py")
+        and not (Path(folder) / name).is_dir()) or name == "__pycache__"])
+    return root
+
+
+@pytest.mark.parametrize(("planted", "source", "expected"), [
+    # a rule module of check importing a generator's steps
+    ("check/planted.py", "from irforge.generators.multicon import build\n",
+     "(check -> generators)"),
+    # a verb module counts as its package: eval's verb importing a generator inside a function
+    ("eval/cli.py", "\ndef f():\n    from irforge.generators.logical import build\n",
+     "(eval -> generators)"),
+    # a method layout lives in core, which imports nothing else
+    ("core/layouts/planted.py", "from irforge.steps.gates import QueryGates\n",
+     "(core -> steps)"),
+    # the rules are check's and the gates apply them: never the other way
+    ("check/form.py", "\nfrom irforge.steps.gates import QueryGates\n", "(check -> steps)"),
+    # the target index takes retrievers from below, never eval's runner
+    ("check/target_index.py", "\ndef f():\n    from irforge.eval.runner import evaluate\n",
+     "(check -> eval)"),
+    # a relative import resolves like an absolute one
+    ("validators/planted.py", "from ..eval import evaluate\n", "(validators -> eval)"),
+])
+def test_the_layer_rules_fail_on_a_planted_back_import(tmp_path: Path, planted: str,
+                                                       source: str, expected: str) -> None:
+    """The rules are live: the same checker, run on a copy of the package with one
+    back-import planted, reports it."""
+    root = _copy_package(tmp_path)
+    assert wrong_way_imports(root) == wrong_way_imports()  # the copy reads as the package
+    with (root / planted).open("a", encoding="utf-8") as handle:  # appended to a verb module
+        handle.write(source)
+    new = sorted(set(wrong_way_imports(root)) - set(wrong_way_imports()))
+    assert new and all(expected in line for line in new), new
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    # generators import check: a check module importing a generator closes a two-way cycle
+    ("from irforge.generators.intents import build\n", "check <-> generators:"),
+    # eval imports steps and steps import check: check importing eval closes a longer one
+    ("from irforge.eval import runner\n", "package cycle: "),
+])
+def test_the_cycle_rule_fails_on_a_planted_cycle(tmp_path: Path, source: str,
+                                                 expected: str) -> None:
+    root = _copy_package(tmp_path)
+    (root / "check" / "planted.py").write_text(source, encoding="utf-8")
+    cycles = set(package_cycles(root)) - set(package_cycles())
+    assert any(line.startswith(expected) for line in cycles), cycles
 
 
 def _module_edges(package: str) -> dict[str, set[str]]:

@@ -20,9 +20,9 @@ from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.locate import Folder, locate
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl
+from irforge.core.layouts.relevance import LAYOUT as RELEVANCE
 from irforge.core.records import Doc, Judgment
 from irforge.generators.controls import content_words, document_of, relevant_from
-from irforge.generators.relevance.layout import LAYOUT as RELEVANCE
 
 PROMPTS = {"zero_shot": "relevance.zero_shot", "cot": "relevance.cot_final",
            "multi_dim": "relevance.multi_dim_final"}  # control log names -> judgment prompts
@@ -140,8 +140,8 @@ def _instruction_compliance(ctx: GoldContext) -> list[GoldCase]:
     """Another positive of the core query, written for another condition value of the same
     dimension (``instructions/groups.jsonl``): the instruction excludes it by construction
     (violates); under the description of its own condition value it complies."""
+    from irforge.core.layouts.instructions import LAYOUT as INSTRUCTIONS
     from irforge.generators.instructions.dimensions import load_dimensions
-    from irforge.generators.instructions.layout import LAYOUT as INSTRUCTIONS
 
     path = ctx.bench.root / INSTRUCTIONS.relative("groups")
     if not path.is_file():

@@ -167,12 +167,8 @@ def rankings(
     from irforge.core import beir
     from irforge.core.jsonl import write_json
     from irforge.core.records import qrels_to_dict
-    from irforge.validators.rankings import (
-        compare_rankings,
-        load_results,
-        read_trec_run,
-        score_runs,
-    )
+    from irforge.eval.run_scores import score_runs
+    from irforge.validators.rankings import compare_rankings, load_results, read_trec_run
 
     if results_a and results_b:
         scores_a, scores_b = load_results(results_a, metric), load_results(results_b, metric)
@@ -206,22 +202,22 @@ def rankings(
 
 def duplicates(
     bench_dir: BenchDir,
-    threshold: Annotated[float, typer.Option(help="Jaccard similarity of content terms.")] = 0.8,
     out: Annotated[Path | None, typer.Option(help="Output folder (default BENCH_DIR/audits).")]
     = None,
 ) -> None:
-    """Near-duplicate queries (Jaccard similarity of content terms)."""
+    """Near-duplicate queries: the pairs the generation gates' duplicate rule rejects."""
     from irforge.audits.data import near_duplicate_queries
     from irforge.core.bench import Benchmark
     from irforge.core.jsonl import write_jsonl
 
     queries = list(Benchmark(bench_dir).queries())
-    pairs = near_duplicate_queries(queries, threshold)
+    pairs = near_duplicate_queries(queries)
     path = _audit_dir(bench_dir, out) / "near_duplicate_queries.jsonl"
     write_jsonl(path, ({"query_a": p.query_a, "query_b": p.query_b,
                         "similarity": round(p.similarity, 4)} for p in pairs))
     typer.echo(f"{len(pairs)} near-duplicate pair(s) among {len(queries)} queries "
-               f"(Jaccard >= {threshold}); wrote {path}")
+               f"(the same text or content words, or a small edit that changes no number; "
+               f"the generation gates' rule); wrote {path}")
 
 
 def overlap(

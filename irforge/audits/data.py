@@ -1,6 +1,7 @@
 """Audits of generated data: near-duplicate queries, query-source overlap, pool depth.
 
-- Near duplicates: generators asked for many queries per passage often repeat themselves.
+- Near duplicates: generators asked for many queries per passage often repeat themselves;
+  the audit reports the pairs the generation gates' duplicate rule rejects (one rule).
 - Lexical overlap: a query that copies its source passage's words favors BM25 over dense
   retrievers (a known bias of LLM-generated queries); report the share of query terms found
   in the source passage.
@@ -10,24 +11,21 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
+from irforge.check.duplicates import duplicate_pairs
+from irforge.check.query_rules import normalized
 from irforge.core.records import Doc, Query, Run
+from irforge.core.sources import source_doc_ids
+from irforge.core.stopwords import ENGLISH
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-_STOPWORD_TEXT = (
-    "a an the of to in on for and or not no is are was were be been being by with from at as "
-    "that this these those which who whom what when where why how it its into than then there "
-    "their they them do does did has have had can could should would will may might about but "
-    "if so such any all some each other more most also only over under between"
-)
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = ENGLISH  # irforge/core/stopwords.py
 
 
 def content_terms(text: str) -> list[str]:
@@ -35,42 +33,26 @@ def content_terms(text: str) -> list[str]:
     return [token for token in _TOKEN.findall(text.lower()) if token not in STOPWORDS]
 
 
-def jaccard(first: set[str], second: set[str]) -> float:
-    union = first | second
-    return len(first & second) / len(union) if union else 1.0
-
-
 @dataclass(frozen=True)
 class DuplicatePair:
-    """Two queries whose content-term sets overlap at least the threshold (Jaccard)."""
+    """Two queries the duplicate gate would not both keep; ``similarity`` is the ratio of
+    their normalized texts (1.0: the same text)."""
 
     query_a: str
     query_b: str
     similarity: float
 
 
-def near_duplicate_queries(queries: Sequence[Query], threshold: float = 0.8) -> list[DuplicatePair]:
-    """Query pairs with Jaccard similarity of content terms >= threshold, most similar first.
-
-    Candidate pairs are found through an inverted index on terms, so only queries sharing at
-    least one term are compared.
-    """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
-    terms = [set(content_terms(query.text)) for query in queries]
-    postings: dict[str, list[int]] = defaultdict(list)
-    for position, bag in enumerate(terms):
-        for term in bag:
-            postings[term].append(position)
-    candidates: set[tuple[int, int]] = set()
-    for members in postings.values():
-        candidates.update(combinations(members, 2))
+def near_duplicate_queries(queries: Sequence[Query]) -> list[DuplicatePair]:
+    """Query pairs that the generation gates' one duplicate rule rejects
+    (:func:`irforge.check.duplicates.same_query`: the same text or content words, or a tiny edit
+    that changes no number), most similar first."""
+    texts = [query.text for query in queries]
     pairs = []
-    for first, second in candidates:
-        similarity = jaccard(terms[first], terms[second])
-        if similarity >= threshold:
-            pairs.append(DuplicatePair(queries[first].query_id, queries[second].query_id,
-                                       similarity))
+    for first, second in duplicate_pairs(texts):
+        ratio = difflib.SequenceMatcher(None, normalized(texts[first]),
+                                        normalized(texts[second]), autojunk=False).ratio()
+        pairs.append(DuplicatePair(queries[first].query_id, queries[second].query_id, ratio))
     return sorted(pairs, key=lambda pair: (-pair.similarity, pair.query_a, pair.query_b))
 
 
@@ -109,22 +91,13 @@ def source_overlap(queries: Sequence[Query], docs: Mapping[str, Doc],
                          float(np.mean(values >= threshold)), threshold)
 
 
-def query_sources(queries: Iterable[Query], qrels: Mapping[str, Mapping[str, int]],
-                  metadata_keys: Sequence[str] = ("source_doc_ids", "source_doc_id", "doc_ids",
-                                                  "doc_id")) -> dict[str, list[str]]:
-    """Source passages per query: from query metadata when the generator stored them, else
-    the positive qrels."""
+def query_sources(queries: Iterable[Query], qrels: Mapping[str, Mapping[str, int]]
+                  ) -> dict[str, list[str]]:
+    """Source passages per query: every one its metadata names
+    (:func:`irforge.core.sources.source_doc_ids`), else the positive qrels."""
     out = {}
     for query in queries:
-        found: list[str] = []
-        for key in metadata_keys:
-            value = query.metadata.get(key)
-            if isinstance(value, str):
-                found = [value]
-            elif isinstance(value, list | tuple):
-                found = [str(item) for item in value]
-            if found:
-                break
+        found = source_doc_ids(query.metadata)
         if not found:
             found = [doc for doc, rel in qrels.get(query.query_id, {}).items() if rel > 0]
         if found:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.records import Doc, Query
+from irforge.core.sources import source_doc_ids
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class Context:
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:
-            from irforge.steps.gates import corpus_language
+            from irforge.check.query_rules import corpus_language
 
             self.language = corpus_language(doc.text for doc in self.docs.values())
         return self.language
@@ -151,13 +152,8 @@ def validator(name: str) -> Callable[[Validator], Validator]:
     return register
 
 
-SOURCE_KEYS = ("source_doc", "gold_doc_id", "seed_doc_id", "doc_id")
-
-
 def source_of(query: Query, docs: Mapping[str, Doc]) -> Doc | None:
-    """The passage a query was written from, when its metadata names one in the corpus."""
-    for key in SOURCE_KEYS:
-        doc_id = query.metadata.get(key)
-        if isinstance(doc_id, str) and doc_id in docs:
-            return docs[doc_id]
-    return None
+    """The passage a query was written from, when its metadata names one in the corpus
+    (the first of :func:`irforge.core.sources.source_doc_ids`)."""
+    return next((docs[doc_id] for doc_id in source_doc_ids(query.metadata) if doc_id in docs),
+                None)

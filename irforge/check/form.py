@@ -1,7 +1,7 @@
 """Form validators: length, repetition, language, template debris and the intent's query type.
 
-Length, repetition and language reuse the generation gates' pure functions
-(irforge/steps/gates.py), so their thresholds are defined once.
+Length, repetition and language are the rules of :mod:`irforge.check.query_rules`, which the
+generation gates apply too: each rule and its thresholds are written once.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from irforge.check.base import Case, Context, Finding, validator
-from irforge.check.text import words
-from irforge.steps.gates import (
+from irforge.check.query_rules import (
     LANGUAGE_MIN_WORDS,
     language_reason,
     length_reason,
     repetition_reason,
 )
+from irforge.check.text import words
 
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -1,12 +1,13 @@
 """The generation hook: the validator registry inside the step runner's query gates.
 
-:func:`validating_gates` returns :class:`~irforge.steps.gates.QueryGates` whose ``validate``
-hook runs :func:`~irforge.check.suite.validate` on every generated query, with the passage
-it was written from as its relevant passage, the corpus for aliases and retrievability, and
-the query's metadata (intent, answer, conditions) when the step declares it. ``irforge
-check`` runs the same registry on the written folder, so a build keeps no query its own
-check rejects. Each rejection reads ``validator <name>: <detail>`` in failures.jsonl and the
-yield tables.
+:func:`attach_validators` gives the step runner's query gates
+(:class:`~irforge.steps.gates.QueryGates`, :func:`~irforge.steps.gates.validating_gates`) a
+``validate`` hook that runs :func:`~irforge.check.suite.validate` on every generated query,
+with the passage it was written from as its relevant passage, the corpus for aliases and
+retrievability, and the query's metadata (intent, answer, conditions) when the step declares
+it. ``irforge check`` runs the same registry on the written folder, so a build keeps no query
+its own check rejects. Each rejection reads ``validator <name>: <detail>`` in failures.jsonl
+and the yield tables.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from irforge.check.demonstrations import Demonstration
 from irforge.check.suite import Case, Context, case_fields, validate
 from irforge.core.records import Doc, Query
-from irforge.steps.gates import DEFAULT_LANGUAGE, QueryGates
 
 # validators the gates themselves already apply to the query text (same functions)
 GATED = frozenset({"form.length", "form.language"})
@@ -78,21 +78,21 @@ class GenerationValidator:
         return (self.context.docs[d] for d in ids if d in self.context.docs)
 
 
-def validating_gates(docs: Iterable[Doc], language: str | None = DEFAULT_LANGUAGE,
-                     existing: Mapping[str, str] | None = None, target_k: int | None = None,
-                     prompts_dir: Path | None = None,
-                     retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
-    """Query gates that also run every registered validator against ``docs`` (the corpus)."""
-    context = Context(docs={d.doc_id: d for d in docs}, language=language, target_k=target_k,
-                      prompts_dir=prompts_dir, retrievers=retrievers, skip=GATED)
-    return QueryGates(language=language, existing=dict(existing or {}),
-                      validate=GenerationValidator(context))
+class Gates(Protocol):
+    """What :func:`attach_validators` needs of the step runner's query gates
+    (:class:`irforge.steps.gates.QueryGates`): their language and the validator hook."""
+
+    language: str | None
+    validate: Any
 
 
-def attach_validators(gates: QueryGates, docs: Iterable[Doc], target_k: int | None = None,
+G = TypeVar("G", bound=Gates)
+
+
+def attach_validators(gates: G, docs: Iterable[Doc], target_k: int | None = None,
                       prompts_dir: Path | None = None,
                       retrievers: tuple[str, ...] = ("bm25",),
-                      examples: Iterable[str] = ()) -> QueryGates:
+                      examples: Iterable[str] = ()) -> G:
     """Give a build runner's gates (shared by every step of every method) the validator
     registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would;
     ``examples`` are worked examples the method shows besides its templates' (echoes)."""

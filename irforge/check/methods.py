@@ -13,8 +13,8 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
-from irforge.generators.logical.layout import LAYOUT as LOGICAL
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
+from irforge.core.layouts.logical import LAYOUT as LOGICAL
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
 
 Add = Callable[[Problem], None]
 

@@ -1,7 +1,8 @@
 """``irforge check``'s query audit: every registered validator plus the duplicate gates.
 
-Duplicates, copies and titles are the step runner's own gates (irforge/steps/gates.py); the
-rest is the validator registry (irforge/check/suite.py) that generation runs through the same
+Duplicates (:mod:`irforge.check.duplicates`), copies and titles
+(:mod:`irforge.check.query_rules`) are the rules the step runner's gates apply; the rest is
+the validator registry (irforge/check/suite.py) that generation runs through the same
 gates, so a folder that passes ``irforge check`` holds no query a generator would reject.
 """
 
@@ -11,11 +12,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from irforge.check.base import SOURCE_KEYS, source_of  # noqa: F401  (re-exported)
+from irforge.check.base import source_of
+from irforge.check.duplicates import DuplicateIndex
+from irforge.check.query_rules import copy_reason, title_reason
 from irforge.core.bench import Benchmark
 from irforge.core.errors import Problem
 from irforge.core.records import Doc, Query
-from irforge.steps.gates import QueryGates, copy_reason, title_reason
 
 
 def compared_text(query: Query) -> str:
@@ -54,7 +56,7 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
 
     ctx = context if isinstance(context, Context) else Context(docs=docs)
     audit = QueryAudit()
-    gates = QueryGates(language=None)
+    index = DuplicateIndex()
     for number, query in enumerate(queries, start=1):
         def report(validator: str, field_name: str, detail: str, fix: str,
                    query: Query = query, number: int = number) -> None:
@@ -65,7 +67,7 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
                         query_id=query.query_id))
 
         text = compared_text(query)
-        reasons = [r for r in (gates.duplicate_reason(text),) if r]
+        reasons = [r for r in (index.reason(text),) if r]
         relevant = (positives or {}).get(query.query_id, ()) or _declared_positives(query)
         # the passage it was written from; else (hand-written, imported) its first positive
         source = source_of(query, docs) or next((docs[d] for d in relevant if d in docs), None)
@@ -76,7 +78,7 @@ def check_queries(bench: Benchmark, queries: Sequence[Query], docs: Mapping[str,
             report(_gate_name(reason), "text", reason,
                    "drop or rewrite the query (duplicates and copies measure nothing); "
                    "generators reject these with the same gates")
-        gates.admit([text], f"query {query.query_id!r}")
+        index.add(text, f"query {query.query_id!r}")
         if positives is not None and positives and not relevant:
             report("qrels", "qrels", "the query has no relevant passage in any qrels split",
                    "label its relevant passage or drop the query")

@@ -36,7 +36,7 @@ class TargetIndex:
 
     def _indexed(self) -> list[tuple[str, Any]]:
         if not self._built and self.docs:
-            from irforge.eval.retrievers import get_retriever
+            from irforge.retrievers import get_retriever
 
             for spec in self.retrievers:
                 retriever = get_retriever(spec)

@@ -12,32 +12,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from irforge.core.stopwords import ENGLISH, REQUEST_WORDS
+
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]*|[A-Za-z]+(?:['’-][A-Za-z]+)*|[%°]|/[A-Za-z]+")
 
 #: list markers ("1. ", "2) ") of numbered queries: a frame, not numbers of the query
 ENUMERATION = re.compile(r"(?:^|(?<=[\s:;]))\d{1,2}[.)](?=\s)")
 
-# words that carry no content of their own in a search query
-_STOPWORD_TEXT = """
-a about above after again against all also am an and any are as at be because been before
-being below between both but by can could did do does doing down during each either else ever
-every few for from further get gets got had has have having he her here hers him his how i if
-in into is it its itself just let lets like made make makes many may me might more most much
-must my no nor not now of off on once one only or other our ours out over own per please
-rather same shall she should so some such than that the their theirs them then there these
-they this those through to too under until up upon us use used using very via was way we
-were what when where whether which while who whom whose why will with within without would
-yes yet you your yours
-often usually typically generally really actually exactly possible possibly
-find tell know show explain describe give want need looking look search document documents
-passage passages article articles information info answer answers question questions query
-kind kinds type types thing things something anything someone anyone people person
-claim claims statement sentence text
-meet meets meeting satisfy satisfies condition conditions criteria requirement requirements
-following
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+#: words that carry no content of their own in a search query: the language's stopwords and
+#: the frame of a request (irforge/core/stopwords.py)
+STOPWORDS = ENGLISH | REQUEST_WORDS
 #: stopwords only because instructions use them ("documents that meet the criteria"); in a
 #: question they are the predicate ("Where do the two colonies meet?")
 PREDICATE_STOPWORDS = frozenset(["meet", "meets", "meeting", "satisfy", "satisfies"])

@@ -1,6 +1,6 @@
 """Package re-exports loaded on first use, so importing one light submodule stays light.
 
-``from irforge.generators.multicon.layout import LAYOUT`` runs the package's ``__init__``;
+``from irforge.generators.multicon.steps import ...`` runs the package's ``__init__``;
 with :func:`lazy_exports` that ``__init__`` names its public objects without importing the
 LLM steps behind them until someone asks for one.
 """

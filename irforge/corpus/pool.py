@@ -2,7 +2,7 @@
 
 DisastIR pooled the top 10 passages of 30 retrievers, each run with exact and with ANN
 search. Retrievers follow the eval contract (``.index(docs)``, ``.search(queries, k) -> Run``)
-and are given as objects or as specs for ``irforge.eval.retrievers.get_retriever`` (for
+and are given as objects or as specs for ``irforge.retrievers.get_retriever`` (for
 example ``bm25``, ``dense`` for exact and ``dense-hnsw`` for ANN search). The pool remembers
 which systems found each passage, and its per-query sizes are reported.
 """
@@ -69,7 +69,7 @@ def _resolve(retrievers: Mapping[str, Retriever | str] | Sequence[str],
     resolved: dict[str, Retriever] = {}
     # irforge's own module: third-party libraries are checked (with the extra named) inside
     # each retriever's builder, so an ImportError here is a real bug, not a missing extra.
-    from irforge.eval.retrievers import get_retriever
+    from irforge.retrievers import get_retriever
 
     for name, retriever in named.items():
         if isinstance(retriever, str):

@@ -22,7 +22,7 @@ def stage_audit(ctx: Any) -> str:
     queries = list(bench.queries())
     docs = {doc.doc_id: doc for doc in bench.corpus()} if bench.corpus_path.exists() else {}
     qrels = bench.qrels_dict() if bench.qrels_path().exists() else {}
-    duplicates = near_duplicate_queries(queries, 0.8)
+    duplicates = near_duplicate_queries(queries)
     overlap = source_overlap(queries, docs, query_sources(queries, qrels))
     summary: dict[str, Any] = {"queries": len(queries), "near_duplicate_pairs": len(duplicates),
                                "mean_query_source_overlap": overlap.mean}

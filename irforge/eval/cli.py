@@ -118,10 +118,10 @@ def eval_command(
         allow_untrusted=allow_untrusted_qrels)
     engine = None
     if any(d.startswith("adaptive") for d in options.decomposers):
-        from irforge.cli.options import engine_from_options
+        from irforge.llm.options import engine_from_options
 
         engine = engine_from_options(model=model, api_base=api_base, progress=False)
-    from irforge.eval.retrievers.device import encode_options, placement
+    from irforge.retrievers.device import encode_options, placement
 
     if ray is None and device != "auto":
         placement(device, dtype)  # a device that is not here fails before any work

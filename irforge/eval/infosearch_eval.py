@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 from irforge.core.beir import read_qrels, read_queries
 from irforge.core.bench import Benchmark
+from irforge.core.layouts.instructions import LAYOUT, MODES, mode_qrels, mode_queries
 from irforge.core.records import Query, Run, qrels_to_dict
 from irforge.eval.metrics import EvaluationInputError, evaluate_per_query
 from irforge.eval.metrics import infosearch as paper
 from irforge.eval.metrics.groups import group_means
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
-from irforge.generators.instructions.layout import LAYOUT, MODES, mode_qrels, mode_queries
 
 MODE_QUERY_FILES = {mode: LAYOUT.relative(mode_queries(mode)) for mode in ("changed", "reversed")}
 DIMENSION_FIELD = "dimension"

@@ -16,6 +16,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import UntrustedLabels
 from irforge.core.records import Doc, Failure, Query, Run
+from irforge.core.trec import read_trec_run
 from irforge.core.trust import ALLOW_FLAG, untrusted_judges
 from irforge.eval.checks import (
     cutoff_warnings,
@@ -48,10 +49,10 @@ from irforge.eval.pipelines import (
 )
 from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.provenance import qrels_provenance
-from irforge.eval.retrievers import Reranker, get_reranker, get_retriever
+from irforge.eval.rerankers import get_reranker
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
-from irforge.eval.trec_io import read_trec_run
 from irforge.eval.verdict import truth_lines
+from irforge.retrievers import Reranker, get_retriever
 
 MISSING = "zero"
 """A judged query a system returns nothing for scores 0 in the report (trec_eval ``-c``), so a

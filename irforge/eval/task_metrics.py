@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.jsonl import iter_jsonl
+from irforge.core.layouts.logical import LAYOUT as LOGICAL
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
 from irforge.eval.metrics import comlq, multicon
 from irforge.eval.metrics.ranking import RunDict
 from irforge.eval.metrics.ranks import mean
-from irforge.generators.logical.layout import LAYOUT as LOGICAL
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
 
 Scorer = Callable[[list[str]], RunDict]
 

@@ -64,8 +64,8 @@ def _import(module: str):
 def _irforge(qrels_path: Path, run_path: Path, metrics: Mapping[str, Measure]) -> PerQuery:
     from irforge.core.beir import read_qrels
     from irforge.core.records import qrels_to_dict
+    from irforge.core.trec import read_trec_run
     from irforge.eval.metrics import evaluate_per_query
-    from irforge.eval.trec_io import read_trec_run
 
     qrels = qrels_to_dict(read_qrels(qrels_path))
     return evaluate_per_query(qrels, read_trec_run(run_path), dict(metrics), missing="skip")
@@ -139,7 +139,7 @@ def shared_queries(qrels_path: Path, run_path: Path) -> tuple[list[str], list[st
     """(queries judged in the qrels and listed in the run, judged queries the run lacks)."""
     from irforge.core.beir import read_qrels
     from irforge.core.records import qrels_to_dict
-    from irforge.eval.trec_io import read_trec_run
+    from irforge.core.trec import read_trec_run
 
     judged = sorted(q for q, grades in qrels_to_dict(read_qrels(qrels_path)).items() if grades)
     listed = read_trec_run(run_path).scores

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from irforge.core.jsonl import atomic_open
 from irforge.core.records import Qrel, Query
-from irforge.eval.trec_io import read_trec_run, write_trec_run
+from irforge.core.trec import read_trec_run, write_trec_run
 from irforge.export.source import ExportResult, ExportSource
 
 

@@ -26,16 +26,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from irforge.core.records import Doc, Query
+from irforge.core.sources import source_doc_ids
+from irforge.core.stopwords import ENGLISH, REQUEST_WORDS
 
 POSITIVE, OTHER_DOCUMENT, NEAR_MISS = "positive", "other-document", "near-miss"
 KINDS = (POSITIVE, OTHER_DOCUMENT, NEAR_MISS)
-SOURCE_FIELDS = ("seed_doc_id", "source_doc", "gold_doc_id", "positive_doc_id")
 NEAR_MISS_DEPTH = 20  # BM25 passages looked at for a near-miss
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOP_TEXT = ("the a an and or of to in on at for by with from is are was were be been what "
-              "which who whom when where why how does do did can could should would this that "
-              "these those it its as into than then there their claim")
-_STOP = frozenset(_STOP_TEXT.split())
+_STOP = ENGLISH | REQUEST_WORDS  # function words and a request's frame ("claim")
 
 
 @dataclass(frozen=True)
@@ -105,9 +103,8 @@ def sources_from_queries(queries: Sequence[Query], docs: Mapping[str, Doc]
     out = []
     for query in queries:
         meta = query.metadata or {}
-        doc_id = next((meta[f] for f in SOURCE_FIELDS if isinstance(meta.get(f), str)
-                       and meta[f] in docs and not (docs[meta[f]].metadata or {}).get(
-                           "generated")), None)
+        doc_id = next((d for d in source_doc_ids(meta) if d in docs
+                       and not (docs[d].metadata or {}).get("generated")), None)
         if doc_id is None:
             continue
         answer = meta.get("answer")
@@ -122,7 +119,7 @@ Ranker = Callable[[str, Sequence[Doc]], list[str]]
 
 def bm25_ranker(query: str, docs: Sequence[Doc]) -> list[str]:
     """Doc ids by BM25 score for ``query``, best first (needs irforge's ``eval`` extra)."""
-    from irforge.eval.retrievers.bm25 import BM25Retriever
+    from irforge.retrievers.bm25 import BM25Retriever
 
     retriever = BM25Retriever()
     retriever.index(list(docs))

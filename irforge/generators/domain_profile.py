@@ -17,30 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from irforge.core.records import Doc
+from irforge.core.stopwords import ENGLISH, VAGUE_TERMS
 from irforge.generators.multicon.domains import Domain
 
 MAX_DOCS = 2000  # clusters are fitted on a seeded sample of at most this many passages
 MAX_CLUSTERS = 8
 TOP_TERMS = 8
 _TOKEN = re.compile(r"[a-z][a-z'-]*[a-z]")
-STOPWORDS = frozenset({
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
-    "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-    "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "let", "me", "more", "most", "must", "my", "myself", "no", "nor", "not",
-    "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
-    "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
-    "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
-    "yours", "yourself", "yourselves", "one", "two", "three", "four", "five", "six", "seven",
-    "eight", "nine", "ten", "first", "second", "new", "many", "much", "may", "might", "use",
-    "used", "using", "uses", "per", "every", "within", "without", "however", "onto", "upon",
-    "often", "usually", "like", "well", "get", "gets", "got", "make", "makes", "made", "take",
-    "takes", "taken", "way", "ways", "can't", "don't", "it's", "isn't",
-})
+#: the language's stopwords and the counts, ordinals and general verbs that never name a topic
+STOPWORDS = ENGLISH | VAGUE_TERMS
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,9 @@ from irforge.cli.options import (
     PromptsDirOption,
     TimeoutOption,
     TransportOption,
-    engine_from_options,
     grade_note,
-    raise_for_stop,
 )
+from irforge.llm.options import engine_from_options, raise_for_stop
 
 
 class Answer(BaseModel):

@@ -65,9 +65,10 @@ class RunContext:
     def gates(self) -> QueryGates:
         """The run's one gate index: the corpus language, the queries of method folders
         this run does not rebuild; every build stage of every method admits into it."""
+        from irforge.check.query_rules import corpus_language
         from irforge.core import beir
         from irforge.methods.registry import registry
-        from irforge.steps.gates import QueryGates, corpus_language
+        from irforge.steps.gates import QueryGates
 
         with self._lock:
             if self._gates is None:

@@ -1,231 +1,26 @@
 """Quality gates every generated query passes, whatever method wrote it (docs/generation.md).
 
-:func:`~irforge.steps.step.run_step` applies them to each step that declares ``queries_of``: a
-query is rejected when it is empty or one word, loops (degenerate repetition), is in the wrong
-language, equals or sits inside its passage's title, copies its passage, or duplicates
-(exactly or nearly) a query already accepted in this run or present in the benchmark folder.
-Each check is a pure function returning a reason or None; :class:`QueryGates` keeps the index
-of accepted queries that the duplicate gates compare against. Reasons read
+:func:`~irforge.steps.step.run_step` applies them to each step that declares ``queries_of``.
+The rules are the ``check`` package's, written once: the single-query rules (length,
+repetition, language, title, copy) in :mod:`irforge.check.query_rules`, the duplicate rule in
+:mod:`irforge.check.duplicates`, every other validator through the registry hook
+(``validate``). What lives here is the run's state: the index of accepted queries (in this
+run and already in the benchmark folder) that the duplicate rule compares against, the lock
+that makes check-and-admit one step, and what the validators recorded. Reasons read
 ``gate <name>: <detail>``; the runner prefixes ``rejected:`` so yield tables group them.
-
-The thresholds are named constants below; they are part of the benchmark's definition of a
-usable query and must never be loosened to raise a yield.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-# -- thresholds ------------------------------------------------------------------------------
-
-#: a query needs at least this many words (one-word and empty queries are rejected)
-MIN_QUERY_WORDS = 2
-#: a run of this many consecutive passage words inside a query is a copy, however long the query
-COPY_MAX_RUN_WORDS = 12
-#: ... and so is a run of at least COPY_MIN_RUN_WORDS words covering this share of the query
-COPY_RUN_FRACTION = 0.6
-COPY_MIN_RUN_WORDS = 5
-#: word n-grams (this n) of the query found in the passage (title + text) ...
-COPY_NGRAM = 3
-#: ... above this share make the query a patchwork copy (queries of COPY_NGRAM_MIN_WORDS+ words)
-COPY_NGRAM_FRACTION = 0.8
-COPY_NGRAM_MIN_WORDS = 6
-#: two queries whose normalized texts are this similar (difflib ratio) and whose word counts
-#: differ by at most one are near duplicates; equal content-word multisets always are
-NEAR_DUPLICATE_RATIO = 0.95
-#: an n-gram (n <= REPEAT_MAX_N) repeated this many times in a row is a loop ("the the the")
-REPEAT_TIMES = 3
-REPEAT_MAX_N = 4
-#: queries of REPEAT_MIN_WORDS+ words whose distinct words are under this share loop too
-REPEAT_MIN_DISTINCT = 0.3
-REPEAT_MIN_WORDS = 12
-#: the same character this many times in a row ("!!!!!!", "aaaaaa") is degenerate
-REPEAT_CHAR_RUN = 6
-#: the language gate judges queries of this many words or more ...
-LANGUAGE_MIN_WORDS = 4
-#: ... and rejects one whose top language is another with at least this probability ...
-LANGUAGE_MIN_CONFIDENCE = 0.5
-#: ... while the expected language gets less than this probability
-LANGUAGE_MAX_EXPECTED = 0.02
-DEFAULT_LANGUAGE = "en"
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_FUNCTION_WORDS = frozenset({
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "with", "by", "from", "and", "or",
-    "is", "are", "was", "were", "be", "what", "which", "who", "how", "do", "does", "did",
-    "that", "this", "these", "those", "about", "any", "some", "me", "i", "my"})
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word tokens (letters and digits)."""
-    return _WORD.findall(text.lower())
-
-
-def normalized(text: str) -> str:
-    """The form compared for exact duplicates: lower case, words only, single spaces."""
-    return " ".join(words(text))
-
-
-def content_key(text: str) -> tuple[str, ...]:
-    """Sorted content words with a plural ``s`` dropped: equal keys ask the same thing."""
-    return tuple(sorted(w[:-1] if len(w) > 3 and w.endswith("s") else w
-                        for w in words(text) if w not in _FUNCTION_WORDS))
-
-
-# -- single-query gates (pure) ---------------------------------------------------------------
-
-def length_reason(query: str) -> str | None:
-    """Empty or one-word queries."""
-    count = len(words(query))
-    if count == 0:
-        return "gate empty: the query has no words"
-    if count < MIN_QUERY_WORDS:
-        return f"gate one-word: {query.strip()!r} has {count} word (min {MIN_QUERY_WORDS})"
-    return None
-
-
-def repetition_reason(text: str) -> str | None:
-    """Degenerate repetition: an n-gram repeated in a row, too few distinct words, a char run."""
-    char_run = re.search(rf"(\S)\1{{{REPEAT_CHAR_RUN - 1},}}", text)
-    if char_run:
-        return f"gate repetition: character {char_run.group(1)!r} repeated " \
-               f"{len(char_run.group())} times"
-    tokens = words(text)
-    for n in range(1, REPEAT_MAX_N + 1):
-        for start in range(len(tokens) - n * REPEAT_TIMES + 1):
-            gram = tokens[start:start + n]
-            if all(tokens[start + r * n:start + (r + 1) * n] == gram
-                   for r in range(1, REPEAT_TIMES)):
-                return (f"gate repetition: {' '.join(gram)!r} repeated {REPEAT_TIMES}+ times "
-                        "in a row")
-    if len(tokens) >= REPEAT_MIN_WORDS and len(set(tokens)) / len(tokens) < REPEAT_MIN_DISTINCT:
-        return (f"gate repetition: {len(set(tokens))} distinct words of {len(tokens)} "
-                f"(under {REPEAT_MIN_DISTINCT:.0%})")
-    return None
-
-
-def title_reason(query: str, title: str) -> str | None:
-    """A query equal to the passage title, or contained in it."""
-    q, t = normalized(query), normalized(title)
-    if not q or not t:
-        return None
-    if q == t:
-        return "gate title: the query is the passage title"
-    if f" {q} " in f" {t} ":
-        return f"gate title: the query is part of the passage title {title.strip()!r}"
-    return None
-
-
-def longest_common_run(a: Sequence[str], b: Sequence[str]) -> int:
-    """Length of the longest run of consecutive tokens shared by ``a`` and ``b``."""
-    best, previous = 0, [0] * (len(b) + 1)
-    for x in a:
-        current = [0] * (len(b) + 1)
-        for j, y in enumerate(b, start=1):
-            if x == y:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best
-
-
-def _ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
-
-
-def copy_reason(query: str, title: str, text: str) -> str | None:
-    """A query that copies its passage: a long shared word run, or mostly passage n-grams."""
-    q = words(query)
-    if not q:
-        return None
-    run = max(longest_common_run(q, words(text)), longest_common_run(q, words(title)))
-    if run >= COPY_MAX_RUN_WORDS:
-        return f"gate copy: {run} consecutive words copied from the passage " \
-               f"(max {COPY_MAX_RUN_WORDS - 1})"
-    if run >= COPY_MIN_RUN_WORDS and run / len(q) >= COPY_RUN_FRACTION:
-        return (f"gate copy: {run} of the query's {len(q)} words are one run copied from the "
-                f"passage (max {COPY_RUN_FRACTION:.0%})")
-    if len(q) >= COPY_NGRAM_MIN_WORDS:
-        grams = _ngrams(q, COPY_NGRAM)
-        passage = set(_ngrams(words(title), COPY_NGRAM)) | set(_ngrams(words(text), COPY_NGRAM))
-        share = sum(1 for g in grams if g in passage) / len(grams)
-        if share >= COPY_NGRAM_FRACTION:
-            return (f"gate copy: {share:.0%} of the query's word {COPY_NGRAM}-grams occur in "
-                    f"the passage (max {COPY_NGRAM_FRACTION:.0%})")
-    return None
-
-
-@lru_cache(maxsize=1)
-def _identifier() -> Any:
-    """py3langid's identifier with normalised probabilities (its model ships in the wheel)."""
-    from irforge.core.errors import require
-    from irforge.steps.langid_model import load_identifier
-
-    return load_identifier(require("py3langid.langid", "generators"))
-
-
-def language_reason(query: str, expected: str | None) -> str | None:
-    """A query confidently in another language than ``expected`` (None: no language gate)."""
-    if not expected or len(words(query)) < LANGUAGE_MIN_WORDS:
-        return None
-    ranked = dict(_identifier().rank(query))
-    top = max(ranked, key=ranked.__getitem__)
-    if top != expected and ranked[top] >= LANGUAGE_MIN_CONFIDENCE \
-            and ranked.get(expected, 0.0) < LANGUAGE_MAX_EXPECTED:
-        return (f"gate language: the query reads as {top!r} (p={ranked[top]:.2f}), "
-                f"expected {expected!r}")
-    return None
-
-
-def corpus_language(texts: Iterable[str], sample: int = 20) -> str:
-    """The commonest confidently detected language of the first ``sample`` texts, else 'en'."""
-    from collections import Counter
-
-    votes: Counter[str] = Counter()
-    for text in list(texts)[:sample]:
-        if len(words(text)) >= LANGUAGE_MIN_WORDS:
-            ranked = _identifier().rank(text[:2000])
-            if ranked[0][1] >= LANGUAGE_MIN_CONFIDENCE:
-                votes[str(ranked[0][0])] += 1
-    return votes.most_common(1)[0][0] if votes else DEFAULT_LANGUAGE
-
-
-def near_duplicate(a: str, b: str) -> bool:
-    """Whether two queries ask the same thing: same content words, or a tiny textual edit
-    that changes no number (queries differing in a year or a count ask different things)."""
-    if content_key(a) and content_key(a) == content_key(b):
-        return True
-    na, nb = normalized(a), normalized(b)
-    if abs(len(na.split()) - len(nb.split())) > 1:
-        return False
-    if sorted(w for w in na.split() if w.isdigit()) != sorted(w for w in nb.split()
-                                                              if w.isdigit()):
-        return False
-    matcher = difflib.SequenceMatcher(None, na, nb, autojunk=False)
-    return (matcher.real_quick_ratio() >= NEAR_DUPLICATE_RATIO
-            and matcher.quick_ratio() >= NEAR_DUPLICATE_RATIO
-            and matcher.ratio() >= NEAR_DUPLICATE_RATIO)
-
-
-def single_query_reasons(query: str, title: str = "", text: str = "",
-                         language: str | None = DEFAULT_LANGUAGE) -> list[str]:
-    """Every gate that needs no other query: length, repetition, language, title, copy."""
-    short = length_reason(query)
-    if short:
-        return [short]
-    checks = (repetition_reason(query), language_reason(query, language),
-              title_reason(query, title), copy_reason(query, title, text))
-    return [reason for reason in checks if reason]
-
-
-# -- the duplicate index ---------------------------------------------------------------------
+from irforge.check.duplicates import DuplicateIndex, same_query
+from irforge.check.query_rules import DEFAULT_LANGUAGE, normalized, single_query_reasons
+from irforge.core.records import Doc
 
 #: an extra gate: (query, (title, text) of its passage) -> a reason ``gate <name>: ...`` or None
 QueryCheck = Callable[[str, tuple[str, str]], "str | None"]
@@ -260,7 +55,7 @@ class QueryGates:
     language: str | None = DEFAULT_LANGUAGE
     existing: Mapping[str, str] = field(default_factory=dict)
     checks: list[QueryCheck] = field(default_factory=list)
-    # the validator registry's hook (irforge.check.generation.validating_gates): (query,
+    # the validator registry's hook (validating_gates below): (query,
     # source (title, text) or None, the query's metadata) -> reasons; generation and
     # ``irforge check`` then apply the same validators
     validate: QueryValidator | None = None
@@ -270,14 +65,11 @@ class QueryGates:
     # normalized query -> what the validators recorded when it was checked / admitted
     _checked: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
     _notes: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
-    _exact: dict[str, str] = field(default_factory=dict, init=False, repr=False)
-    _content: dict[tuple[str, ...], str] = field(default_factory=dict, init=False, repr=False)
-    _buckets: dict[str, list[tuple[str, str]]] = field(default_factory=dict, init=False,
-                                                       repr=False)
+    _index: DuplicateIndex = field(default_factory=DuplicateIndex, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for query_id, text in self.existing.items():
-            self._index(text, f"benchmark query {query_id}")
+            self._index.add(text, f"benchmark query {query_id}")
 
     def view(self) -> QueryGates:
         """Gates sharing this index, lock and recorded notes but with their own validator
@@ -288,33 +80,12 @@ class QueryGates:
                           lock=self.lock)
         view.existing = self.existing
         view._checked, view._notes = self._checked, self._notes
-        view._exact, view._content, view._buckets = self._exact, self._content, self._buckets
+        view._index = self._index
         return view
-
-    def _bucket_keys(self, text: str) -> list[str]:
-        tokens = normalized(text).split()
-        return ["^" + " ".join(tokens[:3]), "$" + " ".join(tokens[-3:])]
-
-    def _index(self, text: str, origin: str) -> None:
-        self._exact.setdefault(normalized(text), origin)
-        if content_key(text):
-            self._content.setdefault(content_key(text), origin)
-        for key in self._bucket_keys(text):
-            self._buckets.setdefault(key, []).append((normalized(text), origin))
 
     def duplicate_reason(self, query: str) -> str | None:
         """Why ``query`` duplicates an admitted or existing one; None when it is new."""
-        norm = normalized(query)
-        if norm in self._exact:
-            return f"gate duplicate: the same query as {self._exact[norm]}"
-        key = content_key(query)
-        if key and key in self._content:
-            return f"gate near-duplicate: the same content words as {self._content[key]}"
-        for bucket in self._bucket_keys(query):
-            for other, origin in self._buckets.get(bucket, ()):
-                if near_duplicate(norm, other):
-                    return f"gate near-duplicate: nearly the same text as {origin}"
-        return None
+        return self._index.reason(query)
 
     def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,
               metadata: Mapping[str, Any] | None = None) -> list[str]:
@@ -329,7 +100,7 @@ class QueryGates:
             duplicate = self.duplicate_reason(query) or next(
                 (f"gate duplicate: repeats query {earlier + 1} of the same item"
                  for earlier, other in enumerate(queries[:position])
-                 if normalized(other) == normalized(query) or near_duplicate(query, other)),
+                 if same_query(query, other)),
                 None)
             reasons.extend([*own, *([duplicate] if duplicate else [])])
             validate = self.validate
@@ -343,7 +114,7 @@ class QueryGates:
         """Add accepted queries to the index (``origin`` names them in later reasons); what
         the validators recorded when they checked each one is kept for :meth:`notes`."""
         for query in queries:
-            self._index(query, origin)
+            self._index.add(query, origin)
             checked = self._checked.pop(normalized(query), None)
             if checked is not None:
                 self._notes[normalized(query)] = checked
@@ -380,3 +151,15 @@ class QueryGates:
             existing.update({prefix + q.query_id: q.text for q in bench.queries()
                              if number or keep is None or keep(q.query_id)})
         return cls(language=language, existing=existing, validate=validate)
+
+
+def validating_gates(docs: Iterable[Doc], language: str | None = DEFAULT_LANGUAGE,
+                     existing: Mapping[str, str] | None = None, target_k: int | None = None,
+                     prompts_dir: Path | None = None,
+                     retrievers: tuple[str, ...] = ("bm25",)) -> QueryGates:
+    """Query gates that also run every registered validator against ``docs`` (the corpus)."""
+    from irforge.check.generation import attach_validators
+
+    gates = QueryGates(language=language, existing=dict(existing or {}))
+    return attach_validators(gates, docs, target_k=target_k, prompts_dir=prompts_dir,
+                             retrievers=retrievers)

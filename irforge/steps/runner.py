@@ -22,9 +22,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from irforge.check.query_rules import corpus_language
 from irforge.core.bench import Benchmark
 from irforge.core.records import Judgment, Query
-from irforge.steps.gates import QueryCheck, QueryGates, corpus_language
+from irforge.steps.gates import QueryCheck, QueryGates
 from irforge.steps.ledger import Ledger
 from irforge.steps.step import Step, StepOutcome, StepYield, run_step
 from irforge.steps.yields import YieldTable, require_yield

@@ -8,7 +8,7 @@ results files or from TREC runs scored against two qrels files (or two query sub
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,25 +99,7 @@ def load_results(path: Path, metric: str) -> dict[str, float]:
 
 
 def read_trec_run(path: Path) -> Run:
-    """A TREC run file named after the file (the one shared reader, :mod:`irforge.eval.trec_io`)."""
-    from irforge.eval.trec_io import read_trec_run as read_run
+    """A TREC run file named after the file (the one shared reader, :mod:`irforge.core.trec`)."""
+    from irforge.core.trec import read_trec_run as read_run
 
     return read_run(path, name=Path(path).stem)
-
-
-def score_runs(runs: Sequence[Run], qrels: Mapping[str, Mapping[str, int]], metric: str,
-               query_ids: set[str] | None = None) -> dict[str, float]:
-    """Mean ``metric`` per run over the judged queries (or a subset); a missing query scores 0."""
-    from irforge.eval import evaluate
-
-    kept = {qid: {doc: int(rel) for doc, rel in docs.items()} for qid, docs in qrels.items()
-            if query_ids is None or qid in query_ids}
-    if not kept:
-        raise ValueError("no judged query left to score; check the qrels and the query subset")
-    scores = {}
-    for run in runs:
-        restricted = {qid: dict(docs) for qid, docs in run.scores.items() if qid in kept}
-        # a judged query the run misses scores 0
-        means = evaluate(kept, restricted, [metric], missing="zero")
-        scores[run.name] = float(next(iter(means.values())))
-    return scores

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from irforge.core.trec import ranked_ids, read_trec_run
 from irforge.eval.metrics import evaluate_per_query
-from irforge.eval.metrics.ranks import ranked_ids
-from irforge.eval.trec_io import read_trec_run
 
 TOP_K = 10
 METRIC = "ndcg@10"

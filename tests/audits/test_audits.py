@@ -19,9 +19,10 @@ from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
+from irforge.eval.run_scores import score_runs
 from irforge.validators.adjudication import majority_label
 from irforge.validators.llm_agreement import ENSEMBLE, agreement_table, pair_judgments
-from irforge.validators.rankings import compare_rankings, load_results, score_runs
+from irforge.validators.rankings import compare_rankings, load_results
 from irforge.validators.statistics import cohen_kappa
 
 PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")
@@ -186,7 +187,7 @@ def test_near_duplicates_overlap_and_pool() -> None:
     queries = [Query("a", "Which rivers flooded the city of Leeds in 2015?"),
                Query("b", "which rivers flooded the city of Leeds in 2015"),
                Query("c", "Effects of volcanic ash on jet engines")]
-    pairs = near_duplicate_queries(queries, 0.8)
+    pairs = near_duplicate_queries(queries)
     assert [(p.query_a, p.query_b) for p in pairs] == [("a", "b")]
     assert pairs[0].similarity == 1.0
     docs = {"d1": Doc("d1", "The rivers Aire and Calder flooded Leeds city in 2015."),

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from irforge.check.folder import check_benchmark
-from irforge.check.generation import validating_gates
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.intents import (
@@ -17,6 +16,7 @@ from irforge.generators.intents import (
     load_taxonomy,
     select_intents,
 )
+from irforge.steps.gates import validating_gates
 from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 

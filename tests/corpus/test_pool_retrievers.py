@@ -13,7 +13,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.records import Run
 from irforge.corpus.pool import pool_candidates
-from irforge.eval.retrievers import get_retriever
+from irforge.retrievers import get_retriever
 
 from .test_pool import DOCS, QUERIES
 

@@ -11,7 +11,7 @@ from irforge.core.records import qrels_to_dict
 from irforge.data.sample import sample_docs, sample_qrels, sample_queries
 from irforge.demo import STAGES, DemoContext, final_report, stage_seed
 from irforge.demo.eval import run_eval_stage
-from irforge.eval.retrievers import get_retriever
+from irforge.retrievers import get_retriever
 
 DISASTER = {f"d0{i}" for i in range(1, 9)}
 ENTITY = {f"d{i:02d}" for i in range(9, 15)}

@@ -30,7 +30,7 @@ def comlq_sample(comlq_dir: Path):
 @pytest.fixture(scope="session")
 def comlq_dense_runs(comlq_sample, tmp_path_factory):
     """Exact and HNSW runs of the embedded MiniLM on the sample (encoded once, cached)."""
-    from irforge.eval.retrievers import get_retriever
+    from irforge.retrievers import get_retriever
 
     docs, queries, _ = comlq_sample
     cache = tmp_path_factory.mktemp("embeddings")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from irforge.core.records import Doc, Query
-from irforge.eval.retrievers import get_retriever
-from irforge.eval.retrievers.bm25 import Analyzer, BM25Retriever
+from irforge.retrievers import get_retriever
+from irforge.retrievers.bm25 import Analyzer, BM25Retriever
 
 DOCS = [
     Doc("d1", "the cat sat on the mat with another cat"),

@@ -12,7 +12,7 @@ import pytest
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Qrel
-from irforge.eval.trec_io import read_trec_run
+from irforge.core.trec import read_trec_run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ import pytest
 
 from irforge.eval import evaluate
 from irforge.eval.metrics.groups import group_means, query_groups
-from irforge.eval.retrievers import get_retriever
+from irforge.retrievers import get_retriever
 
 COMLQ_TYPES = {"1p", "2p", "3p", "2i", "3i", "pi", "ip", "2u", "up", "2in", "3in", "inp",
                "pin", "pni"}

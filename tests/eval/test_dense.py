@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irforge.eval.retrievers import get_retriever
-from irforge.eval.retrievers.cache import EmbeddingCache
-from irforge.eval.retrievers.dense import DenseRetriever, default_model_path, pick_device
-from irforge.eval.retrievers.search import HnswIndex, ann_recall, exact_search
+from irforge.retrievers import get_retriever
+from irforge.retrievers.cache import EmbeddingCache
+from irforge.retrievers.dense import DenseRetriever, default_model_path, pick_device
+from irforge.retrievers.search import HnswIndex, ann_recall, exact_search
 
 
 def test_default_model_is_the_embedded_minilm_folder():
@@ -138,7 +138,7 @@ def test_cache_key_has_model_dtype_device_class_and_normalisation(tmp_path, monk
 
 
 def test_explicit_options_reach_the_dense_encoder():
-    from irforge.eval.retrievers.device import encode_options
+    from irforge.retrievers.device import encode_options
 
     with encode_options(device="cpu", dtype="bf16", batch_size=7, batch_tokens=300):
         retriever = get_retriever("dense")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from irforge.eval.retrievers.device import (
+from irforge.retrievers.device import (
     DeviceError,
     EncodeOptions,
     batch_defaults,

@@ -10,7 +10,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.records import Qrel
 from irforge.eval import evaluate
-from irforge.eval.retrievers.device import placement
+from irforge.retrievers.device import placement
 from tests.eval.test_cli import irforge
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irforge.eval.retrievers import encode
-from irforge.eval.retrievers.dense import default_model_path
-from irforge.eval.retrievers.device import placement
-from irforge.eval.retrievers.encode import (
+from irforge.retrievers import encode
+from irforge.retrievers.dense import default_model_path
+from irforge.retrievers.device import placement
+from irforge.retrievers.encode import (
     TextEncoder,
     Tokenizing,
     load_sentence_model,

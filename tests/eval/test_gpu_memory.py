@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from irforge.eval.retrievers.gpu_memory import XLA_SETTINGS, no_jax_preallocation
+from irforge.retrievers.gpu_memory import XLA_SETTINGS, no_jax_preallocation
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOW = ("import os, irforge.eval.retrievers.bm25 as b, bm25s; "
+SHOW = ("import os, irforge.retrievers.bm25 as b, bm25s; "
         "print(os.environ.get('XLA_PYTHON_CLIENT_PREALLOCATE'), "
         "os.environ.get('XLA_PYTHON_CLIENT_ALLOCATOR'))")
 

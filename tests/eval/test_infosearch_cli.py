@@ -13,11 +13,11 @@ import pytest
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Run
+from irforge.core.trec import read_trec_run
 from irforge.eval.metrics import infosearch
-from irforge.eval.retrievers import get_retriever
-from irforge.eval.trec_io import read_trec_run
 from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
 from irforge.generators.instructions.units import Group, Member, Unit, unit_id
+from irforge.retrievers import get_retriever
 from tests.eval.test_cli import irforge
 
 GROUPS = [

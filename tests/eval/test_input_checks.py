@@ -10,9 +10,9 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Qrel, Query, Run
+from irforge.core.trec import read_trec_run, write_trec_run
 from irforge.eval.metrics import EvaluationInputError
 from irforge.eval.runner import evaluate_benchmark
-from irforge.eval.trec_io import read_trec_run, write_trec_run
 from tests.eval.test_cli import irforge
 
 DOCS = [Doc(f"d{i}", text) for i, text in enumerate(

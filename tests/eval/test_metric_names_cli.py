@@ -11,8 +11,8 @@ from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.eval.metrics import comlq, infosearch
 from irforge.eval.metrics.ranks import mean
-from irforge.eval.retrievers import get_retriever
 from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
+from irforge.retrievers import get_retriever
 from tests.eval.test_cli import irforge
 from tests.eval.test_infosearch_cli import DISTRACTORS, GROUPS, _units
 

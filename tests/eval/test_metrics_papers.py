@@ -137,7 +137,7 @@ def test_decomposition_diagnostics():
 
 def _multicon_folder(root: Path) -> Path:
     from irforge.core.jsonl import write_jsonl
-    from irforge.generators.multicon.layout import LAYOUT
+    from irforge.core.layouts.multicon import LAYOUT
 
     def ladder(*docs: str) -> list[dict]:
         return [{"doc_id": doc, "satisfied": j} for j, doc in enumerate(docs)]

@@ -19,8 +19,8 @@ from irforge.eval.pipelines import (
 from irforge.eval.pipelines.decompose import conditions_of, group_sizes
 from irforge.eval.pipelines.fusion import RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.cross import CrossEncoderReranker
-from irforge.eval.retrievers import get_retriever
 from irforge.llm import Engine
+from irforge.retrievers import get_retriever
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 CONDITIONS = ["set in Norway", "written after 2010", "a female detective", "a winter setting",
@@ -99,7 +99,7 @@ DOCS = [
 def test_pipelines_run_end_to_end_with_diagnostics():
     import torch
 
-    from irforge.eval.retrievers.dense import default_model_path
+    from irforge.retrievers.dense import default_model_path
 
     docs_by_id = {d.doc_id: d for d in DOCS}
     qrels = {"q": {"pos": 1, "hn": 0}}

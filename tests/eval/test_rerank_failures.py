@@ -9,8 +9,8 @@ import socket
 import pytest
 from rich.console import Console
 
+from irforge.core.trec import ranked_ids
 from irforge.data.sample import sample_queries, write_seed_benchmark
-from irforge.eval.metrics.ranks import ranked_ids
 from irforge.eval.report import rich_table, write_outputs
 from irforge.eval.rerankers.listwise import ListwiseReranker
 from irforge.eval.runner import evaluate_benchmark

@@ -11,7 +11,7 @@ import torch
 from irforge.eval.rerankers import cross, pointwise
 from irforge.eval.rerankers.cross import CrossEncoderReranker
 from irforge.eval.rerankers.pointwise import LlamaYesNo, TransformersYesNo, gpu_layers
-from irforge.eval.retrievers.device import encode_options
+from irforge.retrievers.device import encode_options
 
 
 class FakeCuda:

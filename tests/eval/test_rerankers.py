@@ -8,6 +8,7 @@ import pytest
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc, Query, Run
+from irforge.eval.rerankers import get_reranker
 from irforge.eval.rerankers.listwise import ListwiseReranker, apply_ranking, window_starts
 from irforge.eval.rerankers.pointwise import (
     LlamaYesNo,
@@ -15,7 +16,6 @@ from irforge.eval.rerankers.pointwise import (
     TransformersYesNo,
     yes_probability,
 )
-from irforge.eval.retrievers import get_reranker
 from irforge.llm import Engine
 from irforge.llm.settings import embedded_gguf
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
@@ -81,7 +81,7 @@ def test_reranking_a_run_with_documents_outside_the_corpus_is_a_clear_error(llam
 
 def test_cross_encoder_scores_pairs_and_keeps_k(monkeypatch):
     torch = pytest.importorskip("torch")
-    from irforge.eval.retrievers.dense import default_model_path
+    from irforge.retrievers.dense import default_model_path
 
     torch.manual_seed(0)  # MiniLM has no trained relevance head: a seeded random one
     reranker = get_reranker(f"cross-encoder:{default_model_path()}")

@@ -8,10 +8,10 @@ import pytest
 
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Qrel, Query
-from irforge.eval.metrics.ranks import ranked_ids
+from irforge.core.trec import ranked_ids
 from irforge.eval.report import write_outputs
-from irforge.eval.retrievers.dense import default_model_path
 from irforge.eval.runner import evaluate_benchmark
+from irforge.retrievers.dense import default_model_path
 
 TOPICS = ["river flood warnings", "sourdough bread starter", "glacier retreat in the alps",
           "chess opening theory", "tidal power stations", "honey bee dances",

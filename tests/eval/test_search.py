@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from irforge.eval.retrievers import search
-from irforge.eval.retrievers.device import placement
-from irforge.eval.retrievers.search import chunk_sizes, exact_search
+from irforge.retrievers import search
+from irforge.retrievers.device import placement
+from irforge.retrievers.search import chunk_sizes, exact_search
 
 
 def brute_force(queries: np.ndarray, docs: np.ndarray, k: int):

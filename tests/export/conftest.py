@@ -40,14 +40,14 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
         "yield": [{"step": "relevance.label", "attempted": 50, "accepted": 41,
                    "rejected": {"llm invalid": 9}}]})
     run = bm25_run(folder)
-    from irforge.eval.trec_io import write_trec_run
+    from irforge.core.trec import write_trec_run
 
     write_trec_run(root / "eval" / "runs" / "bm25.trec", run)
     return folder
 
 
 def bm25_run(bench: Benchmark) -> Run:
-    from irforge.eval.retrievers import get_retriever
+    from irforge.retrievers import get_retriever
 
     retriever = get_retriever("bm25")
     retriever.index(list(bench.corpus()))

@@ -14,8 +14,8 @@ from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Run
+from irforge.core.trec import read_trec_run, write_trec_run
 from irforge.eval import evaluate
-from irforge.eval.trec_io import read_trec_run, write_trec_run
 from irforge.export import export_benchmark
 from irforge.export.agreement import tool_means
 from irforge.export.licence import licence_from_text, resolve_licence

@@ -73,7 +73,7 @@ def test_credentials_are_stripped_from_urls_in_manifests() -> None:
 
 def test_engine_cache_defaults_to_the_benchmark_folder(monkeypatch: pytest.MonkeyPatch,
                                                        tmp_path: Path) -> None:
-    from irforge.cli.options import engine_from_options
+    from irforge.llm.options import engine_from_options
 
     monkeypatch.chdir(tmp_path)
     with engine_from_options(model="openai/any", bench_dir=tmp_path / "bench",

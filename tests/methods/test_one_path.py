@@ -44,7 +44,7 @@ def generator_names(path: Path) -> set[str]:
 
 def callers() -> list[Path]:
     """The build verbs, the CLI's build helper, the recipe and the demo."""
-    return sorted([*(PACKAGE / "generators").glob("*/cli.py"), PACKAGE / "cli" / "build.py",
+    return sorted([*(PACKAGE / "generators").glob("*/cli.py"), PACKAGE / "steps" / "verb.py",
                    *(PACKAGE / "recipe").glob("*.py"), *(PACKAGE / "demo").glob("*.py")])
 
 
@@ -63,7 +63,7 @@ def test_every_build_verb_runs_its_method() -> None:
     """Each build or label verb module hands its Config to ``run_method`` (Method.run)."""
     for path in (PACKAGE / "generators").glob("*/cli.py"):
         names = {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                 if isinstance(node, ast.ImportFrom) and node.module == "irforge.cli.build"
+                 if isinstance(node, ast.ImportFrom) and node.module == "irforge.steps.verb"
                  for alias in node.names}
         assert "run_method" in names, path
 

@@ -8,8 +8,12 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from irforge.audits.data import near_duplicate_queries
+from irforge.check.duplicates import near_duplicate
+from irforge.check.query_rules import corpus_language, single_query_reasons
+from irforge.core.records import Query
 from irforge.steps import Step, run_step
-from irforge.steps.gates import QueryGates, corpus_language, near_duplicate, single_query_reasons
+from irforge.steps.gates import QueryGates
 from tests.generators.fake_engine import FakeEngine
 
 TITLE = "Sourdough Starter Care"
@@ -72,24 +76,51 @@ def test_corpus_language_is_detected_and_defaults_to_english():
     assert corpus_language([]) == "en"
 
 
-@pytest.mark.parametrize(("a", "b"), [
+NEAR_DUPLICATES = [
     ("how often to feed a sourdough starter", "How often to feed a sourdough starter?"),
     ("feeding schedule for sourdough starters", "sourdough starter feeding schedule"),
     ("how often to feed a sourdough starter", "how often to feed the sourdough starter"),
     ("ideal temperature for a sourdough starter", "ideal temprature for a sourdough starter"),
-])
-def test_near_duplicates_are_recognised(a, b):
-    assert near_duplicate(a, b)
-
-
-@pytest.mark.parametrize(("a", "b"), [
+    ("what is the best flour for a rye starter", "best flour for a rye starter"),
+]
+DIFFERENT = [
     ("bread recipes from 2019", "bread recipes from 2020"),
     ("a novel that meets 1 condition", "a novel that meets 3 conditions"),
     ("how often to feed a sourdough starter", "how warm to keep a sourdough starter"),
     ("rye starter", "rye starter hydration for a dense loaf"),
-])
+    # words of the stopword list that change what is asked are content to the duplicate key
+    ("rye starter feeding before baking", "rye starter feeding after baking"),
+    ("bread dough with salt", "bread dough without salt"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), NEAR_DUPLICATES)
+def test_near_duplicates_are_recognised(a, b):
+    assert near_duplicate(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
 def test_different_queries_are_not_near_duplicates(a, b):
     assert not near_duplicate(a, b)
+
+
+@pytest.mark.parametrize(("a", "b"), NEAR_DUPLICATES)
+def test_the_gate_and_the_audit_reject_the_same_near_duplicates(a, b):
+    """One duplicate rule: what the gates reject is what ``irforge audit duplicates``
+    reports, and the known near-duplicates stay rejected by both."""
+    gates = QueryGates(language=None)
+    gates.admit([a], "step x item 1")
+    assert any(r.startswith(("gate duplicate", "gate near-duplicate")) for r in gates.check([b]))
+    pairs = near_duplicate_queries([Query("a", a), Query("b", b), Query("c", "volcanic ash")])
+    assert [(p.query_a, p.query_b) for p in pairs] == [("a", "b")]
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT)
+def test_the_gate_and_the_audit_keep_different_queries(a, b):
+    gates = QueryGates(language=None)
+    gates.admit([a], "step x item 1")
+    assert not any("duplicate" in r for r in gates.check([b]))
+    assert near_duplicate_queries([Query("a", a), Query("b", b)]) == []
 
 
 def test_duplicates_within_a_run_and_across_the_benchmark_are_rejected():

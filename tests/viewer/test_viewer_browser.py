@@ -17,7 +17,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query, Run
-from irforge.eval.trec_io import write_trec_run
+from irforge.core.trec import write_trec_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

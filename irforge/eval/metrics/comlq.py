@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 
+from irforge.core.trec import ranked_ids
 from irforge.eval.metrics.ranking import RunDict
-from irforge.eval.metrics.ranks import ranked_ids
 
 
 def lsnc_value(violations_in_top_k: int, k: int) -> float:

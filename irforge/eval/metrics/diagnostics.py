@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Literal
 
+from irforge.core.trec import ranked_ids
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
-from irforge.eval.metrics.ranks import ranked_ids
 
 EasyNegativeMode = Literal["any", "share"]
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irforge.core.errors import IrforgeError
+from irforge.core.layouts.instructions import LAYOUT as INSTRUCTIONS
+from irforge.core.layouts.logical import LAYOUT as LOGICAL
+from irforge.core.layouts.multicon import LAYOUT as MULTICON
 from irforge.eval.metrics import comlq, diagnostics, infosearch, multicon
 from irforge.eval.metrics.ranking import QrelsDict, RunDict
 from irforge.eval.metrics.registry import Measure, MetricSpec, register
-from irforge.generators.instructions.layout import LAYOUT as INSTRUCTIONS
-from irforge.generators.logical.layout import LAYOUT as LOGICAL
-from irforge.generators.multicon.layout import LAYOUT as MULTICON
 
 INFOSEARCH_FILES = tuple(INSTRUCTIONS.relative(role) for role in (
     "qrels_og", "qrels_changed", "qrels_reversed", "queries_changed", "queries_reversed"))

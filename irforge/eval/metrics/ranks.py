@@ -1,16 +1,11 @@
-"""Ranks and top-k lists under trec_eval's tie rule, shared by the papers' metrics."""
+"""Ranks under trec_eval's tie rule (the order itself: :func:`irforge.core.trec.ranked_ids`),
+shared by the papers' metrics."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 DocScores = Mapping[str, float]
-
-
-def ranked_ids(docs: DocScores, k: int | None = None) -> list[str]:
-    """Doc ids best first: score descending, ties by doc id descending (trec_eval's rule)."""
-    ordered = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    return [doc_id for doc_id, _ in (ordered if k is None else ordered[:k])]
 
 
 def rank_of(docs: DocScores, doc_id: str) -> int | None:

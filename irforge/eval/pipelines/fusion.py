@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from irforge.eval.metrics.ranks import ranked_ids
+from irforge.core.trec import ranked_ids
 
 DocScores = Mapping[str, float]
 Missing = Literal["zero", "min"]

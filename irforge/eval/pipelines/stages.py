@@ -13,17 +13,18 @@ from collections.abc import Mapping, Sequence
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc, Query, Run
+from irforge.core.trec import ranked_ids
 from irforge.eval.metrics.diagnostics import (
     easy_negative_rate,
     first_positive_rank,
     recall_failure,
 )
 from irforge.eval.metrics.ranking import QrelsDict
-from irforge.eval.metrics.ranks import mean, ranked_ids
+from irforge.eval.metrics.ranks import mean
 from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.pipelines.fusion import FUSIONS, RETRIEVAL_FUSIONS
 from irforge.eval.rerankers.base import with_tail
-from irforge.eval.retrievers.base import Reranker, Retriever
+from irforge.retrievers.base import Reranker, Retriever
 
 
 def _fuse(name: str, fusion: str, per_query: Mapping[str, list[Mapping[str, float]]],

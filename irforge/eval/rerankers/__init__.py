@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.eval.retrievers.base import UnknownRetrieverError
+from irforge.retrievers.base import Reranker, UnknownRetrieverError, build
 
 
 def _cross(argument: str | None):
@@ -43,3 +43,9 @@ RERANKERS = {
     "llm-pointwise-hf": _pointwise_hf,
     "llm-listwise": _listwise,
 }
+
+
+def get_reranker(spec: str) -> Reranker:
+    """``"cross-encoder:PATH"``, ``"llm-pointwise"`` (embedded GGUF via llama.cpp),
+    ``"llm-pointwise-hf:PATH"`` (transformers), ``"llm-listwise[:MODEL]"`` (LLM engine)."""
+    return build(spec, RERANKERS, "reranker")  # type: ignore[return-value]

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc, Query, Run
-from irforge.eval.metrics.ranks import ranked_ids
-from irforge.eval.retrievers.base import doc_text
+from irforge.core.trec import ranked_ids
+from irforge.retrievers.base import doc_text
 
 DEFAULT_INSTRUCTION = "Given a search request, decide whether the document satisfies it."
 

@@ -22,7 +22,7 @@ class CrossEncoderReranker:
 
     def __init__(self, model: str, batch_size: int | None = None, max_length: int = 512,
                  device: str | None = None, dtype: str | None = None) -> None:
-        from irforge.eval.retrievers.device import current_options
+        from irforge.retrievers.device import current_options
 
         options = current_options()
         self.model_path, self.batch_size = model, batch_size
@@ -33,7 +33,7 @@ class CrossEncoderReranker:
 
     def _load(self):
         if self._model is None:
-            from irforge.eval.retrievers.device import placement, torch_dtype
+            from irforge.retrievers.device import placement, torch_dtype
 
             st = require("sentence_transformers", "eval")
             where = placement(self.device, self.dtype)

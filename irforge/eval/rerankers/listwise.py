@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from irforge.core.records import Doc, Query, Run
 from irforge.eval.rerankers.base import candidates, with_tail
-from irforge.eval.retrievers.base import doc_text
+from irforge.retrievers.base import doc_text
 
 TEMPLATE = "eval.listwise_rerank"
 

@@ -52,7 +52,7 @@ class LlamaYesNo:
 
             gguf = embedded_gguf()
         self.path, self.n_ctx, self.seed = Path(gguf), n_ctx, seed
-        from irforge.eval.retrievers.device import current_options
+        from irforge.retrievers.device import current_options
 
         on_cpu = current_options().device == "cpu"
         self.n_gpu_layers = 0 if n_gpu_layers is None and on_cpu else n_gpu_layers
@@ -99,7 +99,7 @@ class TransformersYesNo:
 
     def __init__(self, model: str, batch_size: int = 8, max_length: int = 2048,
                  device: str | None = None, dtype: str | None = None) -> None:
-        from irforge.eval.retrievers.device import current_options
+        from irforge.retrievers.device import current_options
 
         options = current_options()
         self.model, self.batch_size, self.max_length = model, batch_size, max_length
@@ -111,7 +111,7 @@ class TransformersYesNo:
         if self._loaded is None:
             torch = require("torch", "eval")
             transformers = require("transformers", "eval")
-            from irforge.eval.retrievers.device import placement
+            from irforge.retrievers.device import placement
 
             where = placement(self.device, self.dtype)
             device, dtype = where.device, where.dtype

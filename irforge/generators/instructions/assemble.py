@@ -25,8 +25,8 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.instructions import LAYOUT, MODES, mode_queries
 from irforge.core.records import Doc, Qrel, Query
-from irforge.generators.instructions.layout import LAYOUT, MODES, mode_queries
 from irforge.generators.instructions.units import Group, Unit
 
 # metadata key holding the text a retriever sees in each mode (None: the core query itself)

@@ -76,15 +76,16 @@ def build_command(
     Ends with the yield table; exits 3 when no unit was kept. A re-run for some queries or
     dimensions keeps the others already in the folder.
     """
-    from irforge.cli.build import engine_flags, run_method
+    from irforge.generators.instructions.method import METHOD
     from irforge.steps.method import Inputs, validated
+    from irforge.steps.verb import engine_flags, run_method
 
     engine = engine_flags(locals(), seed=seed)
     config = validated(InstructionsConfig, split=split, phrasings=phrasings,
                        hard_negatives=hard_negatives, rewrite=rewrite, seed=seed, limit=limit,
                        dimension=dimension, target_k=target_k, pairs=pairs,
                        dimensions_file=dimensions_file)
-    run_method("instructions", bench_dir, config, Inputs(bench_dir / "corpus.jsonl", corpus),
+    run_method(METHOD, bench_dir, config, Inputs(bench_dir / "corpus.jsonl", corpus),
                lambda built, runner: show(built, runner, as_json), engine)
 
 

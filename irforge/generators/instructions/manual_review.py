@@ -16,8 +16,8 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.instructions import LAYOUT
 from irforge.core.records import Judgment, Run
-from irforge.generators.instructions.layout import LAYOUT
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,8 @@ def flag_for_review(qrels: Mapping[str, Mapping[str, int]], runs: Sequence[Run],
 
 
 def read_trec_run(path: Path, name: str | None = None) -> Run:
-    """A TREC run file named after the file (the one shared reader, :mod:`irforge.eval.trec_io`)."""
-    from irforge.eval.trec_io import read_trec_run as read_run
+    """A TREC run file named after the file (the one shared reader, :mod:`irforge.core.trec`)."""
+    from irforge.core.trec import read_trec_run as read_run
 
     return read_run(path, name=name or Path(path).stem)
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl
+from irforge.core.layouts.instructions import LAYOUT
 from irforge.core.records import Doc
 from irforge.generators.instructions.assemble import MODES, Assembled
-from irforge.generators.instructions.layout import LAYOUT
 from irforge.generators.instructions.units import Group, Member
 
 

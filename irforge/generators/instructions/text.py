@@ -5,22 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# A compact English stop-word list written for this project: function words, question words and
-# fillers that make no sense as a keyword condition (paper A.1 names "and" and "what").
-_STOPWORD_TEXT = """
-a about above after again against all also am an and any are aren't as at be because been
-before being below between both but by can can't cannot could couldn't did didn't do does
-doesn't doing don't down during each either else etc ever every few for from further get gets
-got had hadn't has hasn't have haven't having he her here hers herself him himself his how
-however i if in into is isn't it it's its itself just let like made make many may me might more
-most much must my myself neither no nor not now of off often on once one only or other ought
-our ours ourselves out over own per please same shall she should shouldn't so some such than
-that that's the their theirs them themselves then there these they this those though through
-thus to too under until up upon us use used using very via was wasn't we were weren't what
-when where whether which while who whom whose why will with within without would wouldn't yes
-yet you your yours yourself yourselves thing things way ways something anything
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+from irforge.core.stopwords import ENGLISH
+
+# function words, question words and fillers make no sense as a keyword condition (paper A.1
+# names "and" and "what"): the language's one list (irforge/core/stopwords.py)
+STOPWORDS = ENGLISH
 
 # Cues that turn a constraint into its opposite (paper A.5: "do not answer in Chinese").
 NEGATION_PATTERNS = (

@@ -20,9 +20,9 @@ from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.layouts.intents import LAYOUT
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.intents.config import IntentSpec
-from irforge.generators.intents.layout import LAYOUT
 from irforge.generators.intents.plan import (
     PlannedQuery,
     Task,

@@ -1,5 +1,5 @@
 """``irforge build intents``: its flags become the method's Config, then ``Method.run``
-builds (``irforge.cli.build``)."""
+builds (``irforge.steps.verb``)."""
 
 from __future__ import annotations
 
@@ -71,8 +71,9 @@ def build_intents_command(
              "in their seed passage); off by default.")] = INTENTS.keep_generated_passages,
 ) -> None:
     """Generate intent-driven queries (DisastIR 3.4): tasks = intents x categories."""
-    from irforge.cli.build import engine_flags, estimate_method, run_method
+    from irforge.generators.intents.method import METHOD
     from irforge.steps.method import Inputs, validated
+    from irforge.steps.verb import engine_flags, estimate_method, run_method
 
     engine = engine_flags(locals())
     config = validated(IntentsConfig, intents=split_names(intents), per_task=per_task,
@@ -80,9 +81,9 @@ def build_intents_command(
                        target_k=target_k, keep_generated_passages=keep_generated_passages)
     inputs = Inputs(corpus_file(bench_dir, corpus))
     if dry_run:
-        tax, run = estimate_method("intents", bench_dir, config, inputs, engine)
+        tax, run = estimate_method(METHOD, bench_dir, config, inputs, engine)
         return show_estimate(tax, run.estimate, as_json)
-    run_method("intents", bench_dir, config, inputs,
+    run_method(METHOD, bench_dir, config, inputs,
                lambda built, runner: show(built, runner, as_json), engine)
 
 

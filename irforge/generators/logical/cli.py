@@ -1,5 +1,5 @@
 """CLI verb ``irforge build logical``: its flags become the method's Config, then
-:meth:`~irforge.steps.method.Method.run` builds (``irforge.cli.build.run_method``)."""
+:meth:`~irforge.steps.method.Method.run` builds (``irforge.steps.verb.run_method``)."""
 
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def build_logical_command(
     Ends with the yield table; exits 3 when no query was accepted. A re-run for some types
     keeps the queries of the other types already in the folder.
     """
-    from irforge.cli.build import engine_flags, estimate_method, run_method
+    from irforge.generators.logical.method import METHOD
     from irforge.steps.method import Inputs, validated
+    from irforge.steps.verb import engine_flags, estimate_method, run_method
 
     engine = engine_flags(locals())
     config = validated(LogicalConfig, types=types.split(","), per_type=per_type, seed=seed,
@@ -85,10 +86,10 @@ def build_logical_command(
                        judge_controls=judge_controls, passage_sentences=passage_sentences,
                        target_k=target_k)
     if dry_run:
-        figures = estimate_method("logical", bench_dir, config, Inputs(corpus), engine)
+        figures = estimate_method(METHOD, bench_dir, config, Inputs(corpus), engine)
         return typer.echo(f"query step: {figures.describe()} (judge and hypothetical steps "
                           "add at most one call per accepted query each)")
-    run_method("logical", bench_dir, config, Inputs(corpus),
+    run_method(METHOD, bench_dir, config, Inputs(corpus),
                lambda built, runner: show(built, runner, as_json), engine)
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.layouts.logical import LAYOUT
 from irforge.core.records import Qrel
-from irforge.generators.logical.layout import LAYOUT
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.check.generation import attach_validators
+from irforge.check.query_rules import corpus_language
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
 from irforge.generators.multicon.assembly import plan_padding
@@ -42,7 +43,7 @@ from irforge.llm.protocol import EngineLike
 from irforge.steps import Rejected, StepYield
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
 from irforge.steps.failures import rejection_failure
-from irforge.steps.gates import QueryGates, corpus_language
+from irforge.steps.gates import QueryGates
 from irforge.steps.runner import BuildRunner
 from irforge.steps.yields import YieldTable
 

@@ -1,5 +1,5 @@
 """``irforge build multicon``: a BEIR corpus of one domain -> the three MultiConIR tasks; the
-flags become the method's Config, then ``Method.run`` builds (``irforge.cli.build``)."""
+flags become the method's Config, then ``Method.run`` builds (``irforge.steps.verb``)."""
 
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def build_command(
     price_per_mtok: PriceOption = None, as_json: JsonOption = False,
 ) -> None:
     """Build MultiConIR tasks (multi-condition queries, hard-negative documents) from a corpus."""
-    from irforge.cli.build import engine_flags, run_method
+    from irforge.generators.multicon.method import METHOD
     from irforge.steps.method import Inputs, validated
+    from irforge.steps.verb import engine_flags, run_method
 
     engine = engine_flags(locals())
     # the recipe's methods.multicon is the same Config: one set of rules for both
@@ -85,7 +86,7 @@ def build_command(
                        strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
                        adaptive=adaptive, language=language, target_k=target_k,
                        domains=domains, conditions=conditions)
-    run_method("multicon", bench_dir, config, Inputs(corpus),
+    run_method(METHOD, bench_dir, config, Inputs(corpus),
                lambda built, runner: show(built, runner, as_json), engine)
 
 

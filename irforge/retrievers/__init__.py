@@ -1,14 +1,16 @@
-"""Retrievers and rerankers, built from specs like ``"bm25"``, ``"dense:PATH"``.
+"""First-stage retrievers, built from specs like ``"bm25"``, ``"dense:PATH"``.
 
-``get_retriever(spec)`` and ``get_reranker(spec)`` read the registries below; heavy libraries
-load only when a retriever is built.
+``get_retriever(spec)`` reads the registry below; heavy libraries load only when a retriever
+is built. A package of its own, below ``eval`` (which scores their runs and reranks them,
+``irforge.eval.rerankers.get_reranker``), ``check`` (the ``target`` validator's index) and
+``corpus`` (candidate pooling): it imports only ``core`` and ``scale``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from irforge.eval.retrievers.base import (
+from irforge.retrievers.base import (
     Reranker,
     Retriever,
     UnknownRetrieverError,
@@ -21,7 +23,7 @@ BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+", "okapi")
 
 
 def _bm25(argument: str | None):
-    from irforge.eval.retrievers.bm25 import BM25Retriever
+    from irforge.retrievers.bm25 import BM25Retriever
 
     method = argument or "lucene"
     if method not in BM25_METHODS:
@@ -32,7 +34,7 @@ def _bm25(argument: str | None):
 
 def _dense(argument: str | None, search: str = "exact", cache_dir: Path | None = None,
            query_prefix: str = "", passage_prefix: str = ""):
-    from irforge.eval.retrievers.dense import DenseRetriever
+    from irforge.retrievers.dense import DenseRetriever
 
     return DenseRetriever(model=argument, search=search, cache_dir=cache_dir,
                           query_prefix=query_prefix, passage_prefix=passage_prefix)
@@ -57,13 +59,4 @@ def get_retriever(spec: str, cache_dir: Path | None = None, query_prefix: str = 
     return build(spec, RETRIEVERS, "retriever")  # type: ignore[return-value]
 
 
-def get_reranker(spec: str) -> Reranker:
-    """``"cross-encoder:PATH"``, ``"llm-pointwise"`` (embedded GGUF via llama.cpp),
-    ``"llm-pointwise-hf:PATH"`` (transformers), ``"llm-listwise[:MODEL]"`` (LLM engine)."""
-    from irforge.eval.rerankers import RERANKERS
-
-    return build(spec, RERANKERS, "reranker")  # type: ignore[return-value]
-
-
-__all__ = ["Reranker", "Retriever", "UnknownRetrieverError", "doc_text", "get_reranker",
-           "get_retriever"]
+__all__ = ["Reranker", "Retriever", "UnknownRetrieverError", "doc_text", "get_retriever"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import py3langid.langid as langid
 import pytest
 
-from irforge.steps.langid_model import cache_dir, load_identifier
+from irforge.check.langid_model import cache_dir, load_identifier
 
 TEXTS = ["Wie lang muss ein Dipol für das 40-Meter-Band sein?",
          "How long should each leg of a dipole be?", "¿Cómo se aplica el esmalte?",

@@ -20,8 +20,8 @@ import numpy as np
 
 from irforge.core.errors import require
 from irforge.core.records import Doc, Query, Run
-from irforge.eval.retrievers.base import doc_text
-from irforge.eval.retrievers.gpu_memory import no_jax_preallocation
+from irforge.retrievers.base import doc_text
+from irforge.retrievers.gpu_memory import no_jax_preallocation
 
 no_jax_preallocation()  # before anything here imports bm25s (and with it, maybe JAX)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from irforge.core.errors import FormatError, Problem
@@ -24,12 +24,16 @@ def strictly_decreasing(scores: list[float]) -> list[float]:
     return out
 
 
+def ranked_ids(docs: Mapping[str, float], k: int | None = None) -> list[str]:
+    """Doc ids best first: score descending, ties by doc id descending (trec_eval's rule)."""
+    ordered = sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    return [doc_id for doc_id, _ in (ordered if k is None else ordered[:k])]
+
+
 def write_trec_run(path: Path, run: Run, tag: str | None = None) -> int:
     """Write ``run`` best first per query; ties are broken explicitly (trec_eval's order, doc
     id descending, with scores nudged down by one float step each: :func:`strictly_decreasing`),
     so the file ranks the same in every tool. Returns the line count."""
-    from irforge.eval.metrics.ranks import ranked_ids
-
     tag = re.sub(r"\s+", "_", tag or run.name) or "irforge"
     bad = next((i for q, docs in run.scores.items() for i in (q, *docs) if _blank(i)), None)
     if bad is not None:

@@ -146,7 +146,7 @@ class ExactSearcher:
     def __init__(self, docs: np.ndarray, k: int) -> None:
         self.docs, self.k = docs, k
         if has_torch():
-            from irforge.eval.retrievers.device import default_device
+            from irforge.retrievers.device import default_device
 
             torch = require("torch", "eval")
             self.docs = _tensor(torch, docs, default_device(torch))

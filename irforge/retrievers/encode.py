@@ -23,7 +23,7 @@ import numpy as np
 
 from irforge.core.errors import require
 from irforge.core.models import sentence_transformer
-from irforge.eval.retrievers.device import Placement, batch_defaults, torch_dtype
+from irforge.retrievers.device import Placement, batch_defaults, torch_dtype
 
 log = logging.getLogger(__name__)
 _MODELS: dict[tuple[str, str, str], object] = {}
