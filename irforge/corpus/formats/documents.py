@@ -134,6 +134,33 @@ def _link_share(tree: Any) -> float:
     return min(1.0, linked / total) if total else 0.0
 
 
+_HEADING_MARK = "IRFORGEHEADING"
+_MARKED = re.compile(rf"^{_HEADING_MARK}([1-6])X\s*")
+
+
+def _mark_headings(tree: Any) -> None:
+    """Turn each ``<h1>``-``<h6>`` into a marked paragraph: trafilatura keeps main-content
+    paragraphs but drops many headings (those holding anchors, as latex2html and Project
+    Gutenberg write them), and the section path needs them."""
+    for heading in list(tree.iter("h1", "h2", "h3", "h4", "h5", "h6")):
+        text = " ".join("".join(heading.itertext()).split())
+        level = heading.tag[1]
+        for child in list(heading):
+            heading.remove(child)
+        heading.tag, heading.text = "p", f"{_HEADING_MARK}{level}X {text}" if text else ""
+        heading.attrib.clear()
+
+
+def _headings_back(parts: Iterable[Part]) -> Iterator[Part]:
+    """Marked paragraphs back to headings of their level."""
+    for part in parts:
+        found = _MARKED.match(part.text)
+        if found is None:
+            yield part
+        elif part.text[found.end():].strip():
+            yield Part(part.text[found.end():], level=int(found.group(1)))
+
+
 def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     """Main content only (trafilatura): navigation, banners, ads and footers are dropped;
     the title is the page's ``<title>``, else its first level-1 heading."""
@@ -146,6 +173,8 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
         return {"file": name, "status": "skipped", "reason": "broken: not an HTML page"}
     page_title = " ".join((tree.findtext(".//title") or "").split())
     refresh = _refresh_target(tree)
+    share = _link_share(tree)
+    _mark_headings(tree)
     markdown = trafilatura.extract(tree, output_format="markdown", include_comments=False,
                                    include_tables=True, include_images=False,
                                    include_links=False, with_metadata=False)
@@ -155,9 +184,9 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                     "reason": f"stub: a redirect page (to {refresh[:120]}), not a document"}
         return {"file": name, "status": "skipped",
                 "reason": "empty: no main content found in the HTML page"}
-    parts = list(markdown_parts(markdown))
+    parts = list(_headings_back(markdown_parts(markdown)))
     return row(name, "html", page_title, parts, settings, redirect=refresh,
-               link_share=_link_share(tree))
+               link_share=share)
 
 
 def _docx_heading_level(style: str) -> int:
