@@ -42,7 +42,8 @@ def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettin
         passages.append({
             "_id": _passage_id(doc, number, len(chunks)),
             "text": bodies[number],
-            "tokens": counts.get(number, chunk.tokens), "char_start": chunk.start, "char_end": chunk.end,
+            "tokens": counts.get(number, chunk.tokens),
+            "char_start": chunk.start, "char_end": chunk.end,
             "page": page, "page_end": page_end, "page_char_start": page_offset,
             "section": section_at(sections, chunk.start),
         })
@@ -132,4 +133,5 @@ def passages(work: CorpusWork) -> Iterator[dict[str, Any]]:
         for passage in row["passages"]:
             yield {**passage, "doc_id": row["doc_id"], "title": row["title"], "file": row["file"],
                    "source_url": row["source_url"], "format": row.get("format"),
-                   "page_unit": row.get("page_unit"), "front_matter": row.get("front_matter")}
+                   "page_unit": row.get("page_unit"),
+                   "front_matter": row.get("front_matter")}

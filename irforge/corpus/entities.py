@@ -36,7 +36,7 @@ _NOT_NAMES = frozenset({"a", "an", "the", "in", "on", "at", "it", "he", "she", "
                         "that", "his", "her", "its", "their", "when", "after", "before", "as",
                         "but", "and", "or", "if", "while", "there", "then", "by", "for", "i",
                         "we", "you", "our", "your", "these", "those", "to", "of", "with"})
-UNITS = frozenset("""
+_UNIT_WORDS = """
     cup cups tbsp tsp tablespoon tablespoons teaspoon teaspoons pinch pinches clove cloves
     g kg mg µg gram grams kilogram kilograms milligram milligrams lb lbs pound pounds oz ounce
     ounces ml l litre litres liter liters quart quarts pint pints gallon gallons
@@ -48,7 +48,8 @@ UNITS = frozenset("""
     w kw mw gw kwh mwh v mv kv a ma mah ohm ohms °c °f c f k
     percent dollars dollar euros euro cents cent people persons times pages page
     servings serving slices slice pieces piece degrees degree acres acre hectares ha
-""".split())
+"""
+UNITS = frozenset(_UNIT_WORDS.split())
 _SENTENCE_OPEN = re.compile(r"(?:^|[.!?:;]\s*[\"'“‘(\[]?|\n\s*)$")
 
 

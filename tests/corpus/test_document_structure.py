@@ -119,7 +119,8 @@ work under it cannot take them back later on a whim.</P>
 </BODY></HTML>
 """
 
-GUTENBERG = b"""<html><head><title>The Project Gutenberg eBook of How to Hear a Symphony</title></head>
+GUTENBERG = b"""<html><head>
+<title>The Project Gutenberg eBook of How to Hear a Symphony, by A. Writer</title></head>
 <body>
 <pre>The Project Gutenberg EBook of How to Hear a Symphony, by A. Writer
 
@@ -202,6 +203,7 @@ def test_latex2html_navigation_panels_and_credits_are_removed() -> None:
 def test_project_gutenberg_header_licence_and_footer_are_removed() -> None:
     row = _read("symphony.html", GUTENBERG)
     assert row["status"] == "ok", row
+    assert row["title"] == "How to Hear a Symphony"  # the book's title, not the etext's
     assert "four families of instruments" in row["text"]
     for debris in ("Project Gutenberg", "START OF", "END OF", "no restrictions",
                    "Redistributing"):
