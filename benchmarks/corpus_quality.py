@@ -30,8 +30,8 @@ DEBRIS = {
     "template_tags": re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}|\{\{[<%]"),
     "navigation_panel": re.compile(r"\b(?:Next|Previous|Up|Prev)\s*:.{0,80}?"
                                    r"\b(?:Next|Previous|Up|Prev|Contents|Index)\s*:"),
-    "gutenberg_boilerplate": re.compile(r"Project Gutenberg|gutenberg\.org|"
-                                        r"START OF TH(?:E|IS)|END OF TH(?:E|IS)", re.IGNORECASE),
+    "gutenberg_boilerplate": re.compile(r"Project Gutenberg|gutenberg\.org|Gutenberg-tm|"
+                                        r"(?:START|END) OF TH(?:E|IS) PROJECT", re.IGNORECASE),
 }
 
 
@@ -82,7 +82,7 @@ def main() -> None:
     if args.build:
         command = [sys.executable, "-m", "irforge", "corpus", "build", str(args.out),
                    "--input", str(args.build), "--skip-passage-dedup"]
-        subprocess.run(command, check=True)
+        subprocess.run(command, check=True, stdout=sys.stderr)
     print(json.dumps(measure(args.out, args.sources, args.seed), indent=2, default=dict))
 
 
