@@ -36,10 +36,14 @@ _BOILERPLATE = re.compile(
     r"terms of (?:use|service)|privacy policy|cookies?|redistribut\w*|permission is granted|"
     r"project gutenberg|trademark|disclaimer|subscribe|newsletter|sign up|log ?in)\b",
     re.IGNORECASE)
+_LICENCE_WORDS = (r"gnu|general|public|lesser|library|free|documentation|software|mit|bsd|"
+                  r"apache|mozilla|creative|commons|open|source|end-user|end user|eula")
 _NOT_SOURCE_TITLE = re.compile(
-    r"^(?:(?:table of )?contents|index|(?:general |subject )?index|footnotes?|"
-    r"about this document.*|colophon|copyright.*|licen[cs]e.*|.*\blicen[cs]e|"
-    r"terms of (?:use|service)|privacy policy|acknowledge?ments?)$", re.IGNORECASE)
+    r"^(?:(?:table of )?contents|(?:general |subject )?index|footnotes?|about this document.*|"
+    r"colophon|acknowledge?ments?|terms of (?:use|service)|privacy policy|licensing|"
+    r"copyright(?: notice| and licen[cs]e)?|"
+    rf"(?:the )?(?:(?:{_LICENCE_WORDS}) ){{0,4}}licen[cs]e(?: agreement)?(?:,? version [\d.]+)?)"
+    r"\W*$", re.IGNORECASE)
 MIN_WORDS = 25
 MIN_SENTENCES = 2
 MAX_BOILERPLATE_SHARE = 0.34

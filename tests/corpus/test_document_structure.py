@@ -16,6 +16,8 @@ from irforge.core.bench import Benchmark
 from irforge.corpus.extract import ExtractSettings, extract_data, title_from_name
 from irforge.corpus.formats.debris import strip_template_tags
 from irforge.corpus.formats.frontmatter import split_front_matter
+from irforge.corpus.formats.structure import Part
+from irforge.corpus.formats.stubs import Page, entry_list
 from irforge.corpus.sentences import sentence_spans
 
 SETTINGS = ExtractSettings()
@@ -270,3 +272,13 @@ def test_headings_are_the_section_path_and_never_glued_to_a_sentence(site: dict)
         assert "Colons" not in doc.text and "Numbers Spell" not in doc.text, doc.text
         first = doc.text[slice(*sentence_spans(doc.text)[0])]
         assert first.startswith(("Capitalize", "Spell")), first
+
+
+def test_tables_and_slide_decks_are_not_lists_of_entries() -> None:
+    """Known-good: short lines are the content of a price table, a deck or a workbook."""
+    table = "# Prices\n\n| tool | day | week |\n|---|---|---|\n" + "".join(
+        f"| tool {i} | ${i} | ${i * 5} |\n" for i in range(12))
+    assert _read("prices.md", table.encode())["status"] == "ok"
+    entries = [Part(f"entry {i}") for i in range(12)]
+    assert entry_list(Page(entries)) is not None
+    assert entry_list(Page(entries, paged=True)) is None

@@ -43,6 +43,7 @@ CORPUS = [
     _doc("d_0", "Next page. Back.", "Stub"),
     _doc("e_0", GPL.replace("This program", "The software"), "Legal notes"),
     _doc("f_0", THIN, "Thanks"),
+    _doc("g_0", BRIDGE.replace("Arden Bridge", "Permit Office"), "Driver's license renewal"),
 ]
 
 
@@ -66,6 +67,7 @@ def test_contents_licence_boilerplate_and_stubs_are_never_chosen() -> None:
     assert reasons["d_0"].startswith("too_short")
     assert reasons["e_0"].startswith("boilerplate")
     assert len(selection.chosen) + len(selection.rejected) == len(CORPUS)
+    assert "g_0" in chosen  # a page about licences is not a licence
 
 
 def test_scorers_rank_by_what_the_method_needs() -> None:

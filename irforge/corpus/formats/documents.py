@@ -57,16 +57,18 @@ def check_archive(source: Path | bytes, settings: Any, kind: str) -> None:
 def row(name: str, fmt: str, title: str, parts: Iterable[Part], settings: Any,
         unit: str | None = None, front: FrontMatter | None = None, redirect: str = "",
         removed: Counter[str] | None = None, link_share: float | None = None,
-        **extra: Any) -> dict[str, Any]:
+        heading_title: bool = True, **extra: Any) -> dict[str, Any]:
     """The extract-log row of one document assembled from ``parts``: debris removed
     (:mod:`~irforge.corpus.formats.debris`), a stub skipped with its reason
     (:mod:`~irforge.corpus.formats.stubs`), front-matter fields kept as ``metadata``."""
     removed = Counter() if removed is None else removed
     listed = clean_parts(list(parts), removed)
     front = front or FrontMatter()
-    title = book_title(" ".join((title or _first_heading(listed)).split()))
+    if not title and heading_title:
+        title = _first_heading(listed)
+    title = book_title(" ".join(title.split()))
     stub = stub_reason(Page(listed, title, redirect or front.redirect, front.present,
-                            int(settings.min_chars), link_share))
+                            int(settings.min_chars), link_share, paged=unit is not None))
     if stub:
         return {"file": name, "status": "skipped", "reason": stub}
     built = assemble(listed, int(settings.max_chars))
@@ -270,7 +272,8 @@ def read_xlsx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                     yield Part(" | ".join(cells))
 
     try:
-        return row(name, "xlsx", book.properties.title or "", parts(), settings, unit="sheet")
+        return row(name, "xlsx", book.properties.title or "", parts(), settings, unit="sheet",
+                   heading_title=False)  # a sheet's name is not the workbook's title
     finally:
         book.close()
 

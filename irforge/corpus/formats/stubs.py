@@ -38,6 +38,7 @@ class Page:
     front_matter: bool = False
     min_chars: int = 20
     link_share: float | None = None
+    paged: bool = False  # slides, sheets, chapters: short entries are their nature, not a stub
 
     @property
     def body(self) -> list[Part]:
@@ -79,9 +80,12 @@ def _prose(part: Part) -> bool:
 
 
 def entry_list(page: Page) -> str | None:
-    """A contents or index page: many short entries and almost no sentences."""
+    """A contents or index page: many short entries and almost no sentences (not a deck,
+    a workbook or a page that is mostly a table: their short lines are their content)."""
     body = page.body
-    if len(body) < LIST_MIN_ENTRIES:
+    if page.paged or len(body) < LIST_MIN_ENTRIES:
+        return None
+    if sum(" | " in part.text for part in body) * 2 >= len(body):
         return None
     chars = sum(len(part.text) for part in body)
     prose = sum(len(part.text) for part in body if _prose(part))
