@@ -193,10 +193,38 @@ def paragraph_starts(text: str, units: Sequence[Piece]) -> set[int]:
             if _BLANK_LINE.search(text, units[index - 1].end, units[index].start)}
 
 
-def heading_starts(units: Sequence[Piece], offsets: Iterable[int]) -> set[int]:
-    """Indices of units that begin at one of the character ``offsets`` (section headings)."""
-    starts = {unit.start: index for index, unit in enumerate(units)}
-    return {starts[offset] for offset in offsets if offset in starts and starts[offset] > 0}
+def heading_starts(units: Sequence[Piece], headings: Iterable[tuple[int, int]]) -> set[int]:
+    """Indices of the first units after each heading span ``(start, end)``."""
+    starts = [unit.start for unit in units]
+    found = {bisect.bisect_left(starts, end) for _start, end in headings}
+    return {index for index in found if 0 < index < len(units)}
+
+
+def outside(units: Sequence[Piece], spans: Sequence[tuple[int, int]]) -> list[Piece]:
+    """The units that lie in none of ``spans`` (headings are not body text)."""
+    if not spans:
+        return list(units)
+    starts = [start for start, _end in spans]
+    out = []
+    for unit in units:
+        index = bisect.bisect_right(starts, unit.start) - 1
+        if index < 0 or unit.end > spans[index][1]:
+            out.append(unit)
+    return out
+
+
+def body_text(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``text[start:end]`` whitespace-normalized, with the parts inside ``spans`` (headings)
+    left out: a heading lives in the passage's section path, never glued to its first
+    sentence."""
+    pieces, cursor = [], start
+    for span_start, span_end in spans:
+        if span_end <= cursor or span_start >= end:
+            continue
+        pieces.append(text[cursor:max(cursor, span_start)])
+        cursor = max(cursor, span_end)
+    pieces.append(text[cursor:end])
+    return normalized(" ".join(pieces))
 
 
 def _pack(units: Sequence[Piece], settings: ChunkSettings, breaks: set[int],
@@ -243,11 +271,12 @@ def _merge_short(counter: _Counter, chunks: list[Piece], settings: ChunkSettings
 
 def chunk_text(text: str, tokenizer: Tokenizer, settings: ChunkSettings,
                embed: Callable[[list[str]], np.ndarray] | None = None,
-               section_starts: Sequence[int] = ()) -> tuple[list[Piece], int]:
-    """Chunks of ``text`` (spans + token counts) and how many short fragments were dropped;
-    a chunk holding ``min_tokens`` also ends before each of ``section_starts`` (headings)."""
+               headings: Sequence[tuple[int, int]] = ()) -> tuple[list[Piece], int]:
+    """Chunks of ``text`` (spans + token counts) and how many short fragments were dropped.
+    ``headings`` are the sorted character spans of section headings: they are not body text
+    (no chunk starts or ends with one), and a chunk holding ``min_tokens`` ends before each."""
     counter = _Counter(text, tokenizer)
-    units = _sentence_units(counter, settings.max_tokens)
+    units = outside(_sentence_units(counter, settings.max_tokens), headings)
     if not units:
         return [], 0
     breaks: set[int] = set()
@@ -255,7 +284,7 @@ def chunk_text(text: str, tokenizer: Tokenizer, settings: ChunkSettings,
         vectors = embed([normalized(text[u.start:u.end]) for u in units])
         breaks = breakpoints_from_embeddings(vectors, settings.breakpoint_percentile)
     packs = _pack(units, settings, breaks, paragraph_starts(text, units),
-                  heading_starts(units, section_starts))
+                  heading_starts(units, headings))
     chunks = _verified(counter, packs, settings.max_tokens)
     return _merge_short(counter, chunks, settings)
 

@@ -11,10 +11,10 @@ from dataclasses import asdict
 from functools import partial
 from typing import Any
 
-from irforge.corpus.chunk import ChunkSettings, chunk_text, normalized, page_of
+from irforge.corpus.chunk import ChunkSettings, body_text, chunk_text, page_of
 from irforge.corpus.dedup import kept_documents
 from irforge.corpus.extract import documents
-from irforge.corpus.formats.structure import section_at
+from irforge.corpus.formats.structure import PARAGRAPH_BREAK, section_at
 from irforge.corpus.state import CorpusWork
 from irforge.corpus.tokenizers import Tokenizer, get_tokenizer
 from irforge.scale.executor import BatchJob, Executor, LocalExecutor, executor_for
@@ -25,8 +25,13 @@ def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettin
     """The chunk-log row of one extracted document: its passages with provenance."""
     text = doc["text"]
     sections = doc.get("sections") or []
-    chunks, dropped = chunk_text(text, tokenizer, settings, embed,
-                                 [start for _label, start, _end in sections])
+    headings = heading_spans(text, sections)
+    chunks, dropped = chunk_text(text, tokenizer, settings, embed, headings)
+    bodies = [body_text(text, chunk.start, chunk.end, headings) for chunk in chunks]
+    recount = [i for i, chunk in enumerate(chunks)
+               if any(chunk.start <= start < chunk.end for start, _end in headings)]
+    counts = dict(zip(recount, tokenizer.count_many([bodies[i] for i in recount]),
+                      strict=True)) if recount else {}
     paged = doc.get("page_unit", "page") is not None  # Markdown, HTML, ... have no pages
     passages = []
     for number, chunk in enumerate(chunks):
@@ -36,15 +41,27 @@ def passages_of(doc: dict[str, Any], tokenizer: Tokenizer, settings: ChunkSettin
             page = page_end = page_offset = None
         passages.append({
             "_id": _passage_id(doc, number, len(chunks)),
-            "text": normalized(text[chunk.start:chunk.end]),
-            "tokens": chunk.tokens, "char_start": chunk.start, "char_end": chunk.end,
+            "text": bodies[number],
+            "tokens": counts.get(number, chunk.tokens),
+            "char_start": chunk.start, "char_end": chunk.end,
             "page": page, "page_end": page_end, "page_char_start": page_offset,
             "section": section_at(sections, chunk.start),
         })
     return {"doc_id": doc["doc_id"], "title": doc.get("title", ""), "file": doc["file"],
             "source_url": doc.get("source_url"), "format": doc.get("format", "pdf"),
             "page_unit": doc.get("page_unit", "page"), "passages": passages,
-            "dropped_short": dropped}
+            "dropped_short": dropped, **({"front_matter": doc["metadata"]}
+                                         if doc.get("metadata") else {})}
+
+
+def heading_spans(text: str, sections: list[list[Any]]) -> list[tuple[int, int]]:
+    """The character span of each section's heading: from the section start to the end of
+    its paragraph (a heading is one paragraph of the extracted text)."""
+    spans = []
+    for _label, start, end in sections:
+        stop = text.find(PARAGRAPH_BREAK, start, end)
+        spans.append((start, end if stop < 0 else stop))
+    return sorted(spans)
 
 
 def _passage_id(doc: dict[str, Any], number: int, count: int) -> str:
@@ -116,4 +133,5 @@ def passages(work: CorpusWork) -> Iterator[dict[str, Any]]:
         for passage in row["passages"]:
             yield {**passage, "doc_id": row["doc_id"], "title": row["title"], "file": row["file"],
                    "source_url": row["source_url"], "format": row.get("format"),
-                   "page_unit": row.get("page_unit")}
+                   "page_unit": row.get("page_unit"),
+                   "front_matter": row.get("front_matter")}

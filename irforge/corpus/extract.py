@@ -153,7 +153,20 @@ def extract_data(name: str, data: bytes | Path, settings: ExtractSettings) -> di
     if row["status"] == "ok":
         row.setdefault("format", fmt.name)
         row.setdefault("doc_id", doc_id_of(name))
+        if not str(row.get("title") or "").strip():
+            row["title"], row["title_from"] = title_from_name(name), "file name"
     return row
+
+
+_NAME_SEPARATORS = re.compile(r"[-_.+\s]+")
+
+
+def title_from_name(name: str) -> str:
+    """A title from a file name, the last resort when a format names none:
+    ``docs/how-to_listen.md`` -> ``How to listen``."""
+    stem = Path(name).stem or Path(name).name
+    words = _NAME_SEPARATORS.sub(" ", stem).strip() or Path(name).name
+    return words[:1].upper() + words[1:] if words.islower() else words
 
 
 def extract_file(args: tuple[Path, ExtractSettings]) -> dict[str, Any]:

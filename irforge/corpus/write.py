@@ -2,7 +2,8 @@
 
 Each row's ``metadata`` names the source URL (when collected from the web), the file (its path
 relative to the input folder) and format, the page/slide/sheet span, the section heading and
-the character offsets of the passage in its document's extracted text (docs/corpus.md).
+the character offsets of the passage in its document's extracted text, and the fields of the
+document's front matter (docs/corpus.md).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from irforge.corpus.passage_dedup import removed_passages
 from irforge.corpus.state import CorpusWork
 
 PROVENANCE = ("doc_id", "file", "format", "source_url", "page", "page_end", "page_unit",
-              "section", "char_start", "char_end", "page_char_start", "tokens")
+              "section", "char_start", "char_end", "page_char_start", "tokens", "front_matter")
 
 
 def _docs(work: CorpusWork, removed: set[str], tokens: list[int], sources: set[str]

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
-from irforge.corpus.chunk import normalized
+from irforge.corpus.chunk import body_text
+from irforge.corpus.chunk_stage import heading_spans
 from irforge.testing.documents import BOILERPLATE, write_mixed_folder
 
 BUILD = ["--tokenizer", "words", "--max-tokens", "64", "--min-tokens", "4",
@@ -52,17 +53,22 @@ def test_every_file_of_every_format_gives_passages_with_its_format(built: dict) 
 
 
 def test_character_spans_point_into_the_extracted_text(built: dict) -> None:
-    texts = {row["doc_id"]: row["text"] for row in built["rows"] if row["status"] == "ok"}
+    """The span is the passage's text, less the section headings inside it (a heading is
+    the passage's section path, not body text)."""
+    rows = {row["doc_id"]: row for row in built["rows"] if row["status"] == "ok"}
     for doc in built["docs"]:
         meta = doc.metadata
-        assert normalized(texts[meta["doc_id"]][meta["char_start"]:meta["char_end"]]) \
+        row = rows[meta["doc_id"]]
+        headings = heading_spans(row["text"], row.get("sections") or [])
+        assert body_text(row["text"], meta["char_start"], meta["char_end"], headings) \
             == doc.text, doc.doc_id
 
 
 def test_sections_slides_sheets_and_chapters_are_the_provenance(built: dict) -> None:
     plan = {doc.metadata["section"]: doc.text for doc in _of(built, "notes/plan.md")}
     assert "Orchard Lane" in plan["Flood plan for Millbrook > Shelters"]
-    assert plan["Flood plan for Millbrook > Supplies"].startswith("Supplies Each shelter")
+    # the heading is the section path, not glued to the first sentence ("Supplies Each ...")
+    assert plan["Flood plan for Millbrook > Supplies"].startswith("Each shelter")
     assert "author: county office" not in " ".join(plan.values())  # front matter dropped
     assert all(doc.metadata.get("page") is None for doc in _of(built, "notes/plan.md"))
     rst = {doc.metadata["section"]: doc.text for doc in _of(built, "notes/handbook.rst")}

@@ -8,14 +8,19 @@ any parser opens them (``8 x max_chars`` bytes), so a zip bomb is skipped, not u
 from __future__ import annotations
 
 import io
+import re
 import zipfile
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from irforge.core.errors import require
+from irforge.corpus.formats.debris import book_title, clean_parts, clean_source
+from irforge.corpus.formats.frontmatter import FrontMatter, passage_fields, split_front_matter
 from irforge.corpus.formats.markup import markdown_parts, rst_parts
 from irforge.corpus.formats.structure import Part, TooLarge, assemble
+from irforge.corpus.formats.stubs import Page, stub_reason
 from irforge.corpus.formats.text import decode_file
 
 BYTES_PER_CHAR_CAP = 8  # markup and unpacked archives may hold 8 bytes per character of text
@@ -50,16 +55,35 @@ def check_archive(source: Path | bytes, settings: Any, kind: str) -> None:
 
 
 def row(name: str, fmt: str, title: str, parts: Iterable[Part], settings: Any,
-        unit: str | None = None, **extra: Any) -> dict[str, Any]:
-    """The extract-log row of one document assembled from ``parts``."""
-    built = assemble(parts, int(settings.max_chars))
+        unit: str | None = None, front: FrontMatter | None = None, redirect: str = "",
+        removed: Counter[str] | None = None, link_share: float | None = None,
+        heading_title: bool = True, **extra: Any) -> dict[str, Any]:
+    """The extract-log row of one document assembled from ``parts``: debris removed
+    (:mod:`~irforge.corpus.formats.debris`), a stub skipped with its reason
+    (:mod:`~irforge.corpus.formats.stubs`), front-matter fields kept as ``metadata``."""
+    removed = Counter() if removed is None else removed
+    listed = clean_parts(list(parts), removed)
+    front = front or FrontMatter()
+    if not title and heading_title:
+        title = _first_heading(listed)
+    title = book_title(" ".join(title.split()))
+    stub = stub_reason(Page(listed, title, redirect or front.redirect, front.present,
+                            int(settings.min_chars), link_share, paged=unit is not None))
+    if stub:
+        return {"file": name, "status": "skipped", "reason": stub}
+    built = assemble(listed, int(settings.max_chars))
     if len(built.text.strip()) < settings.min_chars:
         return {"file": name, "status": "skipped",
                 "reason": f"empty: fewer than {settings.min_chars} characters of text"}
-    return {"file": name, "status": "ok", "format": fmt, "title": " ".join(title.split()),
-            "text": built.text, "pages": built.pages, "page_unit": unit,
-            "sections": built.sections, "page_count": len(built.pages), "skipped_pages": [],
-            "removed": {}, **extra}
+    out = {"file": name, "status": "ok", "format": fmt, "title": title,
+           "text": built.text, "pages": built.pages, "page_unit": unit,
+           "sections": built.sections, "page_count": len(built.pages), "skipped_pages": [],
+           "removed": dict(sorted(removed.items())), **extra}
+    if front.data:
+        out["metadata"] = passage_fields(front.data)
+    if front.warning:
+        out.setdefault("warnings", []).append(front.warning)
+    return out
 
 
 def _first_heading(parts: list[Part]) -> str:
@@ -67,16 +91,20 @@ def _first_heading(parts: list[Part]) -> str:
 
 
 def read_markdown(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
+    """Front matter parsed into metadata (its ``title`` is the title), template tags removed,
+    then CommonMark blocks; the first level-1 heading is the title when there is no other."""
     decoded = decode_file(source, int(settings.max_chars))
-    parts = list(markdown_parts(decoded.text))
-    return row(name, "markdown", _first_heading(parts), parts, settings,
+    front = split_front_matter(decoded.text)
+    removed: Counter[str] = Counter()
+    parts = list(markdown_parts(clean_source(front.body, removed)))
+    return row(name, "markdown", front.title, parts, settings, front=front, removed=removed,
                encoding=decoded.encoding, **_warned(decoded.warning))
 
 
 def read_rst(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     decoded = decode_file(source, int(settings.max_chars))
     parts = list(rst_parts(decoded.text))
-    return row(name, "rst", _first_heading(parts), parts, settings,
+    return row(name, "rst", "", parts, settings,
                encoding=decoded.encoding, **_warned(decoded.warning))
 
 
@@ -84,8 +112,60 @@ def _warned(warning: str) -> dict[str, Any]:
     return {"warnings": [warning]} if warning else {}
 
 
+_REFRESH = re.compile(r"^\s*\d+\s*;\s*url\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def _refresh_target(tree: Any) -> str:
+    """Where an HTML ``<meta http-equiv="refresh" content="0; url=...">`` sends readers."""
+    for meta in tree.iter("meta"):
+        if str(meta.get("http-equiv", "")).lower() == "refresh":
+            found = _REFRESH.match(str(meta.get("content", "")))
+            if found:
+                return found.group(1).strip("'\"")
+    return ""
+
+
+def _link_share(tree: Any) -> float:
+    """The share of the page body's visible text that is link text (nothing is removed
+    first: a page of navigation and contents links is all links)."""
+    body = tree.find(".//body")
+    if body is None:
+        return 0.0
+    total = len("".join(body.itertext()).split())
+    linked = sum(len("".join(link.itertext()).split()) for link in body.iter("a"))
+    return min(1.0, linked / total) if total else 0.0
+
+
+_HEADING_MARK = "IRFORGEHEADING"
+_MARKED = re.compile(rf"^{_HEADING_MARK}([1-6])X\s*")
+
+
+def _mark_headings(tree: Any) -> None:
+    """Turn each ``<h1>``-``<h6>`` into a marked paragraph: trafilatura keeps main-content
+    paragraphs but drops many headings (those holding anchors, as latex2html and Project
+    Gutenberg write them), and the section path needs them."""
+    for heading in list(tree.iter("h1", "h2", "h3", "h4", "h5", "h6")):
+        text = " ".join("".join(heading.itertext()).split())
+        level = heading.tag[1]
+        for child in list(heading):
+            heading.remove(child)
+        heading.tag, heading.text = "p", f"{_HEADING_MARK}{level}X {text}" if text else ""
+        heading.attrib.clear()
+
+
+def _headings_back(parts: Iterable[Part]) -> Iterator[Part]:
+    """Marked paragraphs back to headings of their level."""
+    for part in parts:
+        found = _MARKED.match(part.text)
+        if found is None:
+            yield part
+        elif part.text[found.end():].strip():
+            yield Part(part.text[found.end():], level=int(found.group(1)))
+
+
 def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
-    """Main content only (trafilatura): navigation, banners, ads and footers are dropped."""
+    """Main content only (trafilatura): navigation, banners, ads and footers are dropped;
+    the title is the page's ``<title>``, else its first level-1 heading."""
     trafilatura = require("trafilatura", "corpus")
     if _size(source) > markup_limit(settings):
         raise TooLarge(markup_limit(settings), "bytes of HTML")
@@ -94,14 +174,21 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     if tree is None:
         return {"file": name, "status": "skipped", "reason": "broken: not an HTML page"}
     page_title = " ".join((tree.findtext(".//title") or "").split())
+    refresh = _refresh_target(tree)
+    share = _link_share(tree)
+    _mark_headings(tree)
     markdown = trafilatura.extract(tree, output_format="markdown", include_comments=False,
                                    include_tables=True, include_images=False,
                                    include_links=False, with_metadata=False)
     if not markdown:
+        if refresh:
+            return {"file": name, "status": "skipped",
+                    "reason": f"stub: a redirect page (to {refresh[:120]}), not a document"}
         return {"file": name, "status": "skipped",
                 "reason": "empty: no main content found in the HTML page"}
-    parts = list(markdown_parts(markdown))
-    return row(name, "html", page_title or _first_heading(parts), parts, settings)
+    parts = list(_headings_back(markdown_parts(markdown)))
+    return row(name, "html", page_title, parts, settings, redirect=refresh,
+               link_share=share)
 
 
 def _docx_heading_level(style: str) -> int:
@@ -137,9 +224,7 @@ def read_docx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                 style = block.style.name if block.style is not None else ""
                 yield Part(block.text, level=_docx_heading_level(style))
 
-    listed = list(parts())
-    title = document.core_properties.title or _first_heading(listed)
-    return row(name, "docx", title, listed, settings)
+    return row(name, "docx", document.core_properties.title or "", parts(), settings)
 
 
 def read_pptx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
@@ -166,8 +251,8 @@ def read_pptx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
             if slide.has_notes_slide:
                 yield Part(slide.notes_slide.notes_text_frame.text)
 
-    listed = list(parts())
-    return row(name, "pptx", deck.core_properties.title or "", listed, settings, unit="slide")
+    return row(name, "pptx", deck.core_properties.title or "", parts(), settings,
+               unit="slide")
 
 
 def read_xlsx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
@@ -187,7 +272,8 @@ def read_xlsx(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                     yield Part(" | ".join(cells))
 
     try:
-        return row(name, "xlsx", book.properties.title or "", parts(), settings, unit="sheet")
+        return row(name, "xlsx", book.properties.title or "", parts(), settings, unit="sheet",
+                   heading_title=False)  # a sheet's name is not the workbook's title
     finally:
         book.close()
 

@@ -19,25 +19,31 @@ from irforge.corpus.formats.structure import Part
 _BLOCK_INLINE = {"paragraph_open", "th_open", "td_open"}
 
 
-def _front_matter_end(text: str) -> int:
-    """Where a YAML front matter block (``---`` ... ``---`` at the top) ends, else 0."""
-    if not text.startswith("---\n"):
-        return 0
-    end = text.find("\n---\n", 4)
-    return end + 5 if end >= 0 else 0
+def _inline(token: Any) -> tuple[str, int]:
+    """The visible text of an inline token (emphasis and link targets dropped, image alt
+    kept) and how many of its characters are link text."""
+    out: list[str] = []
+    links = depth = 0
+    for child in token.children or ():
+        piece = ""
+        if child.type == "link_open":
+            depth += 1
+        elif child.type == "link_close":
+            depth = max(0, depth - 1)
+        elif child.type in ("text", "code_inline"):
+            piece = child.content
+        elif child.type in ("softbreak", "hardbreak"):
+            piece = " "
+        elif child.type == "image":
+            piece = _inline_text(child)
+        out.append(piece)
+        if depth and piece.strip():
+            links += len(piece)
+    return "".join(out), links
 
 
 def _inline_text(token: Any) -> str:
-    """The visible text of an inline token (emphasis and links dropped, image alt kept)."""
-    out: list[str] = []
-    for child in token.children or ():
-        if child.type in ("text", "code_inline"):
-            out.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            out.append(" ")
-        elif child.type == "image":
-            out.append(_inline_text(child))
-    return "".join(out)
+    return _inline(token)[0]
 
 
 @lru_cache(maxsize=1)
@@ -48,8 +54,9 @@ def _markdown_parser() -> Any:
 
 
 def markdown_parts(text: str) -> Iterator[Part]:
-    """Headings and blocks of a Markdown text (CommonMark plus tables)."""
-    tokens = _markdown_parser().parse(text[_front_matter_end(text):])
+    """Headings and blocks of a Markdown text (CommonMark plus tables); front matter is cut
+    before (:mod:`irforge.corpus.formats.frontmatter`)."""
+    tokens = _markdown_parser().parse(text)
     row: list[str] | None = None
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
@@ -60,11 +67,11 @@ def markdown_parts(text: str) -> Iterator[Part]:
             yield Part(" | ".join(cell for cell in row if cell))
             row = None
         elif token.type in _BLOCK_INLINE and index + 1 < len(tokens):
-            cell = _inline_text(tokens[index + 1])
+            cell, links = _inline(tokens[index + 1])
             if row is not None:
                 row.append(cell)
             else:
-                yield Part(cell)
+                yield Part(cell, links=links)
         elif token.type in ("fence", "code_block"):
             yield Part(token.content)
 

@@ -26,11 +26,13 @@ class TooLarge(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """A paragraph of text, or a heading (``level`` 1-6), optionally starting page ``unit``."""
+    """A paragraph of text, or a heading (``level`` 1-6), optionally starting page ``unit``;
+    ``links`` counts the characters of its text that are link text (stub detection)."""
 
     text: str
     level: int = 0
     unit: int | None = None
+    links: int = 0
 
 
 @dataclass

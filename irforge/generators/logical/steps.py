@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from irforge.core.digest import short_digest
 from irforge.core.records import Doc, Query
+from irforge.corpus.entities import entity_choices
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.structure import (
@@ -72,11 +73,6 @@ class Demonstration:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of|the|de|la|von|van|del)?\s*[A-Z][\w'’-]*)*"
-                   r"|\b\d[\d,.]*\d\b|\b\d\b")
-_NOT_NAMES = frozenset({"a", "an", "the", "in", "on", "at", "it", "he", "she", "they", "this",
-                        "that", "his", "her", "its", "their", "when", "after", "before", "as",
-                        "but", "and", "or", "if", "while", "there", "then", "by", "for"})
 MAX_ANSWER_CHOICES = 60
 
 
@@ -86,24 +82,9 @@ def passage_sentences(text: str) -> tuple[str, ...]:
 
 
 def answer_choices(passages: Sequence[str]) -> tuple[str, ...]:
-    """Names (runs of capitalised words) and numbers of the passages, in order: what a
-    single-entity answer may be. A leading function word ('The', 'In') is dropped, and a
-    lone capitalised word that opens a sentence ('Please') counts only if it also appears
-    capitalised inside a sentence."""
-    spans: list[tuple[str, bool]] = []
-    for passage in passages:
-        for match in _NAME.finditer(passage):
-            words = match.group(0).strip(" .,'’-").split()
-            while words and words[0].casefold() in _NOT_NAMES:
-                words = words[1:]
-            before = passage[:match.start()].rstrip()
-            opens = not before or before[-1] in ".!?"
-            if words:
-                spans.append((" ".join(words), opens and len(words) == 1))
-    inside = {span for span, opening in spans if not opening}
-    out = [span for span, opening in spans if (not opening or span in inside
-                                              or span[0].isdigit()) and grammar_safe(span)]
-    return tuple(dict.fromkeys(out))[:MAX_ANSWER_CHOICES]
+    """Names, quantities and numbers of the passages, in order, extracted whole
+    (:mod:`irforge.corpus.entities`): what a single-entity answer may be."""
+    return entity_choices(passages, grammar_safe, MAX_ANSWER_CHOICES)
 
 
 def grammar_safe(text: str) -> bool:

@@ -1,0 +1,104 @@
+"""Issue 33: one source selector for every method. Sources come from the whole corpus, spread
+over documents and sections, ranked by what the method needs; contents, licence, boilerplate
+and stub-like passages are never chosen; every candidate carries its reason and score."""
+
+from __future__ import annotations
+
+import pytest
+
+from irforge.core.records import Doc
+from irforge.corpus.sources import (
+    SCORERS,
+    domain_sample,
+    features,
+    group_documents,
+    select_documents,
+    select_passages,
+)
+
+BRIDGE = ("The Arden Bridge was opened in 1902 by Mayor Clara Voss. It spans 240 m over the "
+          "River Lune. The bridge carries 12,000 cars a day between Lancaster and Morecambe.")
+SOUP = ("Lentil soup takes 200 g green lentils and 1/2 cup of rice. Simmer the lentils for 25 "
+        "minutes in 1 litre of stock. Season with sumac from Aleppo before serving.")
+GPL = ("This program is free software; you can redistribute it under the terms of the GNU "
+       "General Public License. It comes with no warranty. See the license for details about "
+       "liability and copyright.")
+THIN = ("Our team thanks everyone. We love our work and we hope you enjoy the site. It was "
+        "fun to build and we are proud of it and of you.")
+
+
+def _doc(pid: str, text: str, title: str, section: str = "") -> Doc:
+    meta = {"doc_id": pid.rsplit("_", 1)[0], **({"section": section} if section else {})}
+    return Doc(pid, text, title, meta)
+
+
+CORPUS = [
+    _doc("a_0", BRIDGE, "Arden Bridge", "History"),
+    _doc("a_1", BRIDGE.replace("1902", "1903"), "Arden Bridge", "History"),
+    _doc("a_2", BRIDGE.replace("Clara", "Ines"), "Arden Bridge", "Traffic"),
+    _doc("a_3", "Introduction History Design Traffic Maintenance Sources", "Arden Bridge",
+         "Contents"),
+    _doc("b_0", GPL, "Appendix", "The GNU General Public License"),
+    _doc("c_0", SOUP, "Lentil soup"),
+    _doc("d_0", "Next page. Back.", "Stub"),
+    _doc("e_0", GPL.replace("This program", "The software"), "Legal notes"),
+    _doc("f_0", THIN, "Thanks"),
+    _doc("g_0", BRIDGE.replace("Arden Bridge", "Permit Office"), "Driver's license renewal"),
+]
+
+
+def test_choice_is_spread_over_documents_and_sections_not_the_first_n() -> None:
+    chosen = select_passages(CORPUS, 3, "logical", seed=0).chosen
+    assert [c.doc_id for c in chosen].count("a") <= 2
+    assert "c" in {c.doc_id for c in chosen}
+    bridge = [c for c in chosen if c.doc_id == "a"]
+    assert len({c.section for c in bridge}) == len(bridge)  # a new section each time
+    assert [c.rank for c in chosen] == [1, 2, 3]
+    assert all(c.reason.startswith("logical score") and c.score > 0 for c in chosen)
+
+
+def test_contents_licence_boilerplate_and_stubs_are_never_chosen() -> None:
+    selection = select_passages(CORPUS, 100, "informative", seed=0)
+    chosen = {c.source_id for c in selection.chosen}
+    assert not chosen & {"a_3", "b_0", "d_0", "e_0"}
+    reasons = {c.source_id: c.reason for c in selection.rejected}
+    assert reasons["a_3"].startswith("contents_or_licence_page")
+    assert reasons["b_0"].startswith("contents_or_licence_page")
+    assert reasons["d_0"].startswith("too_short")
+    assert reasons["e_0"].startswith("boilerplate")
+    assert len(selection.chosen) + len(selection.rejected) == len(CORPUS)
+    assert "g_0" in chosen  # a page about licences is not a licence
+
+
+def test_scorers_rank_by_what_the_method_needs() -> None:
+    rich, thin = features(BRIDGE), features(THIN)
+    for name, scorer in SCORERS.items():
+        assert scorer(rich) > scorer(thin), name
+    with pytest.raises(ValueError, match="unknown source need"):
+        select_passages(CORPUS, 1, "nonsense")
+
+
+def test_the_same_seed_gives_the_same_choice_and_ties_follow_the_seed() -> None:
+    twins = [_doc(f"t{i}_0", BRIDGE, f"Bridge {i}") for i in range(8)]
+    first = [c.source_id for c in select_passages(twins, 3, seed=1).chosen]
+    assert first == [c.source_id for c in select_passages(twins, 3, seed=1).chosen]
+    others = {tuple(c.source_id for c in select_passages(twins, 3, seed=s).chosen)
+              for s in range(2, 8)}
+    assert len(others) > 1
+
+
+def test_documents_are_sources_for_multicon_with_their_passages_in_order() -> None:
+    groups = dict(group_documents(CORPUS))
+    assert [d.doc_id for d in groups["a"]] == ["a_0", "a_1", "a_2", "a_3"]
+    selection = select_documents(CORPUS, 5, min_attributes=4)
+    assert [c.source_id for c in selection.chosen] == ["a"]
+    assert selection.chosen[0].passage_ids == ("a_0", "a_1", "a_2")  # contents left out
+    soup = next(c for c in selection.rejected if c.source_id == "c")
+    assert soup.reason.startswith("too few attributes: 3 distinct") and soup.score > 0
+    assert next(c for c in selection.rejected if c.source_id == "b").reason.startswith(
+        "no passage worth reading")
+
+
+def test_domain_sample_takes_documents_from_across_the_corpus() -> None:
+    sample = domain_sample(CORPUS, size=2)
+    assert [doc.metadata["doc_id"] for doc in sample] == ["a", "c"]
