@@ -22,15 +22,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from irforge.core.records import Doc
+from irforge.core.stopwords import ENGLISH
 from irforge.corpus.entities import entities
 from irforge.corpus.sentences import sentence_spans
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
-_STOP_WORDS = """a an the and or but if of to in on at by for with from as is are was
-    were be been being it its this that these those there their they he she his her we you
-    your our not no so than then also can may will would should could has have had do does
-    did which who whom what when where how all any each more most other some such only"""
-_STOP = frozenset(_STOP_WORDS.split())
+_STOP = ENGLISH  # the one English stopword list (core/stopwords.py)
 _BOILERPLATE = re.compile(
     r"\b(?:licen[cs]e[ds]?|warrant(?:y|ies)|copyright|all rights reserved|liabilit(?:y|ies)|"
     r"terms of (?:use|service)|privacy policy|cookies?|redistribut\w*|permission is granted|"
