@@ -7,8 +7,10 @@ size for an append) and a line naming it is synced to the journal. When the bloc
 journal is deleted: that one unlink is the commit. When the block fails (a crash, Ctrl-C, a
 full disk) or the process is killed, the journal is replayed backwards, at once or by the
 next command that opens a generation of the folder, so the folder holds the previous set of
-files again; a build that keeps nothing (exit 3) keeps only its logs. Caches and resumable
-work folders (``.irforge/``, ``corpus_work/``) are not journaled: a re-run continues there.
+files again; a build that keeps nothing (exit 3) or whose every call failed (exit 5) keeps only
+its logs; a budget stop (exit 4) and other deliberate errors commit what was written. Caches
+and resumable work folders (``.irforge/``, ``corpus_work/``) are not journaled: a re-run
+continues there.
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def active(path: Path) -> Generation | None:
 @contextmanager
 def generation(root: Path) -> Iterator[Generation]:
     """Open a generation of ``root`` (joining one already open for it); see the module doc."""
-    from irforge.core.errors import DiskFullError, EmptyResultError, IrforgeError
+    from irforge.core.errors import AllCallsFailed, DiskFullError, EmptyResultError, IrforgeError
 
     root = Path(root).resolve()
     with _GUARD:
@@ -145,7 +147,7 @@ def generation(root: Path) -> Iterator[Generation]:
         return
     try:
         yield gen
-    except EmptyResultError:
+    except (EmptyResultError, AllCallsFailed):  # nothing new was made: only the logs say why
         gen.abort(keep=LOGS)
         raise
     except IrforgeError as exc:
