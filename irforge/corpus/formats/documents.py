@@ -2,13 +2,16 @@
 EPUB and plain text. Each one returns an extract-log row (or a skip row with the reason).
 
 Word, PowerPoint, Excel and EPUB files are zip archives: their unpacked size is checked before
-any parser opens them (``8 x max_chars`` bytes), so a zip bomb is skipped, not unpacked.
+any parser opens them (``8 x max_chars`` bytes), first as declared, then measured while each
+member is inflated a block at a time (a member that understates its size is stopped at the cap
+or fails its checksum), so a zip bomb is skipped, never unpacked whole.
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,15 +41,34 @@ def _stream(source: Path | bytes) -> Any:
     return io.BytesIO(source) if isinstance(source, bytes | bytearray) else str(source)
 
 
+INFLATE_BLOCK = 1 << 16
+
+
 def check_archive(source: Path | bytes, settings: Any, kind: str) -> None:
-    """Refuse a zip-based file that is not a zip, or that unpacks past the markup limit."""
+    """Refuse a zip-based file that is not a zip, or that unpacks past the markup limit: as
+    declared, then as measured while inflating (a lying header cannot slip past the cap)."""
+    cap = markup_limit(settings)
     try:
-        with zipfile.ZipFile(_stream(source)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
+        archive = zipfile.ZipFile(_stream(source))
     except zipfile.BadZipFile as exc:
         raise ValueError(f"broken: not a valid {kind} file (it is not a zip archive)") from exc
-    if unpacked > markup_limit(settings):
-        raise TooLarge(markup_limit(settings), f"bytes unpacked ({unpacked:,} declared)")
+    with archive:
+        declared = sum(info.file_size for info in archive.infolist())
+        if declared > cap:
+            raise TooLarge(cap, f"bytes unpacked ({declared:,} declared)")
+        inflated = 0
+        for info in archive.infolist():
+            try:
+                with archive.open(info) as member:
+                    while block := member.read(INFLATE_BLOCK):
+                        inflated += len(block)
+                        if inflated > cap:
+                            raise TooLarge(cap, f"bytes unpacked (measured while inflating; "
+                                                f"the archive declares {declared:,})")
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
+                    RuntimeError) as exc:  # RuntimeError: an encrypted member
+                raise ValueError(f"broken: {info.filename!r} in this {kind} file does not "
+                                 f"inflate to what it declares ({exc})") from exc
 
 
 def row(name: str, fmt: str, title: str, parts: Iterable[Part], settings: Any,
