@@ -121,3 +121,18 @@ def test_rebuild_resumes_without_reading_any_file_again(built: dict) -> None:
     assert result.exit_code == 0, result.output
     assert '"newly_extracted": 0' in result.output
     assert len(list(Benchmark(built["out"]).corpus())) == len(built["docs"])
+
+
+def test_html_nested_hundreds_of_levels_keeps_its_text() -> None:
+    """Issue 37: a page nested 300 levels deep was skipped as 'empty: no main content'
+    (libxml2's default depth limit, 256); the raised limit is still bounded (2,048)."""
+    from irforge.corpus.extract import ExtractSettings, extract_data
+
+    body = ("<p>The river gauge at the old mill is read every hour during a flood watch, and "
+            "the volunteers open the sandbag store beside the chapel.</p>") * 3
+    for depth in (300, 1500):
+        page = (f"<html><head><title>Deep page</title></head><body>{'<div>' * depth}{body}"
+                f"{'</div>' * depth}</body></html>")
+        row = extract_data("deep.html", page.encode(), ExtractSettings())
+        assert row["status"] == "ok", (depth, row.get("reason"))
+        assert row["title"] == "Deep page" and "sandbag store" in row["text"]

@@ -111,8 +111,7 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     trafilatura = require("trafilatura", "corpus")
     if _size(source) > markup_limit(settings):
         raise TooLarge(markup_limit(settings), "bytes of HTML")
-    data = _bytes(source)
-    tree = trafilatura.load_html(data)  # parsed once: the <title>, then the main content
+    tree = _deep_html(_bytes(source))  # parsed once: the <title>, then the main content
     if tree is None:
         return {"file": name, "status": "skipped", "reason": "broken: not an HTML page"}
     page_title = " ".join((tree.findtext(".//title") or "").split())
@@ -124,6 +123,24 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                 "reason": "empty: no main content found in the HTML page"}
     parts = list(markdown_parts(markdown))
     return row(name, "html", page_title or _first_heading(parts), parts, settings)
+
+
+def _deep_html(data: bytes) -> Any:
+    """The page's lxml tree, parsed with libxml2's raised depth limit (``huge_tree``: 2,048
+    levels instead of 256, still bounded), so a page nested 300 levels deep keeps its text;
+    decoded the way trafilatura decodes (its charset detection), None when not HTML."""
+    from lxml import html as lxml_html
+    from trafilatura.utils import decode_file as decode_html
+
+    parser = lxml_html.HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8",
+                                  remove_comments=True, remove_pis=True, huge_tree=True)
+    text = decode_html(data)
+    try:
+        tree = lxml_html.fromstring(text.encode("utf-8") if isinstance(text, str) else text,
+                                    parser=parser)
+    except (ValueError, lxml_html.etree.ParserError):
+        return None
+    return tree if tree is not None and len(tree) else None
 
 
 def _docx_heading_level(style: str) -> int:
