@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import islice
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -50,7 +49,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     from irforge.generators.multicon.domains import get_domain
     from irforge.generators.multicon.folder import build_multicon, derived_domain
 
-    docs = list(islice(beir.read_corpus(inputs.corpus), config.limit))
+    docs = list(beir.read_corpus(inputs.corpus))[:config.limit]  # every row validated first
     domain = (derived_domain(docs, config.seed) if config.domain == "derived"
               else get_domain(config.domain, {}))
     counts = build_multicon(runner.bench.root, docs, config.generator_config(domain),

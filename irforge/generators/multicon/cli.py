@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 from typing import Annotated
 
@@ -115,7 +114,7 @@ def build_command(
                         strategy=strategy, pad_to=pad_to, seed=seed, threshold=threshold,
                         adaptive=adaptive, language=language, target_k=target_k)
     extra = load_domains(domains) if domains is not None else {}
-    docs = list(islice(beir.read_corpus(corpus), limit))
+    docs = list(beir.read_corpus(corpus))[:limit]  # every row validated, as every verb does
     try:
         chosen = (derived_domain(docs, seed) if domain == "derived" and domain not in extra
                   else get_domain(domain, extra))
