@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from irforge.core.errors import IrforgeError
-from irforge.llm.routing import http_url
 
 
 class OptionError(IrforgeError):
@@ -47,6 +46,14 @@ def fraction(value: Any) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return "must be a finite number"
     return None if 0 < value <= 1 else "must be a fraction in (0, 1], e.g. 0.8"
+
+
+def http_url(value: Any) -> str | None:
+    """An http(s) server URL (the rule of :func:`irforge.llm.routing.http_url`, imported
+    only when a URL is given: the CLI starts without the LLM package)."""
+    from irforge.llm.routing import http_url as check
+
+    return check(value)
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

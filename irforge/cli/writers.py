@@ -25,7 +25,7 @@ class Writes(NamedTuple):
 
 
 # (group or None, verb) -> the folder it writes; reading verbs and those writing elsewhere
-# (export --out, audits' reports) are not here
+# (export --out, which opens its own generation of OUT) are not here
 WRITERS: dict[tuple[str | None, str], Writes] = {
     (None, "run"): Writes("bench_dir", atomic=False),
     (None, "label"): Writes("bench_dir"),
@@ -45,6 +45,10 @@ WRITERS: dict[tuple[str | None, str], Writes] = {
     ("annotate", "pull"): Writes("bench_dir", creates=False),
     ("annotate", "import-tasks"): Writes("bench_dir", creates=False),
     ("qrels", "merge"): Writes("bench_dir", creates=False),
+    # audits write their reports into BENCH_DIR/audits (or --out)
+    ("audit", "agreement"): Writes("bench_dir", creates=False),
+    ("audit", "duplicates"): Writes("bench_dir", creates=False),
+    ("audit", "overlap"): Writes("bench_dir", creates=False),
 }
 
 
