@@ -202,6 +202,7 @@ def _undo(root: Path, folder: Path, entry: dict[str, Any], keep: frozenset[str])
     path = root / rel
     if "temp" in entry:
         path.unlink(missing_ok=True)
+        _drop_empty_parents(path.parent, root)  # a folder made for it goes too
     elif path.name in keep:
         return
     elif "backup" in entry:
