@@ -77,7 +77,8 @@ def doc_id_of(path: Path | str) -> str:
     safe = _ID_UNSAFE.sub("_", name)
     if safe == name:
         return name
-    return f"{safe}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+    # surrogateescape: a name of non-UTF-8 bytes hashes its own bytes (ids of others unchanged)
+    return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
 
 
 def _squeezed(text: str) -> str:

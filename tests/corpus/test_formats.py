@@ -98,7 +98,7 @@ def test_text_in_three_encodings_and_the_beir_ids(built: dict) -> None:
     cafe = _of(built, "text/cafe.txt")
     assert "Café du Pont" in cafe[0].text and "évacuation" in cafe[0].text
     row = next(r for r in built["rows"] if r["file"] == "text/cafe.txt")
-    assert row["encoding"] == "latin-1" and "Latin-1" in row["warnings"][0]
+    assert row["encoding"] == "cp1252" and "read as cp1252, detected per file" in row["warnings"][0]
     storm = next(r for r in built["rows"] if r["file"] == "text/storm-utf16.txt")
     assert storm["encoding"] == "utf-16" and "Pellow Bay" in storm["text"]
     beir = {doc.doc_id: doc for doc in _of(built, "existing/corpus.jsonl")}
