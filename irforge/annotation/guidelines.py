@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ElementTree
 from functools import lru_cache
 from importlib import resources
 
+from irforge.core.yamlfile import load_yaml
+
 GUIDELINES: dict[str, tuple[str, ...]] = {
     "relevance": (
         "Judge the passage against what the searcher needs, read from the query and its intent.",
@@ -82,9 +84,8 @@ def with_guidelines(xml: str, job: str) -> str:
 @lru_cache(maxsize=1)
 def intent_names() -> dict[str, str]:
     """Intent code -> what it means (from the built-in intents), for the annotator's page."""
-    import yaml
 
     path = resources.files("irforge.generators.intents").joinpath("builtin_intents.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = load_yaml(path.read_text(encoding="utf-8")) or {}
     return {str(code): str(spec.get("description", "")) for code, spec in data.items()
             if isinstance(spec, dict) and spec.get("description")}

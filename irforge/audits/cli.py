@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from irforge.core.errors import IrforgeError
+from irforge.core.errors import EmptyResultError, IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
 
@@ -239,6 +239,10 @@ def overlap(
     qrels = bench.qrels_dict(split) if bench.qrels_path(split).exists() else {}
     docs = {doc.doc_id: doc for doc in bench.corpus()}
     report = source_overlap(queries, docs, query_sources(queries, qrels), threshold)
+    if not report.per_query:  # nan% is no result
+        raise EmptyResultError(f"no query of {bench.queries_path} ({len(queries)} queries) has "
+                               f"a source passage (metadata or qrels/{split}.tsv): nothing to "
+                               "measure")
     path = _audit_dir(bench_dir, out) / "query_source_overlap.json"
     write_json(path, {"mean": report.mean, "median": report.median,
                       "share_above": report.share_above, "threshold": threshold,
@@ -261,6 +265,8 @@ def pool(
 
     bench = Benchmark(bench_dir)
     report = pool_audit([read_trec_run(path) for path in runs], bench.qrels_dict(split), k)
+    if not report.queries:
+        raise EmptyResultError(f"{bench.qrels_path(split)} judges no query: nothing to audit")
     _print_table(f"Pool audit ({report.queries} judged queries, mean pool "
                  f"{report.pool_size_mean:.1f})", ["run", f"unjudged@{k}", "judged depth"],
                  [[name, report.unjudged_at_k[name], report.judged_depth[name]]

@@ -7,6 +7,7 @@ inside their functions so that ``irforge --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from irforge.cli.validate import READS, validated
 from irforge.cli.writers import WRITERS, holding_lock
 from irforge.core.errors import IrforgeError
 from irforge.core.verbosity import set_verbosity
@@ -141,6 +143,8 @@ def build_app() -> typer.Typer:
         writes = WRITERS.get((group, name))
         if writes is not None:
             function = holding_lock(function, writes)
+        # options (and the folder a verb reads) are checked before the lock or any work
+        function = validated(function, READS.get((group, name)))
         if group is None:
             app.command(name)(function)
         else:
@@ -157,8 +161,9 @@ def os_failure(exc: BaseException) -> IrforgeError | None:
     the verbs check for these up front, this catches what slips past them."""
     from irforge.core.disk import disk_full
 
-    path = getattr(exc, "filename", None) or "the output folder"
-    full = disk_full(exc, Path(str(path)))
+    filename = getattr(exc, "filename", None)
+    path = filename or "the output folder"
+    full = disk_full(exc, Path(str(filename)) if filename else None)
     if full is not None:
         return full
     if isinstance(exc, NotADirectoryError | FileExistsError):
@@ -183,6 +188,9 @@ def _usage_error_types() -> tuple[type[BaseException], ...]:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: known errors and usage errors are printed without a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # a file name of any bytes prints as \udcXX
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     app = build_app()
     usage_errors = _usage_error_types()
     try:

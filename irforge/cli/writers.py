@@ -3,7 +3,9 @@
 :data:`WRITERS` names, per verb, the parameter that holds the folder and whether the verb may
 create it. :func:`holding_lock` wraps the verb so the lock (``irforge/core/locks.py``) is held
 for its whole run: a second process writing the same folder is refused at once (exit 6, naming
-the pid). Verbs called inside a locked run (``irforge run``) re-enter the lock.
+the pid). Verbs called inside a locked run (``irforge run``) re-enter the lock. Under the lock
+every verb's writes are one generation (``irforge/core/generation.py``): a failed or killed verb
+leaves the folder's previous files; ``irforge run`` commits one generation per stage instead.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ class Writes(NamedTuple):
 
     param: str
     creates: bool = True
+    atomic: bool = True  # the whole verb is one generation (False: it opens its own)
 
 
 # (group or None, verb) -> the folder it writes; reading verbs and those writing elsewhere
-# (export --out, audits' reports) are not here
+# (export --out, which opens its own generation of OUT) are not here
 WRITERS: dict[tuple[str | None, str], Writes] = {
-    (None, "run"): Writes("bench_dir"),
+    (None, "run"): Writes("bench_dir", atomic=False),
     (None, "label"): Writes("bench_dir"),
     (None, "eval"): Writes("bench_dir", creates=False),
     ("corpus", "build"): Writes("out"),
@@ -42,6 +45,10 @@ WRITERS: dict[tuple[str | None, str], Writes] = {
     ("annotate", "pull"): Writes("bench_dir", creates=False),
     ("annotate", "import-tasks"): Writes("bench_dir", creates=False),
     ("qrels", "merge"): Writes("bench_dir", creates=False),
+    # audits write their reports into BENCH_DIR/audits (or --out)
+    ("audit", "agreement"): Writes("bench_dir", creates=False),
+    ("audit", "duplicates"): Writes("bench_dir", creates=False),
+    ("audit", "overlap"): Writes("bench_dir", creates=False),
 }
 
 
@@ -52,6 +59,9 @@ def holding_lock(function: Callable[..., Any], writes: Writes) -> Callable[..., 
 
     @functools.wraps(function)
     def locked(*args: Any, **kwargs: Any) -> Any:
+        from contextlib import nullcontext
+
+        from irforge.core.generation import generation
         from irforge.core.locks import FolderLock
 
         folder = kwargs.get(writes.param)
@@ -62,7 +72,8 @@ def holding_lock(function: Callable[..., Any], writes: Writes) -> Callable[..., 
             return function(*args, **kwargs)
         existed = folder.exists()
         try:
-            with FolderLock(folder):
+            with FolderLock(folder), (generation(folder) if writes.atomic
+                                      else nullcontext()):
                 return function(*args, **kwargs)
         finally:
             if not existed:

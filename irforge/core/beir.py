@@ -225,3 +225,18 @@ def read_failures(path: Path, on_problem: OnProblem = None) -> Iterator[Failure]
 
 def append_failures(path: Path, failures: Iterable[Failure]) -> int:
     return append_jsonl(path, (asdict(failure) for failure in failures))
+
+
+def require_known_qrels(path: Path, pairs: Iterable[tuple[str, str]], query_ids: set[str],
+                        doc_ids: set[str], root: Path, verb: str) -> None:
+    """The one check every verb makes before using qrels (eval, export): each names a query
+    and a document of the folder, else :class:`~irforge.core.errors.IrforgeError` (exit 2)."""
+    from irforge.core.errors import IrforgeError
+
+    outside = [(q, d) for q, d in pairs if q not in query_ids or d not in doc_ids]
+    if outside:
+        query_id, doc_id = outside[0]
+        raise IrforgeError(
+            f"{path}: {len(outside)} qrel(s) name a query or document that is not in the "
+            f"folder, e.g. ({query_id}, {doc_id}); run `irforge check {root}` and fix it "
+            f"before {verb}")

@@ -95,15 +95,15 @@ class Benchmark:
 
     def write_corpus(self, docs: Iterable[Doc]) -> int:
         with self.writing():
-            return beir.write_corpus(self.corpus_path, docs)
+            return _unless_emptied(self.corpus_path, docs, beir.write_corpus)
 
     def write_queries(self, queries: Iterable[Query]) -> int:
         with self.writing():
-            return beir.write_queries(self.queries_path, queries)
+            return _unless_emptied(self.queries_path, queries, beir.write_queries)
 
     def write_qrels(self, qrels: Iterable[Qrel], split: str = "test") -> int:
         with self.writing():
-            return beir.write_qrels(self.qrels_path(split), qrels)
+            return _unless_emptied(self.qrels_path(split), qrels, beir.write_qrels)
 
     def merge_queries(self, queries: Iterable[Query],
                       replaces: Callable[[Query], bool] = lambda query: False) -> int:
@@ -187,6 +187,25 @@ class Benchmark:
         steps[step] = {**dict(entry), "finished": _now()}
         write_json(self.manifest_path, data)
         return data
+
+
+def _unless_emptied(path: Path, records: Iterable[Any],
+                    write: Callable[[Path, Iterable[Any]], int]) -> int:
+    """Write ``records`` to ``path``, except nothing over a file that holds rows: a build that
+    keeps nothing never truncates what an earlier build kept (it then fails with exit 3)."""
+    rows = list(records)
+    if not rows and _holds_rows(path):
+        return 0
+    return write(path, rows)
+
+
+def _holds_rows(path: Path) -> bool:
+    """Whether a JSONL or qrels file has a line beyond a qrels header."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        lines = [line for line in (handle.readline(), handle.readline()) if line.strip()]
+    return bool(lines) and not (len(lines) == 1 and lines[0].startswith(b"query-id\t"))
 
 
 def merge_records(existing: Iterable[Any], new: Iterable[Any], replaces: Callable[[Any], bool],

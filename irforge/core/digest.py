@@ -14,4 +14,4 @@ from typing import Any
 def short_digest(value: Any, size: int = 8) -> str:
     """The first ``size`` hex digits of the SHA-256 of ``value`` as canonical JSON."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:size]
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:size]

@@ -45,21 +45,24 @@ def human(size: float) -> str:
     return f"{size:.1f} GiB"
 
 
-def disk_full(exc: BaseException, path: Path, attempted: int = 0) -> DiskFullError | None:
+def disk_full(exc: BaseException, path: Path | None, attempted: int = 0
+              ) -> DiskFullError | None:
     """The clear error for a full disk while writing ``path`` (None for any other error).
 
     ``attempted`` is how many bytes the failed write had produced; the user is asked to free
-    at least twice that (1 MiB or more), since later steps write more.
+    at least twice that (1 MiB or more), since later steps write more. Without a ``path``
+    (an error that names no file) no free space is guessed from another filesystem.
     """
     if isinstance(exc, DiskFullError):
         return exc
     if not is_disk_full(exc):
         return None
-    free = free_bytes(Path(path).parent)
+    free = free_bytes(Path(path).parent) if path is not None else None
     needed = max(2 * attempted, MIN_NEEDED)
     left = f"{human(free)} free" if free is not None else "free space unknown"
     return DiskFullError(
-        f"disk full while writing {path} ({left} on its filesystem); free at least "
+        f"disk full while writing {path or 'the output folder'} ({left} on its filesystem); "
+        f"free at least "
         f"{human(needed)} there (or point the output elsewhere) and re-run: nothing was "
         "half-written, finished steps are kept")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -12,6 +13,8 @@ from typing import IO, Any
 
 from irforge.core.disk import disk_full, umask_mode
 from irforge.core.errors import FormatError, Problem
+from irforge.core.faults import write_point
+from irforge.core.generation import active
 from irforge.core.redact import redact_data
 
 OnProblem = Callable[[Problem], None] | None
@@ -81,15 +84,23 @@ def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    gen = active(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    encoding = None if "b" in mode else "utf-8"
+    text = "b" not in mode
     try:
+        if gen is not None:
+            gen.temporary(Path(tmp))
         os.fchmod(fd, umask_mode())  # mkstemp makes 0600; outputs follow the umask
-        with os.fdopen(fd, mode, encoding=encoding) as handle:
+        # a file name of non-UTF-8 bytes (surrogate-escaped) is written as a \udcXX escape
+        with os.fdopen(fd, mode, encoding="utf-8" if text else None,
+                       errors=ESCAPE if text else None) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; honour the umask
+        if gen is not None:
+            gen.before_replace(path)
+        write_point()
         os.replace(tmp, path)
     except BaseException as exc:
         written = _size(tmp)
@@ -107,8 +118,18 @@ def _size(path: str) -> int:
         return 0
 
 
+#: how text files carry a lone surrogate (a file name's non-UTF-8 byte, ``os.fsdecode``): as the
+#: JSON escape ``\udcXX``, which reads back to the same name (``os.fsencode`` gives the bytes)
+ESCAPE = "backslashreplace"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(row: dict[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    """One compact JSON line; lone surrogates become ``\\uXXXX`` escapes (valid UTF-8 JSON)."""
+    text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
@@ -130,9 +151,13 @@ def append_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     text = "".join(dumps(redact_data(row)) + "\n" for row in rows)
     if not text:
         return 0
+    gen = active(path)
+    if gen is not None:
+        gen.before_append(path)
     start = _size(str(path))
     try:
-        with path.open("a", encoding="utf-8") as handle:
+        with path.open("a", encoding="utf-8", errors=ESCAPE) as handle:
+            write_point(torn=lambda: (handle.write(text[:len(text) // 2]), handle.flush()))
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

@@ -32,6 +32,9 @@ MaxDocChars = Annotated[int, typer.Option(
     help="Cap on the extracted text of one document; a larger one is skipped (too-large).")]
 MaxPageContent = Annotated[float, typer.Option(
     help="A PDF page whose content streams unpack past this many MB is skipped (PDF bombs).")]
+FollowSymlinks = Annotated[bool, typer.Option(
+    help="Also read files that links in the input folder point to outside it (skipped by "
+         "default, e.g. a link to /etc/passwd).")]
 RetryMemory = Annotated[int, typer.Option(
     help="Memory cap (MB) of the lone retry of a file that was being read when an earlier "
          "run died; a file that fails again is skipped as 'crashed'.")]
@@ -102,10 +105,10 @@ def collect_command(out: Out, urls: Urls = None, queries: Queries = None,
 
 def _extract_settings(include: list[str] | None, exclude: list[str] | None,
                       max_doc_chars: int, max_page_content_mb: float,
-                      retry_memory_mb: int) -> dict[str, Any]:
+                      retry_memory_mb: int, follow_symlinks: bool) -> dict[str, Any]:
     return {"include": tuple(include or ()), "exclude": tuple(exclude or ()),
             "max_chars": max_doc_chars, "max_page_content_mb": max_page_content_mb,
-            "retry_memory_mb": retry_memory_mb}
+            "retry_memory_mb": retry_memory_mb, "follow_symlinks": follow_symlinks}
 
 
 def extract_command(out: Out, input: Input = None, workers: Workers = None,
@@ -116,6 +119,7 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
                     max_doc_chars: MaxDocChars = 5_000_000,
                     max_page_content_mb: MaxPageContent = 8.0,
                     retry_memory_mb: RetryMemory = 2048,
+                    follow_symlinks: FollowSymlinks = False,
                     fresh: Fresh = False, ray: Ray = None,
                     as_json: JsonOption = False) -> None:
     """Extract the text of every document with provenance; skip unreadable files with a reason."""
@@ -124,7 +128,8 @@ def extract_command(out: Out, input: Input = None, workers: Workers = None,
     config = _config(extract={"remove_tables": not keep_tables,
                               "remove_headers": not keep_headers,
                               **_extract_settings(include, exclude, max_doc_chars,
-                                                  max_page_content_mb, retry_memory_mb)},
+                                                  max_page_content_mb, retry_memory_mb,
+                                                  follow_symlinks)},
                      workers=workers)
     with cluster(ray):
         _echo("extract", run_extract(out, config, input, fresh), as_json)
@@ -207,6 +212,7 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                   max_doc_chars: MaxDocChars = 5_000_000,
                   max_page_content_mb: MaxPageContent = 8.0,
                   retry_memory_mb: RetryMemory = 2048,
+                  follow_symlinks: FollowSymlinks = False,
                   workers: Workers = None, ray: Ray = None,
                   as_json: JsonOption = False) -> None:
     """Run every stage: collect, extract, dedup, chunk, dedup-passages, write. Re-run resumes."""
@@ -217,7 +223,8 @@ def build_command(out: Out, urls: Urls = None, queries: Queries = None, input: I
                             "tokenizer": tokenizer},
                      dedup={"threshold": lsh_threshold},
                      extract=_extract_settings(include, exclude, max_doc_chars,
-                                               max_page_content_mb, retry_memory_mb),
+                                               max_page_content_mb, retry_memory_mb,
+                                               follow_symlinks),
                      passage_dedup={"threshold": passage_threshold, "embedder": embedder},
                      search_provider=provider, workers=workers,
                      skip_passage_dedup=skip_passage_dedup,
@@ -245,12 +252,18 @@ def pool_command(bench: Annotated[Path, typer.Argument(
                  as_json: JsonOption = False) -> None:
     """Pool the top-k of several retrievers (exact and ANN) per query for labeling."""
     from irforge.core.bench import Benchmark
+    from irforge.core.errors import EmptyResultError
     from irforge.corpus.pool import DEFAULT_RETRIEVERS, pool_candidates, write_pool
 
     folder = Benchmark(bench)
     specs = retriever or list(DEFAULT_RETRIEVERS)
+    queries, docs = list(folder.queries()), list(folder.corpus())
+    if not queries or not docs:  # an empty pool is never a success
+        empty = folder.queries_path if not queries else folder.corpus_path
+        raise EmptyResultError(f"{empty} holds no rows: nothing to pool (build the "
+                               "queries and the corpus first)")
     with cluster(ray):
-        pool = pool_candidates(list(folder.queries()), list(folder.corpus()), specs, k,
+        pool = pool_candidates(queries, docs, specs, k,
                                cache_dir=folder.root / ".irforge" / "embeddings")
     target = out or folder.root / "pool" / "candidates.jsonl"
     write_pool(pool, target)

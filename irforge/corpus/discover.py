@@ -2,7 +2,8 @@
 
 The folder is walked recursively in a fixed (sorted) order. Hidden files and folders (name
 starting with '.'), the benchmark folder itself (when it lies inside the input), symlinked
-folders (never followed: loops) and special files are skipped; so is every file that an
+folders (never followed: loops), special files and links to files outside the input folder
+(``/etc/passwd``; read only with ``--follow-symlinks``) are skipped; so is every file that an
 ``--exclude`` glob matches or no ``--include`` glob matches, a licence file (LICENSE,
 COPYING, NOTICE: unless an ``--include`` glob names it), and every file of a format no reader
 handles. A folder written by Hugging Face ``save_to_disk`` is one input (a corpus).
@@ -58,9 +59,11 @@ def _kind(name: str) -> str | None:
 
 
 def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] = (),
-             skip_dirs: Sequence[Path] = ()) -> Discovery:
-    """Walk ``folder``; ``skip_dirs`` (the benchmark folder) are never entered."""
+             skip_dirs: Sequence[Path] = (), follow_symlinks: bool = False) -> Discovery:
+    """Walk ``folder``; ``skip_dirs`` (the benchmark folder) are never entered; a link to a
+    file outside ``folder`` is read only when ``follow_symlinks``."""
     root = Path(folder)
+    inside = root.resolve()
     avoid = {Path(path).resolve() for path in skip_dirs}
     out = Discovery()
     if is_hf_dataset_folder(root):  # --input names a dataset folder itself
@@ -98,6 +101,10 @@ def discover(folder: Path, include: Sequence[str] = (), exclude: Sequence[str] =
             elif not path.is_file():
                 out.skipped.append((rel, "special: not a regular file (a broken link, pipe or "
                                         "device)"))
+            elif (not follow_symlinks and path.is_symlink()
+                  and not path.resolve().is_relative_to(inside)):
+                out.skipped.append((rel, f"symlink: links to {path.resolve()}, outside the input "
+                                        "folder (not read; --follow-symlinks reads it)"))
             elif pattern := matches(rel, exclude):
                 out.skipped.append((rel, f"excluded: matches --exclude {pattern!r}"))
             elif include and not matches(rel, include):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.errors import EmptyResultError, MissingExtraError
+from irforge.core.jsonl import write_jsonl
 from irforge.corpus.collect import url_of_files
 from irforge.corpus.formats import format_of
 from irforge.corpus.formats.structure import TooLarge
@@ -48,6 +49,7 @@ class ExtractSettings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     retry_memory_mb: int = 2048
+    follow_symlinks: bool = False  # read files linked from outside the input folder
 
     def __post_init__(self) -> None:
         if self.max_chars < self.min_chars:
@@ -75,7 +77,8 @@ def doc_id_of(path: Path | str) -> str:
     safe = _ID_UNSAFE.sub("_", name)
     if safe == name:
         return name
-    return f"{safe}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:8]}"
+    # surrogateescape: a name of non-UTF-8 bytes hashes its own bytes (ids of others unchanged)
+    return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
 
 
 def _squeezed(text: str) -> str:
@@ -142,6 +145,9 @@ def extract_data(name: str, data: bytes | Path, settings: ExtractSettings) -> di
         return _skip(name, str(exc))
     except MissingExtraError:
         raise  # an install problem, not this file's: stop with the pip command
+    except OSError as exc:  # permissions, a file that went away: not the file's content
+        return _skip(name, f"{UNREADABLE}: {exc.strerror or exc} (fix it and re-run: the "
+                           "next run reads it again)")
     except ValueError as exc:
         reason = str(exc)
         if not reason.startswith(("broken:", "empty:")):
@@ -290,6 +296,22 @@ def _corpus_rows(item: Any, settings: ExtractSettings) -> Iterator[dict[str, Any
            "short_rows": count - kept}
 
 
+UNREADABLE = "unreadable"  # a skip a re-run retries (the cause lies outside the file's bytes)
+
+
+def _drop_retryable(log: Any) -> None:
+    """Remove the skip rows of files that could not be opened (a permission error), so a
+    re-run reads them again once fixed, without --fresh."""
+    if not log.path.exists() or not any(_retryable(row) for row in log.rows()):
+        return
+    write_jsonl(log.path, [row for row in log.rows() if not _retryable(row)])
+
+
+def _retryable(row: Mapping[str, Any]) -> bool:
+    return row.get("status") == "skipped" and str(row.get("reason", "")).startswith(
+        f"{UNREADABLE}:")
+
+
 def _drop_partial_corpora(log: Any) -> None:
     """Remove the rows of a corpus file whose reading was cut short by a kill (no closing
     marker row), so it is read again whole."""
@@ -331,7 +353,8 @@ def top_reasons(rows: Iterable[Mapping[str, Any]], limit: int = TOP_REASONS
 def _discovery(folder: Path, work: CorpusWork, settings: ExtractSettings) -> Any:
     from irforge.corpus.discover import discover
 
-    return discover(folder, settings.include, settings.exclude, skip_dirs=[work.root.parent])
+    return discover(folder, settings.include, settings.exclude, skip_dirs=[work.root.parent],
+                    follow_symlinks=settings.follow_symlinks)
 
 
 def extract(work: CorpusWork, input_dir: Path | None = None,
@@ -358,6 +381,7 @@ def extract(work: CorpusWork, input_dir: Path | None = None,
     work.start("extract", params, fresh=fresh)
     log = work.log("extract", "documents.jsonl")
     _drop_partial_corpora(log)
+    _drop_retryable(log)
     attempts = work.log("extract", "attempts.jsonl")
     done = log.keys("file")
     suspects = attempts.keys("file") - done

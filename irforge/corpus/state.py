@@ -138,25 +138,50 @@ class StageLog:
 
 
 class LogWriter:
-    """Appends rows to a stage log, flushing each one so a kill loses at most the row in flight."""
+    """Appends rows to a stage log, flushing each one so a kill loses at most the row in flight;
+    a full disk cuts the log back to its last whole row and names the log's filesystem."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._handle = path.open("a", encoding="utf-8")
+        self._whole = self._handle.tell()
 
     def write(self, row: Mapping[str, Any]) -> None:
-        self._handle.write(dumps(dict(row)) + "\n")
-        self._handle.flush()
+        self.write_all((row,))
 
     def write_all(self, rows: Iterable[Mapping[str, Any]]) -> None:
-        for row in rows:
-            self._handle.write(dumps(dict(row)) + "\n")
-        self._handle.flush()
+        text = "".join(dumps(dict(row)) + "\n" for row in rows)
+        try:
+            self._handle.write(text)
+            self._handle.flush()
+        except OSError as exc:
+            self._cut(exc, len(text.encode()))
+        self._whole += len(text.encode())
 
     def close(self) -> None:
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
+        try:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as exc:
+            self._cut(exc, 0)
+        finally:
+            self._handle.close()
+
+    def _cut(self, exc: OSError, attempted: int) -> None:
+        """Cut the torn row a failed write left, then raise the clear disk-full error."""
+        from contextlib import suppress
+
+        from irforge.core.disk import disk_full
+
+        with suppress(OSError):
+            self._handle.close()
+        with suppress(OSError):
+            os.truncate(self.path, self._whole)
+        full = disk_full(exc, self.path, attempted)
+        if full is not None:
+            raise full from exc
+        raise exc
 
     def __enter__(self) -> LogWriter:
         return self

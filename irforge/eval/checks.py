@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from irforge.eval.metrics import EvaluationInputError
-from irforge.eval.metrics.ranking import QrelsDict, RunDict
+from irforge.eval.metrics.ranking import RunDict
 from irforge.eval.metrics.registry import Measure
 
 _DEPTH_MEASURES = ("recall", "success")
@@ -33,30 +33,6 @@ def require_plain_ids(ids: Collection[str], what: str, path: Path) -> None:
         raise EvaluationInputError(
             f"{path}: {len(bad)} {what} id(s) are empty or hold whitespace ({_examples(bad)}); "
             "TREC run files cannot hold them (fix: rename the ids, e.g. spaces to '_')")
-
-
-def known_qrels(qrels: QrelsDict, query_ids: Collection[str], doc_ids: Collection[str],
-                qrels_path: Path) -> tuple[dict[str, dict[str, int]], list[str]]:
-    """Qrels restricted to queries of the folder, and warnings with counts.
-
-    Queries the folder does not have are left out (each would count 0 in every mean);
-    judged documents outside the corpus are kept (they are real judgments) but can never be
-    retrieved, which caps recall: both are reported.
-    """
-    warnings = []
-    unknown_queries = sorted(q for q, grades in qrels.items() if grades and q not in query_ids)
-    if unknown_queries:
-        warnings.append(f"{qrels_path}: {len(unknown_queries)} judged query id(s) are not in "
-                        f"queries.jsonl ({_examples(unknown_queries)}); left out of every mean")
-    kept = {q: dict(grades) for q, grades in qrels.items() if q in query_ids}
-    unknown_docs = sorted({d for grades in kept.values() for d in grades if d not in doc_ids})
-    relevant_missing = sum(1 for grades in kept.values() for d, g in grades.items()
-                           if g > 0 and d not in doc_ids)
-    if unknown_docs:
-        warnings.append(f"{qrels_path}: {len(unknown_docs)} judged document id(s) are not in "
-                        f"the corpus ({_examples(unknown_docs)}; {relevant_missing} relevant "
-                        "judgment(s)); they can never be retrieved, so recall is capped")
-    return kept, warnings
 
 
 def cutoff_warnings(measures: Sequence[Measure], doc_count: int) -> list[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irforge.core.errors import IrforgeError
+from irforge.core.generation import remove
 
 RESULTS = "results.json"
 RUNS = "runs"
@@ -88,7 +89,7 @@ def claim(eval_dir: Path, split: str, systems: Iterable[str], replace: bool) -> 
     for name in earlier.run_files:
         path = eval_dir / name
         if path.is_file():
-            path.unlink()
+            remove(path)  # journaled: a failed evaluation puts it back
             removed.append(path)
     return removed
 

@@ -24,8 +24,12 @@ def _pyplot():
 
 def _save(figure, path: Path, **kwargs) -> Path:
     """Save as PNG at ``path`` and as SVG beside it."""
-    figure.savefig(path, dpi=120, **kwargs)
-    figure.savefig(path.with_suffix(".svg"), **kwargs)
+    from irforge.core.jsonl import atomic_open
+
+    with atomic_open(path, "wb") as handle:  # renamed into place whole (a journaled write)
+        figure.savefig(handle, format="png", dpi=120, **kwargs)
+    with atomic_open(path.with_suffix(".svg"), "wb") as handle:
+        figure.savefig(handle, format="svg", **kwargs)
     return path
 
 

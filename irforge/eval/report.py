@@ -347,9 +347,17 @@ def write_outputs(results: EvalResults, out_dir: Path, plots: bool = True,
     An earlier evaluation of other systems or another split in ``out_dir`` is never dropped
     silently: refused, unless ``replace`` (irforge/eval/outputs.py).
     """
-    from irforge.eval.plots import write_plots
+    from irforge.core.generation import generation
 
     out_dir = Path(out_dir)
+    with generation(out_dir):  # the earlier runs go only when every new file is written
+        return _write_outputs(results, out_dir, plots, replace)
+
+
+def _write_outputs(results: EvalResults, out_dir: Path, plots: bool, replace: bool
+                   ) -> dict[str, Path]:
+    from irforge.eval.plots import write_plots
+
     claim(out_dir, results.split, [s.name for s in results.systems], replace)
     (out_dir / "runs").mkdir(parents=True, exist_ok=True)
     for name, run in results.runs.items():

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.core.beir import require_known_qrels
 from irforge.core.bench import Benchmark
 from irforge.core.errors import UntrustedLabels
 from irforge.core.records import Doc, Failure, Query, Run
@@ -20,7 +21,6 @@ from irforge.core.trec import read_trec_run
 from irforge.core.trust import ALLOW_FLAG, untrusted_judges
 from irforge.eval.checks import (
     cutoff_warnings,
-    known_qrels,
     non_finite,
     require_corpus,
     require_plain_ids,
@@ -290,9 +290,12 @@ def _load(bench_dir: Path, split: str, measures: list[Measure], results_warnings
     all_queries = list(bench.queries())
     require_plain_ids([d.doc_id for d in docs], "document", bench.corpus_path)
     require_plain_ids([q.query_id for q in all_queries], "query", bench.queries_path)
-    qrels, warnings = known_qrels(raw, {q.query_id for q in all_queries},
-                                  {d.doc_id for d in docs}, bench.qrels_path(split))
-    results_warnings.extend(warnings)
+    # the check export makes too: a qrel naming an id outside the folder is an error
+    require_known_qrels(bench.qrels_path(split),
+                        ((q, d) for q, grades in raw.items() for d in grades),
+                        {q.query_id for q in all_queries}, {d.doc_id for d in docs},
+                        bench_dir, "evaluating")
+    qrels = {q: dict(grades) for q, grades in raw.items()}
     if not any(qrels.values()):
         raise EvaluationInputError(f"{bench.qrels_path(split)} judges no query of "
                                    f"{bench.queries_path}: nothing to evaluate")

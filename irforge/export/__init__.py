@@ -13,6 +13,7 @@ from typing import Any
 
 from irforge.core.collection import Outcomes, benchmark_folders, for_each
 from irforge.core.errors import IrforgeError
+from irforge.core.generation import JOURNAL, generation
 from irforge.export.owned import OWNED_FILE, owned_files, record_owned, remove_stale
 from irforge.export.source import ExportResult, ExportSource
 
@@ -35,11 +36,12 @@ def export_benchmark(bench_dir: Path, fmt: str, out: Path, **options: Any) -> Ex
         raise IrforgeError(f"--out {out} is the benchmark folder itself; export to a new folder")
     source = ExportSource.load(Path(bench_dir), split=options.pop("split", None))
     module = importlib.import_module(FORMATS[fmt])
-    _check_new(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = module.export(source, out, **options)
-    removed = remove_stale(out, result.files)
-    record_owned(out, fmt, result.files)
+    with generation(out):  # the folder holds the earlier export or this one, never a mix
+        _check_new(out)
+        out.mkdir(parents=True, exist_ok=True)
+        result = module.export(source, out, **options)
+        removed = remove_stale(out, result.files)
+        record_owned(out, fmt, result.files)
     if removed:
         result.notes.append(f"removed {len(removed)} file(s) an earlier export wrote here and "
                             f"this one did not: {', '.join(p.name for p in removed[:5])}")
@@ -78,7 +80,7 @@ def _check_new(out: Path, allowed: frozenset[str] | set[str] = frozenset()) -> N
     root = out.resolve()
     owned = {path.relative_to(root).parts[0] for path in owned_files(out)}
     held = sorted(p.name for p in out.iterdir()
-                  if p.name not in owned | set(allowed) | {OWNED_FILE})
+                  if p.name not in owned | set(allowed) | {OWNED_FILE, JOURNAL.parts[0]})
     if held:
         raise IrforgeError(f"--out {out} already holds {', '.join(held[:5])}"
                            f"{' ...' if len(held) > 5 else ''}; export to a new or empty "

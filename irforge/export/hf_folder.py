@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from irforge.core.errors import IrforgeError
-from irforge.core.jsonl import write_jsonl
+from irforge.core.jsonl import atomic_open, write_jsonl
 from irforge.core.redact import redact_data
 from irforge.export.source import ExportSource, instruction_of
 
@@ -54,9 +54,8 @@ def _write(path: Path, rows: list[dict[str, Any]], file_format: str) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
-    tmp.replace(path)
+    with atomic_open(path, "wb") as handle:  # renamed into place whole (a journaled write)
+        pq.write_table(pa.Table.from_pylist(rows), handle)
     return path
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from irforge.core.generation import remove
 from irforge.core.jsonl import atomic_open
 
 OWNED_FILE = ".irforge-export.json"
@@ -30,7 +31,7 @@ def remove_stale(out: Path, written: list[Path]) -> list[Path]:
     removed = []
     for path in owned_files(out):
         if path not in keep and path.is_file():
-            path.unlink()
+            remove(path)  # journaled: a failed export puts it back
             removed.append(path)
             parent = path.parent
             while parent != Path(out).resolve() and parent.is_dir() and not any(parent.iterdir()):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from irforge.core.beir import require_known_qrels
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError, FormatError, IrforgeError
 from irforge.core.records import Doc, Qrel, Query
@@ -64,12 +65,8 @@ class ExportSource:
                 f"queries, {sum(map(len, qrels.values()))} qrels (build the benchmark first)")
         doc_ids, query_ids = {d.doc_id for d in docs}, {q.query_id for q in queries}
         for name, rows in qrels.items():
-            for qrel in rows:
-                if qrel.doc_id not in doc_ids or qrel.query_id not in query_ids:
-                    raise IrforgeError(
-                        f"{bench.qrels_path(name)}: qrel ({qrel.query_id}, {qrel.doc_id}) names "
-                        f"a query or document that is not in the folder; run `irforge check "
-                        f"{root}` and fix it before exporting")
+            require_known_qrels(bench.qrels_path(name), ((q.query_id, q.doc_id) for q in rows),
+                                query_ids, doc_ids, root, "exporting")
         return cls(bench, docs, queries, qrels, bench.manifest())
 
     @property

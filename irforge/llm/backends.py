@@ -28,6 +28,7 @@ from irforge.llm.response_format import (
     response_format_field,
 )
 from irforge.llm.retry import RequestTimeoutError
+from irforge.llm.routing import url_credentials
 from irforge.llm.settings import API_KEY_ENV, ModelSpec, silence_litellm
 
 
@@ -78,12 +79,16 @@ class LiteLLMBackend:
     def session(self) -> AbstractAsyncContextManager[Any]:
         return contextlib.nullcontext()
 
+    def _base(self) -> str:
+        """The api_base without credentials (they go in the header, :func:`url_credentials`)."""
+        return url_credentials(str(self.spec.api_base))[0]
+
     def _keyless_client(self) -> Any:
         """One keyless OpenAI client per event loop (an httpx pool belongs to its loop)."""
         loop = asyncio.get_running_loop()
         cached = self._keyless
         if cached is None or cached[0] is not loop:
-            self._keyless = cached = (loop, keyless_openai_client(str(self.spec.api_base)))
+            self._keyless = cached = (loop, keyless_openai_client(self._base()))
         return cached[1]
 
     def _capped_client(self) -> Any:
@@ -92,7 +97,7 @@ class LiteLLMBackend:
         loop = asyncio.get_running_loop()
         cached = self._capped
         if cached is None or cached[0] is not loop:
-            client = capped_openai_client(str(self.spec.api_base), str(self._api_key))
+            client = capped_openai_client(self._base(), str(self._api_key))
             self._capped = cached = (loop, client)
         return cached[1]
 
@@ -121,7 +126,10 @@ class LiteLLMBackend:
                                   # is also in the prompt, so nothing essential is lost
                                   "drop_params": True, **openai_params(params)}
         if self.spec.api_base:
-            kwargs["api_base"] = self.spec.api_base
+            kwargs["api_base"], basic = url_credentials(self.spec.api_base)
+            if basic is not None:  # user:password@ travels as a header on every transport
+                register_secret(basic.split(" ", 1)[1])
+                kwargs["extra_headers"] = {"Authorization": basic}
         if self._api_key:
             kwargs["api_key"] = self._api_key
         field = response_format_field(self.response_format, schema)

@@ -113,6 +113,9 @@ def cache_clear(
     = False,
 ) -> None:
     """Delete cached answers (all, or one model's / one step's); the next run asks again."""
+    from contextlib import nullcontext
+
+    from irforge.core.locks import FolderLock
     from irforge.llm.cache import ResponseCache
     from irforge.llm.settings import load_config, resolve_cache_path
 
@@ -124,6 +127,9 @@ def cache_clear(
                                        f"step={step}" if step else "") if part) or "everything"
     if not yes and not typer.confirm(f"Delete {scope} from {path}?"):
         raise typer.Abort()
-    with ResponseCache(path) as store:
+    # a benchmark folder's cache (B/.irforge/cache.sqlite) is not cleared under a running verb
+    owner = path.parent.parent if path.parent.name == ".irforge" else None
+    with (FolderLock(owner) if owner is not None else nullcontext()), \
+            ResponseCache(path) as store:
         deleted = store.clear(model=model, step=step)
     typer.echo(f"deleted {deleted} entries ({scope}) from {path}")

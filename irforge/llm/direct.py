@@ -21,7 +21,7 @@ from irforge.core.redact import register_secret
 from irforge.llm.answer_size import body_limit, too_large
 from irforge.llm.completion import Completion, Message, openai_logprobs, openai_params
 from irforge.llm.retry import RequestTimeoutError
-from irforge.llm.routing import endpoint_base, provider_key, provider_model
+from irforge.llm.routing import endpoint_base, provider_key, provider_model, url_credentials
 from irforge.llm.settings import API_KEY_ENV, ModelSpec
 
 # parameters a server may refuse, and what to send instead (None: leave it out)
@@ -59,7 +59,8 @@ class DirectBackend:
 
         self.spec = spec
         self.name = spec.name
-        self.url = endpoint_base(spec.api_base) + "/chat/completions"
+        base, basic = url_credentials(endpoint_base(spec.api_base))
+        self.url = base + "/chat/completions"
         self.proxy = env_proxy(self.url)
         self.model = provider_model(spec.name)
         self._api_key = provider_key(spec.name, api_key or os.environ.get(API_KEY_ENV))
@@ -67,6 +68,9 @@ class DirectBackend:
         self._headers = {"Content-Type": "application/json"}
         if self._api_key:
             self._headers["Authorization"] = f"Bearer {self._api_key}"
+        if basic is not None:  # the URL's user:password@ wins, as httpx lets it on litellm
+            register_secret(basic.split(" ", 1)[1])
+            self._headers["Authorization"] = basic
         self.response_format = choose_response_format(spec, response_format)
         self.observe = observe
         self.notes = notes if notes is not None else []

@@ -87,6 +87,23 @@ def provider_key(name: str, configured: str | None) -> str | None:
     return os.environ.get(variable) or None
 
 
+def url_credentials(api_base: str) -> tuple[str, str | None]:
+    """``api_base`` without its ``user:password@`` part, and that part as the value of an
+    ``Authorization: Basic`` header (None when the URL holds no credentials). Every transport
+    sends it as a header: aiohttp refuses a URL with credentials beside a header."""
+    from base64 import b64encode
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(api_base)
+    if parts.username is None and parts.password is None:
+        return api_base, None
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    host = parts.netloc.rsplit("@", 1)[1]
+    clean = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    token = b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return clean, f"Basic {token}"
+
+
 def endpoint_base(api_base: str | None) -> str:
     """The base URL of the direct path: ``api_base``, else ``OPENAI_BASE_URL``, else OpenAI."""
     return (api_base or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE).rstrip("/")

@@ -103,11 +103,16 @@ def resolve_model(model: str | None = None, api_base: str | None = None,
                   config: dict[str, Any] | None = None,
                   transport: str | None = None) -> ModelSpec:
     """Turn the user's choice (or the lack of one) into a :class:`ModelSpec`."""
+    from irforge.core.urls import http_url
     from irforge.llm.routing import TRANSPORT_ENV, choose_transport
 
     config = load_config() if config is None else config
     name = model or os.environ.get(MODEL_ENV) or config.get("model") or EMBEDDED
     base = api_base or os.environ.get(API_BASE_ENV) or config.get("api_base") or None
+    if base is not None and (problem := http_url(base)) is not None:  # before any request
+        source = ("--api-base" if api_base else API_BASE_ENV if os.environ.get(API_BASE_ENV)
+                  else "api_base in irforge.toml")
+        raise IrforgeError(f"{source} {strip_credentials(base)}: {problem}")
     if name == EMBEDDED:
         path = embedded_gguf()
         return ModelSpec(name=f"embedded:{path.name}", backend="llama", gguf_path=path,

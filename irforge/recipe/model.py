@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from irforge.core.errors import FormatError, Problem
+from irforge.core.yamlfile import load_yaml
 from irforge.generators.instructions import method as instructions
 from irforge.generators.intents import method as intents
 from irforge.generators.logical import method as logical
@@ -147,7 +148,7 @@ def load_recipe(path: Path) -> Recipe:
         raise FormatError(Problem(path, "recipe file not found",
                                   hint="irforge recipe init RECIPE.yaml writes one to edit"))
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         raise FormatError(Problem(path, f"not valid YAML: {str(exc).splitlines()[0]}",

@@ -24,6 +24,7 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
+from irforge.core.generation import generation
 from irforge.recipe.model import Recipe, write_recipe
 from irforge.recipe.outputs import empty_output
 from irforge.recipe.stages import ACTIONS, CACHE, Action, RunContext, Stage
@@ -219,7 +220,10 @@ def _end(stage: Stage, result: StageResult, ok: set[str], ended: set[str],
 def _run_stage(stage: Stage, ctx: RunContext, actions: Mapping[str, Action]) -> StageResult:
     start = time.perf_counter()
     try:
-        result = StageResult(stage.name, "done", actions[stage.kind](ctx, stage))
+        # a stage's files land together or not at all (a method stage's own folder: stages
+        # run in parallel threads, each commits its own)
+        with generation(ctx.out / stage.method if stage.method else ctx.out):
+            result = StageResult(stage.name, "done", actions[stage.kind](ctx, stage))
     except IrforgeError as exc:
         result = StageResult(stage.name, "failed", str(exc), exc.exit_code)
     else:

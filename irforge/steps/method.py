@@ -83,13 +83,12 @@ class Inputs:
 
     def documents(self, limit: int | None = None) -> list[Any]:
         """The corpus's documents (the first ``limit``): the ones given, else those of the
-        corpus file (read no further than ``limit``)."""
-        from itertools import islice
-
+        corpus file, every row read and validated first (a truncated, non-UTF-8 or duplicated
+        row fails before any LLM call)."""
         from irforge.core import beir
 
-        docs = self.docs if self.docs is not None else beir.read_corpus(self.corpus)
-        return list(islice(docs, limit))
+        docs = list(self.docs if self.docs is not None else beir.read_corpus(self.corpus))
+        return docs if limit is None else docs[:limit]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ def plot_agreement(rows: Sequence[AgreementRow], path: Path, title: str = "") ->
     figure.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
+    from irforge.core.jsonl import atomic_open
+
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format=path.suffix.lstrip(".") or "png", dpi=120)
     pyplot.close(figure)
     return path

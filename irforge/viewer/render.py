@@ -8,14 +8,25 @@ from pathlib import Path
 from irforge.core.jsonl import atomic_open
 from irforge.viewer.data import viewer_data
 
+#: characters JSON may carry as ``\\uXXXX`` that HTML's script parser reacts to: ``</script``,
+#: ``<!--`` (script-data escape state, which hides a later ``</script>``), ``]]>``, ``&``
+SCRIPT_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                 "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(data: object) -> str:
+    """``data`` as JSON that is inert inside a ``<script>`` element, whatever its strings hold."""
+    text = json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+    return text.translate(str.maketrans(SCRIPT_UNSAFE))
+
 
 def page_html(data: dict) -> str:
-    """The page; ``</`` is escaped so no text in the data can close the script element."""
+    """The page; the data's JSON escapes every ``<``, ``>`` and ``&``, so no text in it (a
+    ``</script>``, a ``<!--<script>``) can end or re-open the script element."""
     from jinja2 import Environment, PackageLoader
     from markupsafe import Markup
 
-    text = json.dumps(data, ensure_ascii=False, default=str,
-                      separators=(",", ":")).replace("</", "<\\/")
+    text = script_json(data)
     env = Environment(loader=PackageLoader("irforge.viewer", ""), autoescape=True)
     return env.get_template("page.html.j2").render(bench=data["bench"], data_json=Markup(text))
 

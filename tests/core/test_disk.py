@@ -98,3 +98,45 @@ def test_written_files_honour_the_umask(tmp_path: Path, umask: int, mode: int) -
     for name in ("corpus.jsonl", "manifest.json", "corpus_stats.json"):
         path = tmp_path / "bench" / name
         assert stat.S_IMODE(path.stat().st_mode) == mode, name
+
+
+def test_a_stage_log_cut_by_a_full_disk_keeps_whole_rows_and_names_its_filesystem(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: ``documents.jsonl`` ended in a torn row, and the message gave another
+    filesystem's free space (the error named no file)."""
+    import errno
+    from collections import namedtuple
+
+    from irforge.core import disk
+    from irforge.core.errors import DiskFullError
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(disk.shutil, "disk_usage", lambda path: usage(
+        1, 0, 123 if Path(path).is_relative_to(tmp_path) else 77 << 30))
+    from irforge.corpus.state import StageLog
+
+    log = StageLog(tmp_path / "corpus_work" / "extract" / "documents.jsonl")
+    with log.writer() as writer:
+        writer.write({"file": "a.txt", "status": "ok"})
+    writer = log.writer()
+
+    class HalfThenFull:
+        """A handle that writes half of what it is given, then reports a full disk."""
+
+        def __init__(self, real: object) -> None:
+            self.real = real
+
+        def write(self, text: str) -> int:
+            self.real.write(text[:len(text) // 2])
+            self.real.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.real, name)
+
+    writer._handle = HalfThenFull(writer._handle)  # type: ignore[assignment]
+    with pytest.raises(DiskFullError) as full:
+        writer.write({"file": "b.txt", "status": "ok", "text": "x" * 1000})
+    assert log.path.read_text(encoding="utf-8") == '{"file":"a.txt","status":"ok"}\n'
+    message = str(full.value)
+    assert f"disk full while writing {log.path} (123 B free on its filesystem)" in message

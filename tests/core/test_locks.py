@@ -75,3 +75,22 @@ def test_check_reports_duplicate_judgments_and_an_empty_corpus(tmp_path: Path) -
     bench.judgments_path.unlink()
     beir.append_judgments(bench.judgments_path, [row])
     assert check_benchmark(bench.root).ok
+
+
+def test_cache_clear_is_refused_while_another_verb_writes_the_folder(
+        tmp_path: Path) -> None:
+    """Issue 37: ``cache clear`` deleted a folder's cache under a verb holding its lock."""
+    from irforge.llm.cache import ResponseCache
+
+    bench = tmp_path / "bench"
+    with ResponseCache(bench / ".irforge" / "cache.sqlite"):
+        pass
+    holder = hold(bench, 30)
+    try:
+        done = subprocess.run([sys.executable, "-m", "irforge", "cache", "clear", "--bench",
+                               str(bench), "--yes"], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert done.returncode == 6 and f"in use by pid {holder.pid}" in done.stderr + done.stdout

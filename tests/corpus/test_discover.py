@@ -78,3 +78,19 @@ def test_licence_files_are_not_documents_unless_included(tmp_path: Path) -> None
         assert reasons[rel].startswith("licence:") and "--include" in reasons[rel], rel
     named = discover(tmp_path, include=["LICENSE.md"])
     assert [item.rel for item in named.found] == ["LICENSE.md"]
+
+
+def test_a_link_to_a_file_outside_the_input_is_skipped_unless_followed(tmp_path: Path) -> None:
+    """Issue 37: a link to /etc/passwd was read into the corpus without a note."""
+    inputs, outside = tmp_path / "in", tmp_path / "secret.txt"
+    _touch(tmp_path, "in/a.txt", "in/sub/b.txt")
+    outside.write_text("not for the corpus", encoding="utf-8")
+    (inputs / "passwd.txt").symlink_to(outside)
+    (inputs / "inner.txt").symlink_to(inputs / "sub" / "b.txt")  # inside: read
+    found = discover(inputs)
+    assert [item.rel for item in found.found] == ["a.txt", "inner.txt", "sub/b.txt"]
+    reason = dict(found.skipped)["passwd.txt"]
+    assert reason.startswith(f"symlink: links to {outside.resolve()}, outside the input folder")
+    assert "--follow-symlinks" in reason
+    followed = discover(inputs, follow_symlinks=True)
+    assert "passwd.txt" in [item.rel for item in followed.found]

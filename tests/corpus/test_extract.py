@@ -143,3 +143,27 @@ def test_title_printed_on_page_one_is_not_repeated_in_the_text(tmp_path: Path) -
     lead = "  flood  EARLY-warning procedure: "
     assert leading_title_end(lead + "text", row["title"]) == len(lead)
     assert leading_title_end("Another start", row["title"]) == 0
+
+
+def test_a_file_that_could_not_be_opened_is_read_again_by_the_next_run(tmp_path: Path) -> None:
+    """Issue 37: a file skipped for a permission error stayed skipped after the fix, unless
+    the run was started over with --fresh."""
+    from irforge.core.jsonl import iter_jsonl, write_jsonl
+    from irforge.corpus.extract import extract_data
+
+    row = extract_data("locked.txt", tmp_path / "no-such-file.txt", ExtractSettings())
+    assert row["status"] == "skipped" and row["reason"].startswith("unreadable: ")
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "locked.txt").write_text("Flood notes\n\nThe gauge is read every hour once the "
+                                       "river passes the second mark.", encoding="utf-8")
+    work = CorpusWork(tmp_path / "bench" / "corpus_work")
+    extract(work, inputs, workers=1)
+    log = work.stage_dir("extract") / "documents.jsonl"
+    rows = [r for _, r in iter_jsonl(log)]
+    write_jsonl(log, [{"file": "locked.txt", "status": "skipped",
+                       "reason": "unreadable: Permission denied (fix it and re-run: ...)"}
+                      if r["file"] == "locked.txt" else r for r in rows])
+    again = extract(work, inputs, workers=1)  # a plain re-run, no --fresh
+    assert again["documents"] == 1 and again["skipped"] == 0
+    assert [r["status"] for _, r in iter_jsonl(log)] == ["ok"]

@@ -1,5 +1,6 @@
-"""Text files: UTF-8, UTF-16/32 with a BOM, Latin-1 with a warning, binary refused, and the
-per-document cap applied while streaming."""
+"""Text files: UTF-8, UTF-16/32 with a BOM, other encodings detected per file with a warning,
+a cut last character repaired, binary refused, and the per-document cap applied while
+streaming."""
 
 from __future__ import annotations
 
@@ -20,12 +21,40 @@ def test_unicode_encodings_are_read_exactly(encoding: str, name: str) -> None:
     assert (decoded.text, decoded.encoding, decoded.warning) == (TEXT, name, "")
 
 
-def test_latin1_is_the_fallback_with_a_warning(tmp_path: Path) -> None:
+def test_a_western_european_file_is_read_exactly_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "old.txt"
     path.write_bytes(TEXT.encode("latin-1"))
     decoded = decode_file(path, 10_000)
-    assert decoded.text == TEXT and decoded.encoding == "latin-1"
-    assert "not valid UTF-8" in decoded.warning
+    assert decoded.text == TEXT and decoded.encoding in ("latin-1", "cp1252")
+    assert "not valid UTF-8" in decoded.warning and "detected per file" in decoded.warning
+
+
+RUSSIAN = ("Эвакуация района начинается, когда вода поднимается выше дамбы. Жители получают "
+           "предупреждение по радио и собираются у школы на холме, где их ждут автобусы.")
+
+
+@pytest.mark.parametrize("encoding", ["cp1251", "koi8-r"])
+def test_the_encoding_is_detected_per_file_not_assumed_latin1(encoding: str) -> None:
+    """Issue 37: every non-UTF-8 file was Latin-1; a Cyrillic one became mojibake."""
+    decoded = decode_file(RUSSIAN.encode(encoding), 10_000)
+    assert decoded.text == RUSSIAN, decoded.encoding
+    assert decoded.encoding != "latin-1" and decoded.encoding in decoded.warning
+
+
+def test_utf8_cut_inside_its_last_character_keeps_its_text() -> None:
+    """Issue 37: a cut final character turned the whole file into Latin-1 ('Ã¶ffnet')."""
+    text = "Die Tür öffnet sich um acht Uhr. Größe: ö"
+    decoded = decode_file(text.encode("utf-8")[:-1], 10_000)
+    assert decoded.text == text[:-1] and decoded.encoding == "utf-8"
+    assert "ends inside a UTF-8 character" in decoded.warning
+    three = "Preis 5 €".encode()[:-2]  # two of the euro sign's three bytes cut
+    assert decode_file(three, 10_000).text == "Preis 5 "
+
+
+def test_invalid_utf8_in_the_middle_is_not_taken_for_a_cut_end() -> None:
+    decoded = decode_file("Größe ".encode() + b"\xff\xfe middle " + "ö".encode()[:1],
+                          10_000)
+    assert decoded.encoding != "utf-8" and "not valid UTF-8" in decoded.warning
 
 
 def test_binary_data_is_refused_not_decoded_as_latin1() -> None:

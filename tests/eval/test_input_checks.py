@@ -8,11 +8,12 @@ import json
 import pytest
 
 from irforge.core.bench import Benchmark
-from irforge.core.errors import FormatError
+from irforge.core.errors import FormatError, IrforgeError
 from irforge.core.records import Doc, Qrel, Query, Run
 from irforge.core.trec import read_trec_run, write_trec_run
 from irforge.eval.metrics import EvaluationInputError
 from irforge.eval.runner import evaluate_benchmark
+from irforge.export import export_benchmark
 from tests.eval.test_cli import irforge
 
 DOCS = [Doc(f"d{i}", text) for i, text in enumerate(
@@ -31,17 +32,20 @@ def _bench(folder, docs=DOCS, queries=QUERIES, qrels=QRELS):
     return folder
 
 
-def test_qrels_naming_unknown_queries_and_documents_are_warned_with_counts(tmp_path):
+@pytest.mark.parametrize("extra", [[Qrel("ghost-1", "d0", 1), Qrel("ghost-2", "d1", 1)],
+                                   [Qrel("q0", "gone", 2)]])
+def test_qrels_naming_unknown_queries_or_documents_are_refused_like_export(tmp_path, extra):
+    """Issue 37: eval scored such a folder (exit 0) that export refused; both refuse now."""
     clean = evaluate_benchmark(_bench(tmp_path / "a"), metrics=["ndcg@10"], **FAST)
-    extra = [Qrel("ghost-1", "d0", 1), Qrel("ghost-2", "d1", 1), Qrel("q0", "gone", 2)]
-    dirty = evaluate_benchmark(_bench(tmp_path / "b", qrels=QRELS + extra), metrics=["ndcg@10"],
-                               **FAST)
-    assert "2 judged query id(s) are not in queries.jsonl ('ghost-1', 'ghost-2')" in (
-        dirty.warnings[0])
-    assert "1 judged document id(s) are not in the corpus ('gone'; 1 relevant" in (
-        dirty.warnings[1])
-    assert dirty.queries == clean.queries == 3  # the unknown queries count nowhere
-    assert clean.warnings == []
+    assert clean.warnings == [] and clean.queries == 3
+    dirty = _bench(tmp_path / "b", qrels=QRELS + extra)
+    with pytest.raises(IrforgeError, match=rf"{len(extra)} qrel\(s\) name a query or document "
+                                           r"that is not in the folder, e\.g\. \((ghost-1, d0|"
+                                           r"q0, gone)\); run `irforge check .*` and fix it "
+                                           r"before evaluating"):
+        evaluate_benchmark(dirty, metrics=["ndcg@10"], **FAST)
+    with pytest.raises(IrforgeError, match="before exporting"):
+        export_benchmark(dirty, "trec", tmp_path / "out")
 
 
 def test_small_corpus_depth_measures_are_warned(tmp_path):

@@ -176,3 +176,23 @@ def test_proxy_comes_from_the_environment_unless_the_host_is_exempt(
     assert env_proxy("http://127.0.0.1:8000/v1/chat/completions") is None, "http: no proxy"
     monkeypatch.setenv("NO_PROXY", "api.openai.com")
     assert env_proxy("https://api.openai.com/v1/chat/completions") is None
+
+
+@pytest.mark.parametrize("transport", ["direct", "litellm"])
+def test_credentials_in_the_api_base_travel_as_an_authorization_header(
+        monkeypatch: pytest.MonkeyPatch, transport: str) -> None:
+    """Issue 37: ``http://user:pass@host/v1`` failed every call on the direct path (aiohttp:
+    'Cannot combine AUTHORIZATION header with ... credentials encoded in URL'), exit 5."""
+    from base64 import b64encode
+
+    monkeypatch.delenv("IRFORGE_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(backends, "KEY_REQUIRED", set())
+    with ScriptedServer(Script(default=ANSWER)) as server:
+        base = server.url.replace("http://", "http://ops:p%40ss-word@")
+        with Engine("openai/scripted", api_base=base, use_cache=False, transport=transport,
+                    **FAST) as engine:
+            [result] = engine.run([{"prompt": "one"}], "llm.try", Label)
+        assert result.status == "ok", result.error
+        sent = {entry.authorization for entry in server.log}
+    assert sent == {"Basic " + b64encode(b"ops:p@ss-word").decode()}

@@ -2,7 +2,9 @@
 EPUB and plain text. Each one returns an extract-log row (or a skip row with the reason).
 
 Word, PowerPoint, Excel and EPUB files are zip archives: their unpacked size is checked before
-any parser opens them (``8 x max_chars`` bytes), so a zip bomb is skipped, not unpacked.
+any parser opens them (``8 x max_chars`` bytes), first as declared, then measured while each
+member is inflated a block at a time (a member that understates its size is stopped at the cap
+or fails its checksum), so a zip bomb is skipped, never unpacked whole.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -43,15 +46,34 @@ def _stream(source: Path | bytes) -> Any:
     return io.BytesIO(source) if isinstance(source, bytes | bytearray) else str(source)
 
 
+INFLATE_BLOCK = 1 << 16
+
+
 def check_archive(source: Path | bytes, settings: Any, kind: str) -> None:
-    """Refuse a zip-based file that is not a zip, or that unpacks past the markup limit."""
+    """Refuse a zip-based file that is not a zip, or that unpacks past the markup limit: as
+    declared, then as measured while inflating (a lying header cannot slip past the cap)."""
+    cap = markup_limit(settings)
     try:
-        with zipfile.ZipFile(_stream(source)) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
+        archive = zipfile.ZipFile(_stream(source))
     except zipfile.BadZipFile as exc:
         raise ValueError(f"broken: not a valid {kind} file (it is not a zip archive)") from exc
-    if unpacked > markup_limit(settings):
-        raise TooLarge(markup_limit(settings), f"bytes unpacked ({unpacked:,} declared)")
+    with archive:
+        declared = sum(info.file_size for info in archive.infolist())
+        if declared > cap:
+            raise TooLarge(cap, f"bytes unpacked ({declared:,} declared)")
+        inflated = 0
+        for info in archive.infolist():
+            try:
+                with archive.open(info) as member:
+                    while block := member.read(INFLATE_BLOCK):
+                        inflated += len(block)
+                        if inflated > cap:
+                            raise TooLarge(cap, f"bytes unpacked (measured while inflating; "
+                                                f"the archive declares {declared:,})")
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError,
+                    RuntimeError) as exc:  # RuntimeError: an encrypted member
+                raise ValueError(f"broken: {info.filename!r} in this {kind} file does not "
+                                 f"inflate to what it declares ({exc})") from exc
 
 
 def row(name: str, fmt: str, title: str, parts: Iterable[Part], settings: Any,
@@ -169,8 +191,7 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     trafilatura = require("trafilatura", "corpus")
     if _size(source) > markup_limit(settings):
         raise TooLarge(markup_limit(settings), "bytes of HTML")
-    data = _bytes(source)
-    tree = trafilatura.load_html(data)  # parsed once: the <title>, then the main content
+    tree = _deep_html(_bytes(source))  # parsed once: the <title>, then the main content
     if tree is None:
         return {"file": name, "status": "skipped", "reason": "broken: not an HTML page"}
     page_title = " ".join((tree.findtext(".//title") or "").split())
@@ -189,6 +210,24 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     parts = list(_headings_back(markdown_parts(markdown)))
     return row(name, "html", page_title, parts, settings, redirect=refresh,
                link_share=share)
+
+
+def _deep_html(data: bytes) -> Any:
+    """The page's lxml tree, parsed with libxml2's raised depth limit (``huge_tree``: 2,048
+    levels instead of 256, still bounded), so a page nested 300 levels deep keeps its text;
+    decoded the way trafilatura decodes (its charset detection), None when not HTML."""
+    from lxml import html as lxml_html
+    from trafilatura.utils import decode_file as decode_html
+
+    parser = lxml_html.HTMLParser(collect_ids=False, default_doctype=False, encoding="utf-8",
+                                  remove_comments=True, remove_pis=True, huge_tree=True)
+    text = decode_html(data)
+    try:
+        tree = lxml_html.fromstring(text.encode("utf-8") if isinstance(text, str) else text,
+                                    parser=parser)
+    except (ValueError, lxml_html.etree.ParserError):
+        return None
+    return tree if tree is not None and len(tree) else None
 
 
 def _docx_heading_level(style: str) -> int:

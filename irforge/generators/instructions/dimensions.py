@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from irforge.core.errors import FormatError, Problem
+from irforge.core.yamlfile import load_yaml
 
 DEFAULT_FILE = "dimensions.yaml"
 _BOUND_KEYS = {"min_words", "max_words", "min_sentences", "max_sentences", "min_paragraphs",
@@ -146,7 +147,7 @@ def load_dimensions(extra: Path | None = None) -> dict[str, Dimension]:
     if extra is not None:
         source = Path(extra)
         try:
-            user = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+            user = load_yaml(source.read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as exc:
             raise FormatError(Problem(source, f"cannot read dimensions file: {exc}",
                                       hint="pass a YAML file with a top-level 'dimensions:'"

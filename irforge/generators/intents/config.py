@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from irforge.core.errors import FormatError, IrforgeError, Problem
+from irforge.core.yamlfile import load_yaml
 
 HERE = Path(__file__).parent
 BUILTIN_INTENTS = HERE / "builtin_intents.yaml"
@@ -125,7 +126,7 @@ def _read_yaml(path: Path) -> Any:
     if not path.is_file():
         raise FormatError(Problem(path, "file not found", hint="check the path"))
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return load_yaml(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = None if mark is None else mark.line + 1

@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from irforge.core.errors import FormatError, IrforgeError, Problem
+from irforge.core.yamlfile import load_yaml
 
 # substitute: 'modify' by construction (the LLM names a key term and its replacement)
 Strategy = Literal["modify", "keyword", "substitute"]
@@ -145,7 +146,7 @@ def load_domains(path: Path) -> dict[str, Domain]:
     """Read user domains from a YAML file with a top-level ``domains`` mapping."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise FormatError(Problem(path, "domain file not found",
                                   hint="pass an existing YAML file to --domains")) from exc
