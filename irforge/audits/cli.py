@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -112,16 +113,25 @@ def agreement(
     people = human_reliability(bench.judgments(), task)
     gold = gold_accuracy(bench, task)
     folder = _audit_dir(bench_dir, out)
+    defined = [row for row in rows if math.isfinite(row.kappa)]
     write_json(folder / f"agreement_{task}.json", {
         "human_reliability": people, "gold_accuracy": gold,
         "task": task, "pairs": len(pairs), "binarized": not graded, "threshold": threshold,
         "weights": weights, "resamples": resamples, "seed": seed,
-        "rows": [row.as_dict() for row in rows]})
-    plot = plot_agreement(rows, folder / f"agreement_{task}.png", f"LLM vs human: {task}")
+        "rows": [{key: None if isinstance(value, float) and not math.isfinite(value) else value
+                  for key, value in row.as_dict().items()} for row in rows]})
+    plot = plot_agreement(defined, folder / f"agreement_{task}.png",
+                          f"LLM vs human: {task}") if defined else None
     _print_table(f"LLM vs human agreement ({len(pairs)} pairs)",
                  ["stratum", "value", "rater", "n", "kappa", "95% low", "95% high", "agree"],
-                 [[r.stratum, r.value, r.rater, r.n, r.kappa, r.low, r.high, r.agreement]
-                  for r in rows])
+                 [[r.stratum, r.value, r.rater, r.n, *(
+                     (r.kappa, r.low, r.high) if math.isfinite(r.kappa)
+                     else ("too few items", "-", "-")), r.agreement] for r in rows])
+    if len(defined) < len(rows):
+        typer.echo(f"kappa undefined in {len(rows) - len(defined)} of {len(rows)} rows: too "
+                   f"few items ({len(pairs)} with both an LLM and a human label), or every "
+                   "label in one class, so chance agreement cannot be estimated; annotate "
+                   "more items (`irforge annotate push --n ...`) and pull again")
     typer.echo("people among themselves: " + ", ".join(
         f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
         for key, value in people.items()))
@@ -133,7 +143,8 @@ def agreement(
     else:
         typer.echo("gold questions: none answered yet (annotate push/export-tasks mixes in "
                    "the job's gold items; pull them back to score annotators)")
-    typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
+    typer.echo(f"wrote {folder / f'agreement_{task}.json'}"
+               + (f" and {plot}" if plot else " (no plot: no kappa is defined)"))
 
 
 def gold_accuracy(bench, task: str) -> list[dict]:
