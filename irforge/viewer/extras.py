@@ -42,7 +42,8 @@ def verdicts(folder: Path) -> dict[str, list[dict[str, str]]]:
                     continue
                 verdict = next((row[k] for k in VERDICT_KEYS if k in row), "")
                 if "expected" in row and "verdict" not in row:
-                    verdict = f"control, expected {'relevant' if row['expected'] else 'not relevant'}"
+                    answer = "relevant" if row["expected"] else "not relevant"
+                    verdict = f"control, expected {answer}"
                 detail = "; ".join(str(row[k]) for k in (*DETAIL_KEYS, "labels")
                                    if row.get(k) not in (None, "", {}) and k != "label")
                 out[str(query_id)].append({"source": f"{path.parent.name}/{path.stem}",

@@ -80,8 +80,10 @@ def test_items_carry_text_strata_and_stable_keys(tmp_path: Path) -> None:
     first = items[0]
     assert first.data["query"] == "flood warning region 0"
     assert first.data["passage"].startswith("Doc 0\nPassage 0")
-    assert first.data["context"] == ("intent QA: a user asks a question and wants passages "
-                                     "that answer it directly")
+    assert first.data["context"] == (
+        "intent QA: a user asks a question and wants passages that answer it directly\n"
+        "how to grade: a match means the passage answers the query: 3 = Perfectly relevant; "
+        "2 = Highly relevant; 1 = Related; 0 = Irrelevant")
     assert first.strata == {"intent": "QA"} and len(first.llm) == 3
     predictions = predictions_for(first, get_job("relevance"))
     assert [p["model_version"] for p in predictions][-1] == "ensemble"

@@ -169,7 +169,8 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             assert "1 related, does not answer\t2\t50%" in labels
             assert "a\t1.0000\t[1.0000, 1.0000]" in verdict.locator("table.spread").inner_text()
             assert "a, b are also evaluated" in verdict.locator(".warn.pool").inner_text()
-            assert "1 generated positive(s) flagged" in verdict.locator(".warn.flagged").inner_text()
+            flagged = verdict.locator(".warn.flagged").inner_text()
+            assert "1 generated positive(s) flagged" in flagged
             form = verdict.locator("table.shape").nth(1).inner_text()
             assert "question\t3\t2\t67%" in form  # the rejected question: written, not kept
             assert page.locator(".verdict[data-folder=instructions] .trust.none").count() == 1
@@ -250,7 +251,10 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             failures = page.locator("#failures-table").inner_text()
             assert "llm invalid: not JSON" in failures
             # a rejected query shows its text beside the validator that rejected it
-            assert "grounding\tq9\nwhat colour are the sirens on the moon" in failures
+            cells = page.locator("#failures-table tr", has_text="q9").locator("td")
+            step, validator, item = cells.all_inner_texts()[1:4]
+            assert (step, validator) == ("intents.query", "grounding")
+            assert item.split() == "q9 what colour are the sirens on the moon".split()
             assert page.locator("#yield-table").inner_text().count("relevance.zero-shot") == 1
             # a phone-sized window: same page, nothing hidden
             narrow = browser.new_page(viewport={"width": 420, "height": 900})
