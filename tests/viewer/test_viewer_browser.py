@@ -254,7 +254,7 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             cells = page.locator("#failures-table tr", has_text="q9").locator("td")
             step, validator, item = cells.all_inner_texts()[1:4]
             assert (step, validator) == ("intents.query", "grounding")
-            assert item.split() == "q9 what colour are the sirens on the moon".split()
+            assert " ".join(item.split()) == "q9 what colour are the sirens on the moon"
             assert page.locator("#yield-table").inner_text().count("relevance.zero-shot") == 1
             # a phone-sized window: same page, nothing hidden
             narrow = browser.new_page(viewport={"width": 420, "height": 900})
