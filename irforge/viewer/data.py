@@ -4,6 +4,7 @@ folder into one JSON-ready dict (short keys: the page carries 10,000 queries).""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -205,6 +206,12 @@ class _Folder:
                 "ls": self.links.get(qid, [])}
 
 
+def natural_key(text: str) -> tuple:
+    """Sort key that orders the numbers inside ids by value (``q2`` before ``q10``)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", text) if part)
+
+
 def viewer_data(root: Path) -> dict[str, Any]:
     """Everything the page shows for ``root`` (a benchmark or a run folder)."""
     folders = [_Folder(i, label, path)
@@ -217,7 +224,7 @@ def viewer_data(root: Path) -> dict[str, Any]:
     for folder in folders:
         folder_docs = folder.docs()
         docs.update(folder_docs)
-        queries += folder.rows(folder_docs)
+        queries += sorted(folder.rows(folder_docs), key=lambda row: natural_key(row["id"]))
     raters = sorted({r for f in folders for by in f.labels.values() for r in by})
     return {
         "bench": Path(root).resolve().name,

@@ -19,7 +19,9 @@ VERDICT_KEYS = ("verdict", "passed", "pass", "ok", "correct", "expected", "label
 DETAIL_KEYS = ("reason", "detail", "explanation", "kind", "control", "expected")
 
 
-def _rows(path: Path) -> Iterable[dict[str, Any]]:
+def json_rows(path: Path) -> Iterable[dict[str, Any]]:
+    """The JSON objects of a JSONL file; lines that are not one are skipped (a view never
+    fails on another stage's file)."""
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             try:
@@ -36,7 +38,7 @@ def verdicts(folder: Path) -> dict[str, list[dict[str, str]]]:
     out: dict[str, list[dict[str, str]]] = defaultdict(list)
     for pattern in VERDICT_FILES:
         for path in sorted(Path(folder).glob(pattern)):
-            for row in _rows(path):
+            for row in json_rows(path):
                 query_id = row.get("query_id")
                 if query_id is None:
                     continue

@@ -8,14 +8,17 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Failure, Query
 from irforge.core.trust import read_judges, status_of
+from irforge.viewer.extras import json_rows
 
 TEXT_KEYS = ("query", "text", "question", "claim", "instruction_query", "sentence")
+POOL_ROWS = 500  # pool rows read for the systems' names (every row names the same systems)
 LENGTH_BINS = ((1, 4), (5, 8), (9, 12), (13, 20), (21, None))
 _QUESTION = re.compile(r"^(who|what|when|where|which|why|how|is|are|does|do|can|should|"
                        r"could|would|will|did)\b", re.IGNORECASE)
@@ -183,17 +186,9 @@ def pool_systems(folder: Path, manifest: Mapping[str, Any]) -> list[str]:
             names |= {str(s) for s in entry["systems"]}
     path = Path(folder) / "pool" / "candidates.jsonl"
     if path.is_file():
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle):
-                if number >= 500:
-                    break
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue
-                for found in (row.get("found_by") or {}).values() if isinstance(row, dict) \
-                        else ():
-                    names |= {str(s) for s in found}
+        for row in islice(json_rows(path), POOL_ROWS):
+            for found in (row.get("found_by") or {}).values():
+                names |= {str(s) for s in found}
     return sorted(names)
 
 
@@ -221,14 +216,6 @@ def flagged(folder: Path) -> list[dict[str, Any]]:
     path = LAYOUT.path(Path(folder), "flagged")
     if not path.is_file():
         return []
-    out = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict) and row.get("query_id") is not None:
-                out.append({"query": str(row["query_id"]), "doc": str(row.get("doc_id", "")),
-                            "grade": row.get("graded"), "top": row.get("top_label")})
-    return out
+    return [{"query": str(row["query_id"]), "doc": str(row.get("doc_id", "")),
+             "grade": row.get("graded"), "top": row.get("top_label")}
+            for row in json_rows(path) if row.get("query_id") is not None]

@@ -36,3 +36,11 @@ def test_roles_follow_the_best_grade_and_the_method() -> None:
     assert roles({"a": 2, "b": 1, "c": 0}, {"d"}, hard_negatives=True) == {
         "a": "positive", "b": "hard negative", "c": "hard negative", "d": "judged"}
     assert roles({"c": 0}, set(), hard_negatives=True) == {"c": "hard negative"}
+
+
+def test_ids_sort_in_natural_order() -> None:
+    from irforge.viewer.data import natural_key
+
+    ids = ["q10", "q2", "QA_C7_0010", "QA_C7_0002", "q1b", "q1"]
+    assert sorted(ids, key=natural_key) == ["QA_C7_0002", "QA_C7_0010", "q1", "q1b", "q2",
+                                            "q10"]
