@@ -134,6 +134,12 @@ class _Folder:
             "pool": pool, "warning": pool_warning(pool, self.systems.names),
             "flagged": self.flagged}
 
+    def graded_relevance(self) -> bool:
+        """Whether most queries' grades mean relevance (intents, logical, seeds), so the
+        page may name them; a method with hard negatives grades on its own ladder."""
+        methods = [method_of(query) for query in self.queries]
+        return sum(m not in HARD_NEGATIVE_METHODS for m in methods) * 2 > len(methods)
+
     def empty_reason(self) -> str:
         """Why a folder shows no query (empty when it has some)."""
         if self.queries:
@@ -231,7 +237,8 @@ def viewer_data(root: Path) -> dict[str, Any]:
         "folders": [{"label": f.label, "main": f.main, "splits": sorted(f.splits),
                      "systems": f.systems.names, "means": f.systems.means,
                      "projects": f.projects, "queries": len(f.queries),
-                     "verdict": f.verdict, "empty": f.empty_reason()} for f in folders],
+                     "verdict": f.verdict, "empty": f.empty_reason(),
+                     "graded": f.graded_relevance()} for f in folders],
         "systems": sorted({name for f in folders for name in f.systems.names}),
         "metric": "ndcg@10", "raters": raters, "docs": docs, "queries": queries,
         "empty": [{"label": f.label, "why": f.empty_reason()} for f in folders if not f.queries],

@@ -23,6 +23,8 @@ LENGTH_BINS = ((1, 4), (5, 8), (9, 12), (13, 20), (21, None))
 _QUESTION = re.compile(r"^(who|what|when|where|which|why|how|is|are|does|do|can|should|"
                        r"could|would|will|did)\b", re.IGNORECASE)
 _VALIDATOR = re.compile(r"validator ([\w.\-]+)")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
 
 
 def judges(folder: Path) -> list[dict[str, Any]]:
@@ -59,6 +61,8 @@ def validator_class(reason: str) -> str:
     head = reason.split(":", 1)[0].strip()
     if head == "rejected" and ":" in reason:
         head = reason.split(":", 2)[1].strip()
+    # the item's own values (quoted text, numbers, a parenthesis) would split one class
+    head = _NUMBER.sub("N", _QUOTED.sub("…", head.split(" (", 1)[0])).strip()
     return head[:60] or "unknown"
 
 

@@ -48,6 +48,11 @@ def test_rejections_name_the_validator_and_keep_the_rejected_text() -> None:
     assert validator_class(GROUNDING.reason) == "grounding"
     assert validator_class("llm invalid: not JSON") == "llm invalid"
     assert validator_class("rejected: too short") == "too short"
+    # one class for every item, whatever its own values
+    assert validator_class("does not mention the condition 'expert' (expected one of a, b)") \
+        == validator_class("does not mention the condition 'novice' (expected one of c)") \
+        == "does not mention the condition …"
+    assert validator_class("rejected: only 3 words") == validator_class("rejected: only 12 words")
     assert rejected_text(GROUNDING) == "when was the bridge rebuilt"
     assert rejected_text(Failure("s", "i", "llm invalid: x", "plain output")) == "plain output"
     assert rejections([GROUNDING, GROUNDING, Failure("s", "i", "llm invalid: x")]) == [
