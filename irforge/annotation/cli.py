@@ -33,6 +33,9 @@ ShowPredictions = Annotated[bool, typer.Option(
 Gold = Annotated[bool, typer.Option(
     "--gold/--no-gold", help="Mix the job's gold items (known answers) in with the tasks; "
     "`audit agreement` scores each annotator on them.")]
+GoldShare = Annotated[float, typer.Option(
+    "--gold-share", help="Share of a round's tasks that are gold (0 to 0.5; rounded to whole "
+    "tasks, never above the share + 0.05, never more than the real tasks).")]
 Strategy = Annotated[str, typer.Option(help="random, stratified, disagreement or "
                                        "low-confidence.")]
 StratifyBy = Annotated[str | None, typer.Option(help="Stratum key for stratified sampling: "
@@ -102,6 +105,7 @@ def push(
         "more gives inter-annotator agreement in `audit agreement`).")] = 1,
     show_predictions: ShowPredictions = False,
     gold: Gold = True,
+    gold_share: GoldShare = 0.15,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     url: Url = None,
@@ -120,13 +124,14 @@ def push(
         with _user_errors():
             result = run_push(Benchmark(folder), labeling, connection, n, strategy, seed, by,
                               threshold, project, named, annotators=annotators,
-                              show_predictions=show_predictions, gold=gold)
+                              show_predictions=show_predictions, gold=gold,
+                              gold_share=gold_share)
         created = "created" if result.created_project else "reused"
         typer.echo(f"{prefix}project {result.project_id} ({created}) at "
-                   f"{connection.settings.base_url}: sampled {result.sampled} of "
-                   f"{result.candidates} items with {strategy} (+{result.gold} gold items mixed "
-                   f"in), imported {result.imported}, "
-                   f"already there {result.already_there}")
+                   f"{connection.settings.base_url}: {result.tasks} tasks ({result.sampled} "
+                   f"real + {result.gold} gold; the real ones sampled with {strategy} from "
+                   f"{result.candidates} items), imported {result.imported}, already there "
+                   f"{result.already_there}")
 
     _each(_folders(bench_dir, project), one)
 
@@ -158,7 +163,7 @@ def pull(
         with _user_errors():
             result = run_pull(bench, labeling, _connect(url, settings), project_id, tie_break,
                               split, method)
-        typer.echo(f"{prefix}project {project_id}: {result.tasks} tasks, {result.new_labels} "
+        typer.echo(f"{prefix}project {project_id}: {result.counts()}, {result.new_labels} "
                    f"new human labels ({result.unchanged} already pulled), {result.invalid} "
                    f"invalid answers (see failures.jsonl), {result.adjudicated} adjudicated "
                    f"items; snapshot {result.snapshot}"
@@ -177,14 +182,20 @@ def status(
     """Progress per stratum: tasks, annotated tasks and annotations."""
     from rich.table import Table
 
+    from irforge.annotation.gold import gold_keys
     from irforge.annotation.projects import project_for
     from irforge.annotation.status import project_progress
     from irforge.cli.output import table_console
     from irforge.core.bench import Benchmark
 
     def one(prefix: str, folder: Path) -> None:
-        project_id = project_for(Benchmark(folder), job, project)
-        rows = project_progress(_connect(url, settings), project_id)
+        bench = Benchmark(folder)
+        project_id = project_for(bench, job, project)
+        rows = project_progress(_connect(url, settings), project_id, gold_keys(bench))
+        real, gold_row = rows[1], rows[2]
+        typer.echo(f"{prefix}project {project_id}: {real.tasks + gold_row.tasks} tasks "
+                   f"({real.tasks} real + {gold_row.tasks} gold); {real.annotated} real and "
+                   f"{gold_row.annotated} gold annotated")
         table = Table(title=f"{prefix}Label Studio project {project_id} ({job})")
         for name in ("stratum", "value", "tasks", "annotated", "done", "annotations"):
             table.add_column(name)
@@ -208,6 +219,7 @@ def export_tasks(
     seed: Seed = 0,
     show_predictions: ShowPredictions = False,
     gold: Gold = True,
+    gold_share: GoldShare = 0.15,
     config_file: LabelConfig = None,
     label_control: LabelControl = None,
     as_json: JsonOption = False,
@@ -224,11 +236,13 @@ def export_tasks(
         target = out.with_name(f"{out.stem}-{name}{out.suffix}") if prefix else out
         with _user_errors():
             result = run_export(Benchmark(folder), labeling, target, n, strategy, seed, by,
-                                show_predictions=show_predictions, gold=gold)
+                                show_predictions=show_predictions, gold=gold,
+                                gold_share=gold_share)
         emit({"folder": folder, "tasks": result.tasks, "config": result.config,
-              "sampled": result.sampled, "gold": result.gold, "candidates": result.candidates},
-             f"{prefix}wrote {result.sampled} tasks ({result.gold} of them gold items) for "
-             f"{result.candidates} candidate items to {result.tasks} "
+              "count": result.count, "sampled": result.sampled, "gold": result.gold,
+              "candidates": result.candidates},
+             f"{prefix}wrote {result.count} tasks ({result.sampled} real + {result.gold} "
+             f"gold) for {result.candidates} candidate items to {result.tasks} "
              f"and the labeling config to {result.config}: in Label Studio create a project "
              f"with that config, import the tasks, annotate, Export > JSON, then run `irforge "
              f"annotate import-tasks {folder} EXPORT.json`", as_json)
@@ -255,10 +269,11 @@ def import_tasks(
     with _user_errors():
         result = run_import(Benchmark(bench_dir), _job(job, config_file, label_control),
                             export_file, tie_break, split)
-    emit({"tasks": result.tasks, "new_labels": result.new_labels, "unchanged": result.unchanged,
+    emit({"tasks": result.tasks, "gold": result.gold, "new_labels": result.new_labels,
+          "unchanged": result.unchanged,
           "invalid": result.invalid, "adjudicated": result.adjudicated,
           "qrels": result.qrels_path},
-         f"{export_file}: {result.tasks} tasks, {result.new_labels} new human labels "
+         f"{export_file}: {result.counts()}, {result.new_labels} new human labels "
          f"({result.unchanged} already imported), {result.invalid} invalid answers, "
          f"{result.adjudicated} adjudicated items"
          + (f"; wrote {result.qrels_path}" if result.qrels_path else ""), as_json)

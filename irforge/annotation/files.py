@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from irforge.annotation.gold import with_gold
+from irforge.annotation.gold import DEFAULT_SHARE, with_gold
 from irforge.annotation.items import bench_items
 from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.pull import PullResult, ingest
@@ -35,14 +35,19 @@ class TaskFiles:
     tasks: Path
     config: Path
     candidates: int
-    sampled: int
+    sampled: int  # real items sampled
     gold: int = 0  # gold items mixed in (irforge/annotation/gold.py)
+
+    @property
+    def count(self) -> int:
+        """Tasks written: the real items sampled plus the gold ones."""
+        return self.sampled + self.gold
 
 
 def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
                  strategy: str = "random", seed: int = 0, by: str | None = None,
-                 threshold: float = 0.0, show_predictions: bool = False, gold: bool = True
-                 ) -> TaskFiles:
+                 threshold: float = 0.0, show_predictions: bool = False, gold: bool = True,
+                 gold_share: float = DEFAULT_SHARE) -> TaskFiles:
     """Write ``out`` (tasks JSON) and ``out``'s ``.xml`` config for a file-based round, with
     the job's gold items mixed in unless ``gold`` is False."""
     items = bench_items(bench, job, ("intent", "type"))
@@ -50,7 +55,8 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
         raise EmptyResultError(f"{bench.judgments_path}: no '{job.task}' items to annotate "
                                f"(label the benchmark first, e.g. `irforge label`)")
     sampled = select(items, min(n, len(items)), strategy, seed, by, threshold)
-    chosen = with_gold(bench, job, sampled, seed, items, show_predictions) if gold else sampled
+    chosen = with_gold(bench, job, sampled, seed, items, show_predictions, gold_share) \
+        if gold else sampled
     out = Path(out)
     with atomic_open(out) as handle:
         json.dump([task_for(item, job, show_predictions) for item in chosen], handle,
@@ -60,8 +66,9 @@ def export_tasks(bench: Benchmark, job: LabelingJob, out: Path, n: int,
         handle.write(job.config.xml)
     bench.record_step(f"annotate.export_tasks.{job.name}", {
         "file": str(out), "strategy": strategy, "seed": seed, "stratify_by": by,
-        "sample": len(chosen), "gold": len(chosen) - len(sampled), "candidates": len(items)})
-    return TaskFiles(out, config, len(items), len(chosen), len(chosen) - len(sampled))
+        "sample": len(sampled), "tasks": len(chosen), "gold": len(chosen) - len(sampled),
+        "gold_share": gold_share, "candidates": len(items)})
+    return TaskFiles(out, config, len(items), len(sampled), len(chosen) - len(sampled))
 
 
 def import_tasks(bench: Benchmark, job: LabelingJob, export_file: Path,

@@ -4,7 +4,10 @@ Each job's gold items come from its builder in :data:`GOLD_BUILDERS`
 (``irforge/annotation/gold_builders.py``): for ``relevance`` the judge's control items
 (``relevance/controls.jsonl``), for the other jobs cases made from the folder itself. ``annotate
 push`` and ``annotate export-tasks`` shuffle them in among the sampled tasks; their data has
-the same fields as any task and opaque ids, so annotators cannot tell them apart. Which keys
+the same fields as any task, rendered by the same code, with the real query id they were made
+from and a key of the same shape (:func:`irforge.annotation.items.item_key`), so annotators
+cannot tell them apart. A round carries about ``share`` gold tasks (:func:`gold_count`:
+default 15%, never more than share + 5 points, never more than the real tasks). Which keys
 are gold, their expected answers and the label from which an answer counts as "yes" stay in
 the folder (``annotation/gold.jsonl``), never in the task data. ``pull``/``import-tasks`` take
 gold tasks out before adjudication (they never reach judgments or qrels) and score each
@@ -19,16 +22,34 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from irforge.annotation.errors import AnnotationError
 from irforge.annotation.gold_builders import GOLD_BUILDERS, GoldCase, GoldContext
 from irforge.annotation.items import MISSING, AnnotationItem, item_key
 from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.locate import Folder
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import iter_jsonl, write_jsonl
-from irforge.generators.controls import control_id, relevant_from
+from irforge.generators.controls import relevant_from
 from irforge.validators.control_stats import wilson_interval
 
 GOLD_SOURCES = 25  # real items gold cases are made from per round (seeded), two cases each
+DEFAULT_SHARE = 0.15  # of a round's tasks that are gold
+SHARE_SLACK = 0.05  # rounding to whole tasks may exceed the share by at most this much
+MAX_SHARE = 0.5
+
+
+def gold_count(real: int, share: float = DEFAULT_SHARE) -> int:
+    """Gold tasks to mix among ``real`` real ones: ``share`` of the round rounded to whole
+    tasks, one fewer when rounding up would pass ``share + SHARE_SLACK``, never above
+    ``real`` (so a round of 3 real tasks at 15% has none: one would be 25%)."""
+    if not 0.0 <= share <= MAX_SHARE:
+        raise AnnotationError(f"--gold-share must be between 0 and {MAX_SHARE}, got {share}")
+    if real <= 0 or share == 0:
+        return 0
+    count = round(share * real / (1 - share))
+    if count and count / (count + real) > share + SHARE_SLACK:
+        count -= 1
+    return min(count, real)
 
 
 def gold_path(bench: Benchmark) -> Path:
@@ -40,11 +61,10 @@ def answers_path(bench: Benchmark, job: LabelingJob) -> Path:
 
 
 def _as_item(case: GoldCase, job: LabelingJob, model: str) -> AnnotationItem:
-    """A gold case as a task like any other: the job's fields, an opaque query id (a judge's
-    control, which carries the judge's labels, already has one: its control id)."""
-    query_id = case.source.query_id if case.llm is not None else control_id(
-        0, case.source.query_id, case.doc_id, case.kind)
-    key = item_key(job.task, query_id, case.doc_id)
+    """A gold case as a task like any other: the job's fields, the real query id of the item
+    it was made from, and a key of the same shape as a real task's."""
+    query_id = case.source.query_id
+    key = item_key(job.task, query_id, case.doc_id, salt=f"gold:{case.kind}:{case.source.key}")
     data: dict[str, Any] = {}
     for name in sorted(job.config.variables):
         value = case.fields[name] if name in case.fields else case.source.data.get(name)
@@ -77,14 +97,45 @@ def gold_items(bench: Benchmark, job: LabelingJob, items: Sequence[AnnotationIte
     return [(_as_item(case, job, model), case) for case in cases]
 
 
+def _balanced(gold: Sequence[tuple[AnnotationItem, GoldCase]], count: int, seed: int
+              ) -> list[tuple[AnnotationItem, GoldCase]]:
+    """``count`` gold items, "yes" and "no" answers alternating (seeded order within each),
+    so always answering one way scores about one half."""
+    rng = random.Random(seed)
+    yes = [pair for pair in gold if pair[1].expected]
+    no = [pair for pair in gold if not pair[1].expected]
+    rng.shuffle(yes)
+    rng.shuffle(no)
+    out: list[tuple[AnnotationItem, GoldCase]] = []
+    while len(out) < count and (yes or no):
+        for side in (yes, no) if len(out) % 2 == 0 else (no, yes):
+            if side and len(out) < count:
+                out.append(side.pop())
+                break
+    return out
+
+
 def with_gold(bench: Benchmark, job: LabelingJob, chosen: Sequence[AnnotationItem],
               seed: int = 0, items: Sequence[AnnotationItem] = (),
-              show_predictions: bool = False) -> list[AnnotationItem]:
-    """The sampled items plus the job's gold items, shuffled together; records which keys are
-    gold. In a review round (predictions shown) a gold item without an LLM label would be
-    the one task with no prediction, so it is left out."""
-    gold = [(item, case) for item, case in gold_items(bench, job, items or chosen, seed)
-            if item.llm or not show_predictions]
+              show_predictions: bool = False, share: float = DEFAULT_SHARE
+              ) -> list[AnnotationItem]:
+    """The sampled items plus ``gold_count(len(chosen), share)`` of the job's gold items,
+    shuffled together; records which keys are gold. In a review round (predictions shown) a
+    gold item without an LLM label would be the one task with no prediction, so it is left
+    out; so is one that shows exactly what a sampled real task shows (a duplicate)."""
+    count = gold_count(len(chosen), share)
+    if not count:
+        return list(chosen)
+    fields = sorted(job.config.variables)
+
+    def shown(item: AnnotationItem) -> tuple[str, ...]:
+        return tuple(str(item.data.get(name)) for name in fields)
+
+    real = {shown(item) for item in chosen}
+    gold = _balanced([(item, case) for item, case in gold_items(bench, job, items or chosen,
+                                                                 seed)
+                      if (item.llm or not show_predictions) and shown(item) not in real],
+                     count, seed)
     if not gold:
         return list(chosen)
     known = {row["item_key"]: row for _, row in iter_jsonl(gold_path(bench))} \
@@ -99,6 +150,12 @@ def with_gold(bench: Benchmark, job: LabelingJob, chosen: Sequence[AnnotationIte
     mixed = [*chosen, *(item for item, _ in gold)]
     random.Random(seed).shuffle(mixed)
     return mixed
+
+
+def gold_keys(bench: Benchmark) -> set[str]:
+    """Item keys of every gold task pushed or exported from this folder."""
+    path = gold_path(bench)
+    return {row["item_key"] for _, row in iter_jsonl(path)} if path.is_file() else set()
 
 
 def split_gold(bench: Benchmark, tasks: Sequence[Mapping[str, Any]]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from irforge.annotation.items import AnnotationItem
+from irforge.annotation.items import AnnotationItem, shown_data, strata_of
 from irforge.annotation.labeling import LabelingJob
 from irforge.annotation.locate import Folder, locate
 from irforge.core.bench import Benchmark
@@ -258,17 +258,25 @@ def _relevance(ctx: GoldContext) -> list[GoldCase]:
     path = ctx.bench.root / RELEVANCE.relative("controls")
     if not path.is_file():
         return []
+    strata = sorted({key for item in ctx.items for key in item.strata}) or ["intent", "type"]
     out = []
     for _, row in iter_jsonl(path):
         labels = {PROMPTS[name]: float(value) for name, value in row.get("labels", {}).items()
                   if name in PROMPTS and value is not None}
         if not labels:
             continue  # nothing to pre-fill in a review round, so it would stand out
-        fields = {"query": row["query"], "passage": row["passage"],
-                  "context": f"intent: {row['intent']}" if row.get("intent") else None}
-        source = AnnotationItem(str(row["control_id"]), str(row["control_id"]),
-                                str(row["doc_id"]), {}, {}, None,
-                                {"intent": row["intent"]} if row.get("intent") else {}, {})
+        # rendered by the real tasks' renderer from the query and passage it names; only a
+        # control of a query or passage not in the folder shows the control's own text
+        query = ctx.folder.queries.get(str(row.get("query_id")))
+        doc = ctx.folder.docs.get(str(row["doc_id"]))
+        meta = {"intent": row["intent"]} if row.get("intent") and query is None else {}
+        data = shown_data(ctx.job, query, doc, meta, ctx.folder.docs)
+        fields = {name: value for name, value in
+                  (("query", row.get("query") if query is None else None),
+                   ("passage", row.get("passage") if doc is None else None)) if value}
+        query_id = str(row.get("query_id") or row["control_id"])
+        source = AnnotationItem(str(row["control_id"]), query_id, str(row["doc_id"]), {}, {},
+                                None, strata_of(query, meta, strata), data)
         out.append(GoldCase(str(row.get("kind", "control")), source, fields,
                             str(row["doc_id"]), int(row["expected"]), labels))
     return out

@@ -53,6 +53,28 @@ GUIDELINES: dict[str, tuple[str, ...]] = {
 }
 
 
+def intent_rule(intent: str) -> str:
+    """How to grade a pair of this built-in intent, from its relevance goal and scale (a claim
+    of FC: "the passage supports or refutes the claim; 3 = Direct support or refutation
+    ..."), so refuting evidence answers the need as much as supporting evidence does."""
+    return intent_rules().get(intent, "")
+
+
+@lru_cache(maxsize=1)
+def intent_rules() -> dict[str, str]:
+    """Intent code -> its grading rule (see :func:`intent_rule`)."""
+    out = {}
+    for code, spec in _builtin_intents().items():
+        relevance = spec.get("relevance") if isinstance(spec, dict) else None
+        if not isinstance(relevance, dict) or not relevance.get("scale"):
+            continue
+        scale = "; ".join(f"{grade} = {name}" for grade, name in
+                          reversed(list(enumerate(relevance["scale"]))))
+        goal = str(relevance.get("goal") or "").strip()
+        out[str(code)] = f"a match means {goal}: {scale}" if goal else scale
+    return out
+
+
 def guidelines_for(job: str) -> tuple[str, ...]:
     """The job's rules (a user job without written guidelines gets none)."""
     return GUIDELINES.get(job, ())
@@ -60,7 +82,9 @@ def guidelines_for(job: str) -> tuple[str, ...]:
 
 def instructions_html(job: str, description: str) -> str:
     """The project's instructions (Label Studio's ``expert_instruction``, HTML)."""
-    rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in guidelines_for(job))
+    extra = tuple(f"Intent {code}: {rule}." for code, rule in intent_rules().items()) \
+        if job == "relevance" else ()
+    rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in (*guidelines_for(job), *extra))
     return (f"<p><b>{html.escape(description)}</b></p>"
             + (f"<ol>{rules}</ol>" if rules else "")
             + "<p>The model's labels are hidden so that they do not steer your answer.</p>")
@@ -84,8 +108,12 @@ def with_guidelines(xml: str, job: str) -> str:
 @lru_cache(maxsize=1)
 def intent_names() -> dict[str, str]:
     """Intent code -> what it means (from the built-in intents), for the annotator's page."""
-
-    path = resources.files("irforge.generators.intents").joinpath("builtin_intents.yaml")
-    data = load_yaml(path.read_text(encoding="utf-8")) or {}
-    return {str(code): str(spec.get("description", "")) for code, spec in data.items()
+    return {str(code): str(spec.get("description", ""))
+            for code, spec in _builtin_intents().items()
             if isinstance(spec, dict) and spec.get("description")}
+
+
+@lru_cache(maxsize=1)
+def _builtin_intents() -> dict:
+    path = resources.files("irforge.generators.intents").joinpath("builtin_intents.yaml")
+    return load_yaml(path.read_text(encoding="utf-8")) or {}

@@ -3,6 +3,7 @@ each labeling config shows and a stable key that makes pushes idempotent."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,9 +62,12 @@ class AnnotationItem:
         return float(max(values) - min(values))
 
 
-def item_key(task: str, query_id: str, doc_id: str) -> str:
-    """The stable id stored in the task data; re-pushing an existing key is a no-op."""
-    return f"{task}:{query_id}:{doc_id}"
+def item_key(task: str, query_id: str, doc_id: str, salt: str = "") -> str:
+    """The stable id stored in the task data (``<task>:<12 hex digits>``); re-pushing an
+    existing key is a no-op. Opaque, so a gold task (``salt`` = its case) has a key of the
+    same shape as a real one even when it shows the same query and passage."""
+    digest = hashlib.sha1(f"{query_id}\0{doc_id}\0{salt}".encode()).hexdigest()[:12]
+    return f"{task}:{digest}"
 
 
 @dataclass(frozen=True)
@@ -125,13 +129,15 @@ def _passage(ctx: _Context) -> Any:
 
 def _context(ctx: _Context) -> Any:
     """The intent (its code explained: "FC: a user states a claim ...") and instruction."""
-    from irforge.annotation.guidelines import intent_names
+    from irforge.annotation.guidelines import intent_names, intent_rule
 
     parts = []
     intent = _meta(ctx, "intent")
     if intent:
         meaning = intent_names().get(str(intent))
         parts.append(f"intent {intent}: {meaning}" if meaning else f"intent: {intent}")
+        if intent_rule(str(intent)):
+            parts.append(f"how to grade: {intent_rule(str(intent))}")
     if _meta(ctx, "instruction"):
         parts.append(f"instruction: {_meta(ctx, 'instruction')}")
     return "\n".join(parts) or None
@@ -175,6 +181,25 @@ def _field(name: str, ctx: _Context) -> Any:
     return source(ctx)
 
 
+def shown_data(job: LabelingJob, query: Query | None, doc: Doc | None,
+               meta: Mapping[str, Any], docs: Mapping[str, Doc]) -> dict[str, Any]:
+    """The fields a task of ``job`` shows for (query, doc): one renderer for real and gold
+    tasks, so nothing in a task's text tells them apart."""
+    ctx = _Context(query, doc, meta, docs)
+    data: dict[str, Any] = {}
+    for name in sorted(job.config.variables):
+        value = _field(name, ctx)
+        data[name] = _lines(value) if value not in (None, "", []) else MISSING
+    return data
+
+
+def strata_of(query: Query | None, meta: Mapping[str, Any], strata: Sequence[str]
+              ) -> dict[str, str]:
+    """The stratum values of an item (judgment metadata first, then query metadata)."""
+    ctx = _Context(query, None, meta, {})
+    return {name: str(_meta(ctx, name)) for name in strata if _meta(ctx, name)}
+
+
 def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
                   docs: Mapping[str, Doc], job: LabelingJob,
                   strata: Sequence[str] = ("intent", "type")) -> list[AnnotationItem]:
@@ -202,14 +227,10 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
             confidences[key].append(float(judgment.metadata["confidence"]))
     items, unresolved = [], set(job.config.variables)
     for query_id, doc_id in sorted(labels):
-        ctx = _Context(queries.get(query_id), docs.get(doc_id), metas[(query_id, doc_id)], docs)
-        data: dict[str, Any] = {}
-        for name in sorted(job.config.variables):
-            value = _field(name, ctx)
-            if value not in (None, "", []):
-                unresolved.discard(name)
-            data[name] = _lines(value) if value not in (None, "", []) else MISSING
-        found = {name: str(_meta(ctx, name)) for name in strata if _meta(ctx, name)}
+        meta = metas[(query_id, doc_id)]
+        data = shown_data(job, queries.get(query_id), docs.get(doc_id), meta, docs)
+        unresolved -= {name for name in job.config.variables if data[name] != MISSING}
+        found = strata_of(queries.get(query_id), meta, strata)
         key = item_key(job.task, query_id, doc_id)
         data.update({"item_key": key, "query_id": query_id, "doc_id": doc_id,
                      "irforge_task": job.task, "strata": found})

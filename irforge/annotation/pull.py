@@ -35,12 +35,17 @@ class PullResult:
     """What a pull did."""
 
     snapshot: Path
-    tasks: int
+    tasks: int  # real tasks (gold ones are scored apart, never judgments)
     new_labels: int
     unchanged: int
     invalid: int
     adjudicated: int
     qrels_path: Path | None
+    gold: int = 0  # gold tasks in the export
+
+    def counts(self) -> str:
+        """``12 tasks (10 real + 2 gold)``: the words push and status use too."""
+        return f"{self.tasks + self.gold} tasks ({self.tasks} real + {self.gold} gold)"
 
 
 def export_snapshot(connection: LabelStudio, project_id: int, folder: Path,
@@ -189,9 +194,8 @@ def _score_gold(bench: Benchmark, job: LabelingJob, gold: Mapping[str, Mapping[s
     """Each annotator's answers on the gold tasks, scored (never judgments or qrels)."""
     labeled, _ = to_judgments(gold_tasks, job, project_id, users)
     top = max(job.label_values.values())
-    keys = {(str(t["data"]["query_id"]), str(t["data"]["doc_id"])): str(t["data"]["item_key"])
-            for t in gold_tasks}
-    answers = [(j.annotator or "unknown", keys[(j.query_id, j.doc_id)], float(j.label))
+    keys = {t["id"]: str(t["data"]["item_key"]) for t in gold_tasks}
+    answers = [(j.annotator or "unknown", keys[j.metadata["ls_task_id"]], float(j.label))
                for j in labeled]
     write_jsonl(answers_path(bench, job), score_answers(answers, gold, int(top)))
 
@@ -245,13 +249,15 @@ def ingest(bench: Benchmark, job: LabelingJob, snapshot: Path, project_id: int,
                           split)
         qrels_path = bench.qrels_path(split)
     result = PullResult(snapshot, len(tasks), len(fresh), len(judgments) - len(fresh),
-                        len(failures), len(decided), qrels_path)
+                        len(failures), len(decided), qrels_path, len(gold_tasks))
     if summary_folder is not None:
         write_json(summary_folder / "last_pull.json", {
-            "snapshot": str(snapshot.name), "tasks": len(tasks), "new_labels": len(fresh),
+            "snapshot": str(snapshot.name), "tasks": len(tasks), "gold": len(gold_tasks),
+            "new_labels": len(fresh),
             "invalid": len(failures)})
     bench.record_step(step, {
         "project_id": project_id, "snapshot": str(snapshot), "tasks": len(tasks),
+        "gold": len(gold_tasks),
         "new_labels": len(fresh), "invalid": len(failures), "adjudicated": len(decided),
         "tie_break": tie_break, "qrels": str(qrels_path) if qrels_path else None})
     return result

@@ -9,7 +9,7 @@ from typing import Any
 
 from irforge.annotation.connection import LabelStudio
 from irforge.annotation.errors import AnnotationError
-from irforge.annotation.gold import with_gold
+from irforge.annotation.gold import DEFAULT_SHARE, with_gold
 from irforge.annotation.guidelines import instructions_html
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
@@ -28,10 +28,15 @@ class PushResult:
     project_id: int
     created_project: bool
     candidates: int
-    sampled: int
+    sampled: int  # real items sampled
     imported: int
     already_there: int
     gold: int = 0  # gold items mixed in (irforge/annotation/gold.py)
+
+    @property
+    def tasks(self) -> int:
+        """Tasks of the round: the real items sampled plus the gold ones."""
+        return self.sampled + self.gold
 
 
 def predictions_for(item: AnnotationItem, job: LabelingJob) -> list[dict[str, Any]]:
@@ -116,14 +121,15 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
          strategy: str = "random", seed: int = 0, by: str | None = None,
          threshold: float = 0.0, project_id: int | None = None, title: str | None = None,
          strata: Sequence[str] = ("intent", "type"), batch_size: int = 500,
-         annotators: int = 1, show_predictions: bool = False, gold: bool = True
-         ) -> PushResult:
+         annotators: int = 1, show_predictions: bool = False, gold: bool = True,
+         gold_share: float = DEFAULT_SHARE) -> PushResult:
     """Sample ``n`` items of the job and import those not yet in the project, with the job's
-    gold items mixed in (unless ``gold`` is False); a new project asks ``annotators`` people
-    per task and shows the job's guidelines."""
+    gold items mixed in at ``gold_share`` of the round (unless ``gold`` is False); a new
+    project asks ``annotators`` people per task and shows the job's guidelines."""
     items = bench_items(bench, job, strata)
     sampled = select(items, min(n, len(items)), strategy, seed, by, threshold)
-    chosen = with_gold(bench, job, sampled, seed, items, show_predictions) if gold else sampled
+    chosen = with_gold(bench, job, sampled, seed, items, show_predictions, gold_share) \
+        if gold else sampled
     project, created = ensure_project(connection, bench, job, project_id, title, annotators)
     present = set() if created else existing_keys(connection, project)
     fresh = [item for item in chosen if item.key not in present]
@@ -132,8 +138,8 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
     bench.record_step(f"annotate.push.{job.name}", {
         "annotators": annotators, "predictions_shown": show_predictions,
         "project_id": project, "url": connection.settings.base_url, "strategy": strategy,
-        "seed": seed, "stratify_by": by, "sample": len(chosen), "imported": imported,
-        "gold": len(chosen) - len(sampled),
+        "seed": seed, "stratify_by": by, "sample": len(sampled), "tasks": len(chosen),
+        "imported": imported, "gold": len(chosen) - len(sampled), "gold_share": gold_share,
         "already_there": len(chosen) - len(fresh), "candidates": len(items)})
-    return PushResult(project, created, len(items), len(chosen), imported,
+    return PushResult(project, created, len(items), len(sampled), imported,
                       len(chosen) - len(fresh), len(chosen) - len(sampled))

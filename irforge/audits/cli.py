@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -10,6 +11,12 @@ import typer
 from irforge.core.errors import EmptyResultError, IrforgeError
 
 BenchDir = Annotated[Path, typer.Argument(help="Benchmark folder.", file_okay=False)]
+MIN_KAPPA_ITEMS = 5  # fewer items: a kappa says nothing (0 or 1 by a single item), not shown
+
+
+def _finite(value: Any) -> Any:
+    """``None`` for NaN (JSON has no NaN), the value otherwise."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _audit_dir(bench_dir: Path, out: Path | None) -> Path:
@@ -112,19 +119,32 @@ def agreement(
     people = human_reliability(bench.judgments(), task)
     gold = gold_accuracy(bench, task)
     folder = _audit_dir(bench_dir, out)
+    defined = [row for row in rows if math.isfinite(row.kappa) and row.n >= MIN_KAPPA_ITEMS]
+    shown = {id(row) for row in defined}
     write_json(folder / f"agreement_{task}.json", {
-        "human_reliability": people, "gold_accuracy": gold,
+        "human_reliability": {key: _finite(value) for key, value in people.items()},
+        "gold_accuracy": gold, "min_kappa_items": MIN_KAPPA_ITEMS,
         "task": task, "pairs": len(pairs), "binarized": not graded, "threshold": threshold,
         "weights": weights, "resamples": resamples, "seed": seed,
-        "rows": [row.as_dict() for row in rows]})
-    plot = plot_agreement(rows, folder / f"agreement_{task}.png", f"LLM vs human: {task}")
+        "rows": [{**{key: _finite(value) for key, value in row.as_dict().items()},
+                  **({} if id(row) in shown else {"kappa": None, "low": None, "high": None})}
+                 for row in rows]})
+    plot = plot_agreement(defined, folder / f"agreement_{task}.png",
+                          f"LLM vs human: {task}") if defined else None
     _print_table(f"LLM vs human agreement ({len(pairs)} pairs)",
                  ["stratum", "value", "rater", "n", "kappa", "95% low", "95% high", "agree"],
-                 [[r.stratum, r.value, r.rater, r.n, r.kappa, r.low, r.high, r.agreement]
-                  for r in rows])
+                 [[r.stratum, r.value, r.rater, r.n, *(
+                     (r.kappa, r.low, r.high) if id(r) in shown
+                     else ("too few items", "-", "-")), r.agreement] for r in rows])
+    if len(defined) < len(rows):
+        typer.echo(f"no kappa in {len(rows) - len(defined)} of {len(rows)} rows: too few items "
+                   f"(fewer than {MIN_KAPPA_ITEMS}; {len(pairs)} with both an LLM and a human "
+                   "label in all), or every label in one class, so chance agreement cannot be "
+                   "estimated; annotate more items (`irforge annotate push --n ...`) and pull "
+                   "again")
     typer.echo("people among themselves: " + ", ".join(
-        f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}"
-        for key, value in people.items()))
+        (f"{key}={value:.3f}" if math.isfinite(value) else f"{key}=n/a (too few items)")
+        if isinstance(value, float) else f"{key}={value}" for key, value in people.items()))
     if gold:
         _print_table("Annotators on gold questions (tasks with a known answer)",
                      ["annotator", "gold", "correct", "accuracy", "95% low", "95% high"],
@@ -133,7 +153,8 @@ def agreement(
     else:
         typer.echo("gold questions: none answered yet (annotate push/export-tasks mixes in "
                    "the job's gold items; pull them back to score annotators)")
-    typer.echo(f"wrote {folder / f'agreement_{task}.json'} and {plot}")
+    typer.echo(f"wrote {folder / f'agreement_{task}.json'}"
+               + (f" and {plot}" if plot else " (no plot: no kappa is defined)"))
 
 
 def gold_accuracy(bench, task: str) -> list[dict]:

@@ -18,21 +18,19 @@ def view_command(
 ) -> None:
     """Write a static HTML explorer of a benchmark or a whole run folder: per query the
     positive and hard-negative passages (changed words marked), labels, validator verdicts,
-    each system's top-k and per-query scores; filters, sort, search, pages."""
+    each system's top-k and per-query scores; filters, sort, search, pages. It opens on a
+    verdict per folder (judge trust, rejections, labels, systems); folders that kept nothing
+    are listed there with why (the page is still written: exit 0)."""
     from irforge.cli.options import require_bench_dir
     from irforge.viewer.render import write_viewer
 
     path, data = write_viewer(require_bench_dir(bench_dir), out)
     summary = {"html": path, "queries": len(data["queries"]), "failures": len(data["failures"]),
                "raters": data["raters"], "yield_steps": len(data["yield"]),
-               "folders": [f["label"] for f in data["folders"]], "systems": data["systems"]}
+               "folders": [f["label"] for f in data["folders"]], "systems": data["systems"],
+               "empty": data["empty"]}
+    empty = "".join(f"; {row['label']} is empty: {row['why']}" for row in data["empty"])
     emit(summary, f"wrote {path}: {summary['queries']} queries in {len(summary['folders'])} "
                   f"folder(s), {len(data['systems'])} system(s), {len(data['raters'])} "
-                  f"raters, {summary['failures']} failures; open it in a browser (no server "
-                  "needed)", as_json)
-    if data["empty"]:  # the page shows the rest; a folder that kept nothing is still an error
-        from irforge.core.errors import EmptyResultError
-
-        raise EmptyResultError("; ".join(
-            f"{label}: no queries to show (nothing kept: see its failures.jsonl and yield)"
-            for label in data["empty"]))
+                  f"raters, {summary['failures']} failures{empty}; open it in a browser (no "
+                  "server needed)", as_json)

@@ -4,6 +4,7 @@ folder into one JSON-ready dict (short keys: the page carries 10,000 queries).""
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,19 @@ from irforge.viewer.extras import label_studio_projects, task_links, verdicts
 from irforge.viewer.folders import bench_folders
 from irforge.viewer.passages import SNIPPET, agreement, grade, roles, word_diff
 from irforge.viewer.systems import read_systems
+from irforge.viewer.verdict import (
+    flagged,
+    judges,
+    label_distribution,
+    pool_systems,
+    pool_warning,
+    rejected_text,
+    rejections,
+    shape,
+    system_spread,
+    validator_class,
+    written_queries,
+)
 
 SHORT = 160  # characters of a passage that only appears in a system's top-k
 MAX_REFERENCES = 5  # positives a hard negative is compared with (the closest one is shown)
@@ -27,6 +41,8 @@ METHOD_MARKERS: tuple[tuple[str, str], ...] = (
 TYPE_KEYS = ("type", "logical_type", "dimension", "intent", "style")
 INSTRUCTION_KEYS = ("instruction", "instructed", "condition_description")
 SEED = "seed (hand-written)"
+HARD_NEGATIVE_METHODS = ("multicon", "instructions")  # methods that make hard negatives
+DIFF_METHODS = ("multicon",)  # hard negatives rewritten from the positive: words marked
 
 
 def is_hand_written(query: Query) -> bool:
@@ -100,9 +116,41 @@ class _Folder:
         self.projects = label_studio_projects(manifest)
         self.links = task_links(judgments, self.projects)
         self.yield_rows = _yield_rows(label, manifest)
+        failures = list(bench.failures())
         self.failures = [{"folder": label, "step": f.step, "item": f.item_id,
-                          "reason": f.reason, "raw": (f.raw_output or "")[:SNIPPET]}
-                         for f in bench.failures()]
+                          "validator": validator_class(f.reason), "reason": f.reason,
+                          "text": rejected_text(f)} for f in failures]
+        self.flagged = flagged(path)
+        self.flagged_docs: dict[str, list[str]] = defaultdict(list)
+        for row in self.flagged:
+            self.flagged_docs[row["query"]].append(row["doc"])
+        main_qrels = self.splits.get(self.main, {})
+        pool = pool_systems(path, manifest)
+        self.verdict = {
+            "judges": judges(path), "rejections": rejections(failures),
+            "labels": label_distribution(main_qrels),
+            "shape": shape(self.queries, written_queries(failures)),
+            "spread": system_spread(self.systems.scores, self.systems.names),
+            "pool": pool, "warning": pool_warning(pool, self.systems.names),
+            "flagged": self.flagged}
+
+    def graded_relevance(self) -> bool:
+        """Whether most queries' grades mean relevance (intents, logical, seeds), so the
+        page may name them; a method with hard negatives grades on its own ladder."""
+        methods = [method_of(query) for query in self.queries]
+        return sum(m not in HARD_NEGATIVE_METHODS for m in methods) * 2 > len(methods)
+
+    def empty_reason(self) -> str:
+        """Why a folder shows no query (empty when it has some)."""
+        if self.queries:
+            return ""
+        if not self.bench.queries_path.is_file():
+            return "not built: no queries.jsonl (run its builder, or irforge run)"
+        attempted = sum(int(row.get("attempted") or 0) for row in self.yield_rows)
+        why = ", ".join(f"{row['validator']} x{row['n']}"
+                        for row in self.verdict["rejections"][:4])
+        return (f"kept no query ({attempted} attempted, {len(self.failures)} failures"
+                + (f": {why}" if why else "") + "); see its failures.jsonl")
 
     def docs(self) -> dict[str, list[str]]:
         """``{"<folder index>:<doc id>": [title, text]}`` for every passage the page shows."""
@@ -126,11 +174,12 @@ class _Folder:
         judged = set(self.labelled.get(qid, ()))
         for qrels in self.splits.values():
             judged |= set(qrels.get(qid, {}))
-        by_role = roles(main, judged)
+        method = method_of(query)
+        by_role = roles(main, judged, method in HARD_NEGATIVE_METHODS)
         positives = [docs.get(f"{self.index}:{d}", ["", ""])[1]
                      for d, r in sorted(by_role.items()) if r == "positive"][:MAX_REFERENCES]
         passages = []
-        order = {"positive": 0, "hard negative": 1, "judged": 2}
+        order = {"positive": 0, "hard negative": 1, "graded": 1, "judged": 2}
         for doc_id in sorted(by_role, key=lambda d: (order[by_role[d]], -main.get(d, 0), d)):
             raw = self.labels.get((qid, doc_id), {})
             entry: dict[str, Any] = {
@@ -142,7 +191,8 @@ class _Folder:
                 "a": agreement(raw)}
             text = docs.get(f"{self.index}:{doc_id}", ["", ""])[1]
             references = [p for p in positives if p]
-            if by_role[doc_id] == "hard negative" and references and text:
+            if by_role[doc_id] == "hard negative" and method in DIFF_METHODS and references \
+                    and text:
                 # against the closest positive: the fewest marked words
                 entry["diff"] = min((word_diff(ref, text) for ref in references),
                                     key=lambda segs: sum(len(t) for t, changed in segs
@@ -151,13 +201,21 @@ class _Folder:
         scores = self.systems.scores.get(qid, {})
         instruction = next((str(query.metadata[k]) for k in INSTRUCTION_KEYS
                             if query.metadata.get(k)), "")
-        return {"f": self.index, "id": qid, "t": query.text, "m": method_of(query),
+        return {"f": self.index, "id": qid, "t": query.text, "m": method,
+                "cat": str(query.metadata.get("category") or ""),
+                "fl": sorted(self.flagged_docs.get(qid, [])),
                 "ty": type_of(query), "seed": is_hand_written(query), "ins": instruction,
                 "meta": _compact(query.metadata), "p": passages, "s": scores,
                 "sp": round(max(scores.values()) - min(scores.values()), 4)
                 if len(scores) > 1 else None,
                 "top": self.systems.top.get(qid, {}), "v": self.verdicts.get(qid, []),
                 "ls": self.links.get(qid, [])}
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key that orders the numbers inside ids by value (``q2`` before ``q10``)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", text) if part)
 
 
 def viewer_data(root: Path) -> dict[str, Any]:
@@ -172,15 +230,17 @@ def viewer_data(root: Path) -> dict[str, Any]:
     for folder in folders:
         folder_docs = folder.docs()
         docs.update(folder_docs)
-        queries += folder.rows(folder_docs)
+        queries += sorted(folder.rows(folder_docs), key=lambda row: natural_key(row["id"]))
     raters = sorted({r for f in folders for by in f.labels.values() for r in by})
     return {
         "bench": Path(root).resolve().name,
         "folders": [{"label": f.label, "main": f.main, "splits": sorted(f.splits),
                      "systems": f.systems.names, "means": f.systems.means,
-                     "projects": f.projects, "queries": len(f.queries)} for f in folders],
+                     "projects": f.projects, "queries": len(f.queries),
+                     "verdict": f.verdict, "empty": f.empty_reason(),
+                     "graded": f.graded_relevance()} for f in folders],
         "systems": sorted({name for f in folders for name in f.systems.names}),
         "metric": "ndcg@10", "raters": raters, "docs": docs, "queries": queries,
-        "empty": [f.label for f in folders if not f.queries],
+        "empty": [{"label": f.label, "why": f.empty_reason()} for f in folders if not f.queries],
         "failures": [row for f in folders for row in f.failures],
         "yield": [row for f in folders for row in f.yield_rows]}

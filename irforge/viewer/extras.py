@@ -11,12 +11,17 @@ from typing import Any
 
 from irforge.core.records import Judgment
 
-VERDICT_FOLDERS = ("validators", "controls")
-VERDICT_KEYS = ("verdict", "passed", "pass", "ok", "correct", "label", "decision", "status")
+# where validators and judges leave per-query rows: validator verdicts, control items (the
+# relevance judge's answers on controls made from a query sit in relevance/controls.jsonl)
+VERDICT_FILES = ("validators/*.jsonl", "controls/*.jsonl", "relevance/controls.jsonl")
+VERDICT_KEYS = ("verdict", "passed", "pass", "ok", "correct", "expected", "label", "decision",
+                "status")
 DETAIL_KEYS = ("reason", "detail", "explanation", "kind", "control", "expected")
 
 
-def _rows(path: Path) -> Iterable[dict[str, Any]]:
+def json_rows(path: Path) -> Iterable[dict[str, Any]]:
+    """The JSON objects of a JSONL file; lines that are not one are skipped (a view never
+    fails on another stage's file)."""
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             try:
@@ -28,19 +33,22 @@ def _rows(path: Path) -> Iterable[dict[str, Any]]:
 
 
 def verdicts(folder: Path) -> dict[str, list[dict[str, str]]]:
-    """Per query id: ``{"source", "verdict", "detail"}`` from ``validators/*.jsonl`` and
-    ``controls/*.jsonl`` rows that name a ``query_id``."""
+    """Per query id: ``{"source", "verdict", "detail"}`` from the rows of
+    :data:`VERDICT_FILES` that name a ``query_id``."""
     out: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for name in VERDICT_FOLDERS:
-        for path in sorted((Path(folder) / name).glob("*.jsonl")):
-            for row in _rows(path):
+    for pattern in VERDICT_FILES:
+        for path in sorted(Path(folder).glob(pattern)):
+            for row in json_rows(path):
                 query_id = row.get("query_id")
                 if query_id is None:
                     continue
                 verdict = next((row[k] for k in VERDICT_KEYS if k in row), "")
-                detail = "; ".join(str(row[k]) for k in DETAIL_KEYS if row.get(k) not in
-                                   (None, "") and k != "label")
-                out[str(query_id)].append({"source": f"{name}/{path.stem}",
+                if "expected" in row and "verdict" not in row:
+                    answer = "relevant" if row["expected"] else "not relevant"
+                    verdict = f"control, expected {answer}"
+                detail = "; ".join(str(row[k]) for k in (*DETAIL_KEYS, "labels")
+                                   if row.get(k) not in (None, "", {}) and k != "label")
+                out[str(query_id)].append({"source": f"{path.parent.name}/{path.stem}",
                                            "verdict": str(verdict), "detail": detail[:300]})
     return dict(out)
 

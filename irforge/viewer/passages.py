@@ -43,11 +43,15 @@ def agreement(labels: Mapping[str, float]) -> bool | None:
     return None if len(labels) < 2 else len(grades) == 1
 
 
-def roles(grades: Mapping[str, int], judged: set[str]) -> dict[str, str]:
-    """``positive`` for the documents at the query's best grade (> 0), ``hard negative`` for
-    the other documents the qrels grade, ``judged`` for documents only raters labelled."""
+def roles(grades: Mapping[str, int], judged: set[str], hard_negatives: bool = False
+          ) -> dict[str, str]:
+    """``positive`` for the documents at the query's best grade (> 0); the other documents
+    the qrels grade are ``hard negative`` where the method made hard negatives
+    (``hard_negatives``), else ``graded`` (graded relevance: a grade-1 passage is related, not
+    a hard negative); ``judged`` for documents only raters labelled."""
     best = max((g for g in grades.values() if g > 0), default=None)
-    out = {doc: ("positive" if best is not None and g == best else "hard negative")
+    other = "hard negative" if hard_negatives else "graded"
+    out = {doc: ("positive" if best is not None and g == best else other)
            for doc, g in grades.items()}
     out.update({doc: "judged" for doc in judged if doc not in out})
     return out

@@ -12,6 +12,13 @@ from irforge.core.records import Doc, Judgment, Query
 
 PROMPTS = ("relevance.direct", "relevance.cot", "relevance.attributes")
 INTENTS = ("QA", "FC")
+MORE_CONTROLS = [  # relevance/controls.jsonl rows of both answers for q2 and q3 (12+ queries)
+    {"control_id": f"i{n:012x}", "query_id": f"q{q}", "query": f"flood warning region {q}",
+     "doc_id": doc, "kind": kind, "expected": expected, "intent": INTENTS[q % 2],
+     "passage": "", "labels": {"zero_shot": 2.0}}
+    for n, (q, doc, kind, expected) in enumerate(
+        [(2, "d2", "positive", 1), (2, "d9", "other-document", 0),
+         (3, "d3", "positive", 1), (3, "d8", "other-document", 0)])]
 
 
 def relevance_bench(root: Path, queries: int = 12, seed: int = 0) -> Benchmark:

@@ -21,7 +21,7 @@ def pushed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, 
     calls: list[tuple[Path, str | None]] = []
 
     def fake_push(bench, labeling, connection, n, strategy, seed, by, threshold, project,
-                  title, annotators=1, show_predictions=False, gold=True):
+                  title, annotators=1, show_predictions=False, gold=True, gold_share=0.15):
         calls.append((bench.root, title))
         return PushResult(len(calls), True, 10, n, n, 0)
 

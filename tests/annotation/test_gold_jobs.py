@@ -118,7 +118,10 @@ def test_gold_items_are_right_by_construction(name: str, tmp_path: Path) -> None
     assert sum(case.expected for _, case in gold) == len(items)
     real_keys = {item.key for item in items}
     for item, case in gold:
-        assert item.key not in real_keys and item.query_id.startswith("i")  # opaque
+        # the real query id it was made from, a key of the same shape as a real one
+        assert item.key not in real_keys and item.query_id == case.source.query_id
+        assert item.key.split(":")[0] == items[0].key.split(":")[0]
+        assert len(item.key) == len(items[0].key)
         assert set(item.data) == set(items[0].data)  # the fields of any task, nothing more
         assert item.data["strata"] == case.source.data["strata"]  # its source item's strata
         CHECKS[name](bench, case, {k: item.data[k] for k in job.config.variables})
@@ -149,10 +152,17 @@ def test_gold_round_trip_through_files_scores_each_person(name: str, tmp_path: P
     bench = build_for(name, tmp_path / "built")
     job = get_job(name)
     real = len(bench_items(bench, job))
-    files = export_tasks(bench, job, tmp_path / "round1.json", n=4, seed=3)
+    files = export_tasks(bench, job, tmp_path / "round1.json", n=4, seed=3, gold_share=0.5)
     tasks = json.loads(files.tasks.read_text(encoding="utf-8"))
     gold = {row["item_key"]: row["expected"] for _, row in iter_jsonl(gold_path(bench))}
-    assert len(gold) == 2 * real and len(tasks) == 3 * real  # every real item + its gold
+    # a 50% share: as many gold tasks as real ones, never more; "yes" and "no" alternate
+    assert len(gold) == real and len(tasks) == 2 * real
+    # "yes" and "no" alternate, except that a case showing exactly what a real task of the
+    # round shows (logical_structure's "yes": the query with its own triples) stays out
+    shown = [tuple(str(t["data"][name]) for name in sorted(job.config.variables))
+             for t in tasks]
+    assert len(set(shown)) == len(shown)
+    assert sum(gold.values()) in ((real + 1) // 2, 0)
     keys = [task["data"]["item_key"] for task in tasks]
     assert set(gold) <= set(keys)
     assert [k in gold for k in keys] != sorted(k in gold for k in keys)  # shuffled in
@@ -166,13 +176,19 @@ def test_gold_round_trip_through_files_scores_each_person(name: str, tmp_path: P
                                                        _person(job, gold, False)])))
     result = import_tasks(bench, job, export)
     assert (result.tasks, result.new_labels, result.invalid) == (real, 2 * real, 0)
-    gold_queries = {key.split(":")[1] for key in gold}
+    gold_tasks = {number for number, task in enumerate(tasks, start=1)
+                  if task["data"]["item_key"] in gold}
+    gold_pairs = {(task["data"]["query_id"], task["data"]["doc_id"]) for task in tasks
+                  if task["data"]["item_key"] in gold}
+    real_pairs = {(task["data"]["query_id"], task["data"]["doc_id"]) for task in tasks
+                  if task["data"]["item_key"] not in gold}
     human = [j for j in bench.judgments() if j.source == "human"]
-    assert len(human) == 2 * real and not {j.query_id for j in human} & gold_queries
+    assert len(human) == 2 * real and not {j.metadata["ls_task_id"] for j in human} & gold_tasks
     folder_queries, corpus = set(_queries(bench)), set(_corpus(bench))
     assert all(j.query_id in folder_queries and j.doc_id in corpus for j in human)
     if job.writes_qrels:
-        assert not set(bench.qrels_dict("human")) & gold_queries
+        human_pairs = {(q, d) for q, docs in bench.qrels_dict("human").items() for d in docs}
+        assert not human_pairs & (gold_pairs - real_pairs)
 
     done = CliRunner().invoke(build_app(), ["audit", "agreement", str(bench.root), "--task",
                                             job.task, "--resamples", "20"])
@@ -180,8 +196,7 @@ def test_gold_round_trip_through_files_scores_each_person(name: str, tmp_path: P
     assert "Annotators on gold questions" in done.output
     saved = json.loads((bench.root / "audits" / f"agreement_{job.task}.json").read_text())
     assert [(g["annotator"], g["gold"], g["correct"]) for g in saved["gold_accuracy"]] == [
-        ("1", 2 * real, 2 * real), ("2", 2 * real, real)]
-    assert saved["gold_accuracy"][1]["accuracy"] == 0.5
+        ("1", real, real), ("2", real, sum(gold.values()))]
 
 
 def test_no_gold_and_review_rounds_leave_gold_items_out(tmp_path: Path) -> None:
@@ -189,11 +204,11 @@ def test_no_gold_and_review_rounds_leave_gold_items_out(tmp_path: Path) -> None:
     real = len(bench_items(bench, get_job("hard_negative")))
     runner, out = CliRunner(), tmp_path / "round.json"
     base = ["annotate", "export-tasks", str(bench.root), "--job", "hard_negative", "--out",
-            str(out)]
+            str(out), "--gold-share", "0.5"]
     done = runner.invoke(build_app(), base)
     assert done.exit_code == 0, done.output
-    assert f"({2 * real} of them gold items)" in " ".join(done.output.split())
-    assert len(json.loads(out.read_text())) == 3 * real
+    assert f"{2 * real} tasks ({real} real + {real} gold)" in " ".join(done.output.split())
+    assert len(json.loads(out.read_text())) == 2 * real
     done = runner.invoke(build_app(), [*base, "--no-gold"])
     assert done.exit_code == 0, done.output
     assert len(json.loads(out.read_text())) == real

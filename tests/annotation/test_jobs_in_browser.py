@@ -27,6 +27,7 @@ from irforge.annotation.gold import gold_path
 from irforge.annotation.guidelines import guidelines_for
 from irforge.annotation.items import bench_items
 from irforge.annotation.labeling import LabelingJob, get_job
+from irforge.annotation.projects import iter_tasks
 from irforge.annotation.pull import pull
 from irforge.annotation.push import push
 from irforge.cli.app import build_app
@@ -102,11 +103,12 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
     keys = sorted(item.key for item in bench_items(bench, job))
     assert 2 <= len(keys) <= 4
     connection = connect(LabelStudioSettings(label_studio.url, label_studio.token))
-    pushed = push(bench, job, connection, n=4, annotators=2, gold=name in GOLD)
+    pushed = push(bench, job, connection, n=4, annotators=2, gold=name in GOLD,
+                  gold_share=0.5)  # as many gold tasks as real ones: never more
     gold = {row["item_key"]: int(row["expected"]) for _, row in iter_jsonl(gold_path(bench))} \
         if name in GOLD else {}
     assert pushed.imported == len(keys) + len(gold) and pushed.gold == len(gold)
-    assert len(gold) == 2 * len(keys) if name in GOLD else not gold
+    assert len(gold) == len(keys) if name in GOLD else not gold
     project = connection.client.projects.get(id=pushed.project_id)
     assert project.maximum_annotations == 2 and project.show_instruction
 
@@ -128,7 +130,8 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
     for views in seen.values():
         assert sorted(view.data["item_key"] for view in views) == sorted([*keys, *gold])
         for view in views:  # gold tasks look like any other: same fields, nothing preselected
-            assert set(view.data) == set(views[0].data)
+            assert set(view.data) == set(views[0].data)  # a gold and a real task: same fields
+            assert view.data["query_id"] in {q.query_id for q in bench.queries()}
             assert not any(word in view.text.lower() for word in ("gold", "control", "expected"))
             assert view.checked == 0  # nothing preselected: no prediction was imported
             assert view.labelled == view.radios == len(shown)  # every choice says its meaning
@@ -179,7 +182,9 @@ def test_two_people_label_every_task_of_a_built_folder_in_chromium(
         scored = {g["annotator"]: (g["gold"], g["correct"]) for g in report["gold_accuracy"]}
         assert scored == {"annotator1@example.com": (len(gold), len(gold)),  # all right
                           "annotator2@example.com": (len(gold), sum(gold.values()))}  # "yes"
-        assert not {j.query_id for j in human} & {key.split(":")[1] for key in gold}
+        gold_tasks = {t["id"] for t in iter_tasks(connection, pushed.project_id)
+                      if t["data"]["item_key"] in gold}
+        assert not {j.metadata["ls_task_id"] for j in human} & gold_tasks
     if name == "hard_negative":  # people's labels name the hard-negative passages the build wrote
         corpus = {doc.doc_id: doc for doc in bench.corpus()}
         assert all(corpus[j.doc_id].metadata["kind"] == "hard_negative" for j in human)

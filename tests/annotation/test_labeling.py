@@ -8,7 +8,7 @@ import pytest
 
 from irforge.annotation.connection import load_settings
 from irforge.annotation.errors import AnnotationError
-from irforge.annotation.items import AnnotationItem, bench_items
+from irforge.annotation.items import AnnotationItem, bench_items, item_key
 from irforge.annotation.labeling import get_job, list_jobs, parse_config, validate_result
 from irforge.annotation.push import predictions_for
 from irforge.annotation.sampling import select
@@ -71,12 +71,19 @@ def test_bad_configs_and_unknown_jobs_say_what_to_do(tmp_path: Path) -> None:
 def test_items_carry_text_strata_and_stable_keys(tmp_path: Path) -> None:
     bench = relevance_bench(tmp_path, queries=4)
     items = bench_items(bench, get_job("relevance"), strata=("intent",))
-    assert [item.key for item in items] == [f"relevance:q{i}:d{i}" for i in range(4)]
+    assert [item.key for item in items] == [item_key("relevance", f"q{i}", f"d{i}")
+                                            for i in range(4)]
+    assert item_key("relevance", "q0", "d0") == item_key("relevance", "q0", "d0")  # stable
+    assert len({item.key for item in items}) == 4
+    assert all(key.startswith("relevance:") and len(key) == len("relevance:") + 12
+               for key in (item.key for item in items))
     first = items[0]
     assert first.data["query"] == "flood warning region 0"
     assert first.data["passage"].startswith("Doc 0\nPassage 0")
-    assert first.data["context"] == ("intent QA: a user asks a question and wants passages "
-                                     "that answer it directly")
+    assert first.data["context"] == (
+        "intent QA: a user asks a question and wants passages that answer it directly\n"
+        "how to grade: a match means the passage answers the query: 3 = Perfectly relevant; "
+        "2 = Highly relevant; 1 = Related; 0 = Irrelevant")
     assert first.strata == {"intent": "QA"} and len(first.llm) == 3
     predictions = predictions_for(first, get_job("relevance"))
     assert [p["model_version"] for p in predictions][-1] == "ensemble"
@@ -119,6 +126,19 @@ def test_progress_counts_per_stratum() -> None:
     rows = {(r.stratum, r.value): r for r in progress(tasks)}
     assert (rows[("all", "all")].tasks, rows[("all", "all")].annotated) == (3, 2)
     assert rows[("intent", "QA")].share == 0.5 and rows[("intent", "QA")].annotations == 2
+    assert rows[("tasks", "gold")].tasks == 0 and rows[("tasks", "real")].tasks == 3
+
+
+def test_progress_names_the_gold_tasks_and_counts_them_once() -> None:
+    tasks = [{"data": {"item_key": f"relevance:{n}", "strata": {"intent": "QA"}},
+              "total_annotations": n % 2, "cancelled_annotations": 0} for n in range(6)]
+    rows = progress(tasks, gold={"relevance:4", "relevance:5"})
+    table = {(r.stratum, r.value): (r.tasks, r.annotated) for r in rows}
+    assert [(r.stratum, r.value) for r in rows[:3]] == [("all", "all"), ("tasks", "real"),
+                                                        ("tasks", "gold")]
+    assert table[("all", "all")] == (6, 3)
+    assert table[("tasks", "real")] == (4, 2) and table[("tasks", "gold")] == (2, 1)
+    assert table[("intent", "QA")] == (4, 2)  # strata cover the real tasks
 
 
 def test_settings_from_env_then_file(tmp_path: Path, monkeypatch) -> None:

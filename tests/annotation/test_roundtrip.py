@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from irforge.annotation.connection import LabelStudioSettings, connect
 from irforge.annotation.errors import AuthenticationFailed, ProjectNotFound, ServerUnreachable
+from irforge.annotation.gold import gold_keys
 from irforge.annotation.labeling import get_job
 from irforge.annotation.projects import iter_tasks, read_registry
 from irforge.annotation.pull import pull
@@ -19,9 +20,10 @@ from irforge.annotation.status import project_progress
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
+from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Judgment, Query
 
-from .helpers import PROMPTS, choice, relevance_bench
+from .helpers import MORE_CONTROLS, PROMPTS, choice, relevance_bench
 
 
 @pytest.fixture(scope="module")
@@ -125,23 +127,33 @@ def test_push_pull_round_trip_with_adjudication_and_agreement(tmp_path: Path, co
 
 def test_cli_push_status_pull(tmp_path: Path, label_studio, connection, people,
                               monkeypatch) -> None:
+    """Push, status and pull count the same tasks and name the gold ones; gold stays a
+    minority (default share) and looks like any task in the server."""
     monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
-    relevance_bench(tmp_path, queries=6, seed=1)
+    bench = relevance_bench(tmp_path, queries=12, seed=1)
+    write_jsonl(bench.root / "relevance" / "controls.jsonl", MORE_CONTROLS)
     runner = CliRunner()
-    pushed = runner.invoke(build_app(), ["annotate", "push", str(tmp_path), "--n", "4",
+    pushed = runner.invoke(build_app(), ["annotate", "push", str(tmp_path), "--n", "10",
                                          "--strategy", "disagreement", "--title", "cli test"])
     assert pushed.exit_code == 0, pushed.output
-    assert "imported 4" in pushed.output
+    said = " ".join(pushed.output.split())
+    assert "12 tasks (10 real + 2 gold;" in said and "imported 12" in said
     project = read_registry(Benchmark(tmp_path))["relevance"]["project_id"]
+    tasks = list(iter_tasks(connection, project))
+    gold = gold_keys(Benchmark(tmp_path))
+    assert len(tasks) == 12 and sum(t["data"]["item_key"] in gold for t in tasks) == 2
+    fields = {tuple(sorted(t["data"])) for t in tasks}
+    assert len(fields) == 1  # a gold task and a real task have the same field set
     for task in iter_tasks(connection, project):
         _annotate(connection, task["id"], people["alice"], "1")
     status = runner.invoke(build_app(), ["annotate", "status", str(tmp_path)])
     assert status.exit_code == 0, status.output
-    assert "100%" in status.output
+    assert "12 tasks (10 real + 2 gold)" in status.output and "100%" in status.output
     pulled = runner.invoke(build_app(), ["annotate", "pull", str(tmp_path)])
     assert pulled.exit_code == 0, pulled.output
-    assert "4 new human labels" in pulled.output
+    said = " ".join(pulled.output.split())
+    assert "12 tasks (10 real + 2 gold), 10 new human labels" in said
     assert set(Benchmark(tmp_path).qrels_dict("human")) and all(
         rel == 1 for docs in Benchmark(tmp_path).qrels_dict("human").values()
         for rel in docs.values())

@@ -100,6 +100,21 @@ def test_audit_agreement_cli_writes_table_json_and_plot(tmp_path: Path) -> None:
     assert "ensemble" in result.output
 
 
+def test_audit_agreement_on_one_item_says_too_few_instead_of_nan(tmp_path: Path) -> None:
+    _bench_with_judgments(tmp_path, items=1)
+    result = CliRunner().invoke(build_app(), ["audit", "agreement", str(tmp_path),
+                                              "--strata", "intent", "--resamples", "20"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "nan" not in said.lower() and "too few items" in said
+    assert "1 with both an LLM and a human label" in said and "annotate more" in said
+    assert "alpha_nominal=n/a (too few items)" in said
+    report = json.loads((tmp_path / "audits" / "agreement_relevance.json").read_text())
+    assert report["rows"] and all(row["kappa"] is None for row in report["rows"])
+    assert "no plot: no kappa is defined" in said
+    assert not (tmp_path / "audits" / "agreement_relevance.png").exists()  # no empty bars
+
+
 def test_audit_agreement_without_human_labels_says_what_to_do(tmp_path: Path) -> None:
     Benchmark(tmp_path).add_judgments([Judgment("q", "d", 1, "llm", prompt_id="a")])
     result = CliRunner().invoke(build_app(), ["audit", "agreement", str(tmp_path)])

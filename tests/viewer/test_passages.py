@@ -28,7 +28,19 @@ def test_agreement_is_on_the_rounded_grade() -> None:
     assert agreement({"llm:ensemble": 1.6}) is None
 
 
-def test_roles_follow_the_best_grade() -> None:
+def test_roles_follow_the_best_grade_and_the_method() -> None:
+    # graded relevance (intents, logical): a grade-1 passage is related, not a hard negative
     assert roles({"a": 2, "b": 1, "c": 0}, {"d"}) == {
+        "a": "positive", "b": "graded", "c": "graded", "d": "judged"}
+    # a method that made hard negatives on purpose (MultiConIR, InfoSearch)
+    assert roles({"a": 2, "b": 1, "c": 0}, {"d"}, hard_negatives=True) == {
         "a": "positive", "b": "hard negative", "c": "hard negative", "d": "judged"}
-    assert roles({"c": 0}, set()) == {"c": "hard negative"}
+    assert roles({"c": 0}, set(), hard_negatives=True) == {"c": "hard negative"}
+
+
+def test_ids_sort_in_natural_order() -> None:
+    from irforge.viewer.data import natural_key
+
+    ids = ["q10", "q2", "QA_C7_0010", "QA_C7_0002", "q1b", "q1"]
+    assert sorted(ids, key=natural_key) == ["QA_C7_0002", "QA_C7_0010", "q1", "q1b", "q2",
+                                            "q10"]
