@@ -109,7 +109,7 @@ def label(bench: Benchmark, pool: Path, url: str, cache: Path,
         start = time.perf_counter()
         report = label_benchmark(bench, engine, [pool], load_intents(), LabelSettings())
         seconds = time.perf_counter() - start
-        return seconds, {"report": report.as_dict(), "engine": engine.manifest_entry()}
+        return seconds, {"report": report.counts, "engine": engine.manifest_entry()}
 
 
 def main() -> None:

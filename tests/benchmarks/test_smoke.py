@@ -54,6 +54,7 @@ def test_smoke_mode_runs(script: str, comlq_dir: Path, tmp_path: Path,
     spec = importlib.util.spec_from_file_location(f"smoke_{script[:-3]}", BENCHMARKS / script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
     spec.loader.exec_module(module)
     module.main()
     assert PRINTS[script] in capsys.readouterr().out
