@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from irforge.core.redact import register_secret
 from irforge.llm.completion import (
     Completion,
+    GenerationTimeout,
     Message,
     TokenLogprob,
     openai_logprobs,
@@ -218,10 +219,6 @@ def _refusal(message: Any) -> str | None:
         return str(direct)
     extra = getattr(message, "provider_specific_fields", None) or {}
     return str(extra["refusal"]) if extra.get("refusal") else None
-
-
-class GenerationTimeout(RuntimeError):
-    """A local generation passed its deadline (not retried: it would time out again)."""
 
 
 GRAMMAR_MAX_ITEMS = 16

@@ -22,8 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from irforge.llm.backends import GenerationTimeout
-from irforge.llm.completion import Completion
+from irforge.llm.completion import Completion, GenerationTimeout
 from irforge.llm.degeneration import LOOP_CHECK_EVERY, LOOP_FINISH_REASON, looping_tail
 
 SLOT_CONTEXT = 4096  # tokens of prompt + answer one sequence may hold (as the one-at-a-time path)
