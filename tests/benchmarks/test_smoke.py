@@ -27,7 +27,7 @@ PRINTS = {
     "llm_engine.py": "engine's own CPU per request",
     "metrics.py": "speed-up irforge vs ranx",
     "recipe_throughput.py": "longest LLM stage",
-    "retrieval.py": "recall@10",
+    "retrieval.py": "rank_bm25 BM25Okapi",
     "significance.py": "bootstrap CI",
     "validity.py": "check      bm25 eval",
 }
