@@ -1,17 +1,23 @@
 """Speed of irforge's agreement statistics relative to the reference libraries, same run.
 
-Run by hand: ``python benchmarks/agreement_speed.py``. Prints time ratios (irforge / peer);
-below 1 means irforge is faster. Values are checked to agree before timing.
+Run by hand: ``python benchmarks/agreement_speed.py [--items 5000] [--smoke]``. Prints time
+ratios (irforge / peer); below 1 means irforge is faster. Values are checked to agree before timing.
 """
 
 from __future__ import annotations
 
+import argparse
 import timeit
 
 import numpy as np
+from bench_smoke import parse
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=5000, help="items the two raters label")
+    parser.add_argument("--number", type=int, default=20, help="calls per timing")
+    args = parse(parser, argv, items=200, number=1)
     import krippendorff
     from scipy import stats
     from sklearn.metrics import cohen_kappa_score
@@ -20,16 +26,17 @@ def main() -> None:
     from irforge.validators.statistics import cohen_kappa, krippendorff_alpha
 
     rng = np.random.default_rng(0)
-    a = rng.integers(0, 4, 5000)
-    b = np.where(rng.random(5000) < 0.7, a, rng.integers(0, 4, 5000))
-    data = np.stack([np.where(rng.random(2000) < 0.7, a[:2000], rng.integers(0, 4, 2000))
+    n, m = args.items, max(args.items * 2 // 5, 1)
+    a = rng.integers(0, 4, n)
+    b = np.where(rng.random(n) < 0.7, a, rng.integers(0, 4, n))
+    data = np.stack([np.where(rng.random(m) < 0.7, a[:m], rng.integers(0, 4, m))
                      for _ in range(5)]).astype(float)
     data[rng.random(data.shape) < 0.2] = np.nan
     x, y = rng.random(200), rng.random(200)
     cases = [
-        ("cohen kappa quadratic (5000 items)", lambda: cohen_kappa(a, b, "quadratic"),
+        (f"cohen kappa quadratic ({n} items)", lambda: cohen_kappa(a, b, "quadratic"),
          lambda: cohen_kappa_score(a, b, weights="quadratic")),
-        ("krippendorff alpha ordinal (5x2000, 20% missing)",
+        (f"krippendorff alpha ordinal (5x{m}, 20% missing)",
          lambda: krippendorff_alpha(data, "ordinal"),
          lambda: krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")),
         ("kendall tau-b (200 systems)", lambda: kendall_tau_b(x, y),
@@ -39,8 +46,8 @@ def main() -> None:
     ]
     for name, ours, peer in cases:
         assert np.isclose(ours(), peer()), name
-        mine = min(timeit.repeat(ours, number=20, repeat=3))
-        theirs = min(timeit.repeat(peer, number=20, repeat=3))
+        mine = min(timeit.repeat(ours, number=args.number, repeat=3))
+        theirs = min(timeit.repeat(peer, number=args.number, repeat=3))
         print(f"{name}: irforge/peer time ratio = {mine / theirs:.2f}")
 
 

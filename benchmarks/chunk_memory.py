@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_smoke import parse
+
 SENTENCE = ("The river rose by 3 metres near the old bridge on Monday while crews sandbagged "
             "the road. ")
 
@@ -90,7 +92,7 @@ def main() -> None:
     parser.add_argument("--huge-mb", type=int, default=200, help="with --hostile")
     parser.add_argument("--bomb-mb", type=int, default=300, help="with --hostile")
     parser.add_argument("--file", type=Path, help=argparse.SUPPRESS)  # child process
-    args = parser.parse_args()
+    args = parse(parser, None, mb=[0.05], hostile=False)
     if args.hostile:
         hostile(args.tokenizer, args.huge_mb, args.bomb_mb)
         return

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_smoke import parse
+
 PARAGRAPHS_PER_DOC = 8
 
 
@@ -369,7 +371,8 @@ def main() -> None:
     parser.add_argument("--ray", default=None, metavar="ADDRESS",
                         help="compare every stage in one process with a Ray cluster "
                              "(HOST:PORT, or 'local' to start one here)")
-    run(parser.parse_args())
+    run(parse(parser, None, size=160, peer_size=160, pdf_docs=2, workers=1, formats=0,
+              peers=False, ray=None))
 
 
 if __name__ == "__main__":

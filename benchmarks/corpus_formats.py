@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_smoke import parse
+
 FORMAT_FILES = {"markdown": "notes/plan.md", "rst": "notes/handbook.rst",
                 "html": "web/heatwave.html", "docx": "reports/2026/briefing.docx",
                 "pptx": "reports/routes.pptx", "xlsx": "reports/stock.xlsx",
@@ -213,7 +215,7 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true",
                         help="also time the alternative libraries (where installed)")
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = parse(parser, None, files=12, rounds=1, peers=False)
     run(args.files, args.peers, args.rounds)
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_smoke import parse
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "comlq"
 
@@ -160,7 +161,8 @@ def main() -> None:
     parser.add_argument("--hnsw", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--cpu-only", action="store_true")
-    args = parser.parse_args()
+    args = parse(parser, None, passages=32, search_docs=500, search_queries=16, hnsw=300,
+                 rounds=1, cpu_only=True)
     import torch
 
     from irforge.retrievers.device import placement

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_smoke import parse
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -109,7 +111,7 @@ def label(bench: Benchmark, pool: Path, url: str, cache: Path,
         report = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool],
                                  load_intents(), LabelSettings())
         seconds = time.perf_counter() - start
-        return seconds, {"report": report.as_dict(), "engine": engine.manifest_entry()}
+        return seconds, {"report": report.counts, "engine": engine.manifest_entry()}
 
 
 def main() -> None:
@@ -118,7 +120,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--peer-requests", type=int, default=2000)
-    args = parser.parse_args()
+    args = parse(parser, None, pairs=40, concurrency=8, latency=0.005, peer_requests=16)
     ideal = args.concurrency / args.latency
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)

@@ -42,6 +42,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench_smoke import parse
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -285,7 +287,7 @@ def main() -> None:
                         help="rounds of raw aiohttp + direct engine per scenario")
     parser.add_argument("--litellm-rounds", type=int, default=3,
                         help="how many of those rounds also run bare litellm + litellm engine")
-    args = parser.parse_args()
+    args = parse(parser, None, requests=40, scenarios="8:0.005", rounds=1, litellm_rounds=1)
     with tempfile.TemporaryDirectory() as folder:
         for pair in args.scenarios.split(","):
             concurrency, latency = pair.split(":")

@@ -13,6 +13,7 @@ import argparse
 import time
 
 import numpy as np
+from bench_smoke import parse
 
 
 def make_case(queries: int, docs: int, seed: int = 0):
@@ -41,7 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=1_000)
-    args = parser.parse_args()
+    args = parse(parser, None, queries=30, docs=50)
 
     import pytrec_eval
     from ranx import Qrels, Run

@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench_smoke import parse
+
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -74,7 +76,7 @@ def _warm_imports() -> None:
     import importlib
 
     for module in ("litellm", "irforge.llm", "irforge.corpus.pipeline", "irforge.corpus.pool",
-                   "irforge.eval.runner", "irforge.eval.report", "irforge.steps.method"):
+                   "irforge.eval.runner", "irforge.eval.report", "irforge.methods.registry"):
         importlib.import_module(module)
     from irforge.methods.registry import registry
 
@@ -87,7 +89,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--copies", type=int, default=20, help="variants of each document")
     parser.add_argument("--serial", action="store_true", help="run stages one at a time")
-    args = parser.parse_args()
+    args = parse(parser, None, concurrency=8, latency=0.005, copies=0)
     ideal = args.concurrency / args.latency
     _warm_imports()
     with tempfile.TemporaryDirectory() as tmp:

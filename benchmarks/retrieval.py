@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_smoke import parse
 
 from irforge.core.beir import read_corpus, read_qrels, read_queries
 from irforge.core.records import qrels_to_dict
@@ -100,7 +101,7 @@ def main() -> None:
     parser.add_argument("--peer-queries", type=int, default=200)
     parser.add_argument("--cache", type=Path, default=Path(".irforge/bench-embeddings"))
     parser.add_argument("--skip-dense", action="store_true")
-    args = parser.parse_args()
+    args = parse(parser, None, limit=100, peer_queries=3, skip_dense=True)  # gpu_eval encodes
     docs = list(read_corpus(args.data / "corpus.jsonl"))
     queries = list(read_queries(args.data / "queries.jsonl"))
     qrels = qrels_to_dict(read_qrels(args.data / "qrels" / "test.tsv"))

@@ -14,13 +14,14 @@ import argparse
 import time
 
 import numpy as np
+from bench_smoke import parse
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--queries", type=int, default=3000)
     parser.add_argument("--trials", type=int, default=10_000)
-    args = parser.parse_args()
+    args = parse(parser, None, queries=100, trials=200)
 
     from scipy import stats
 

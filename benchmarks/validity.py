@@ -14,6 +14,7 @@ flagged, <= 5% valid flagged, check <= 1.5x the eval.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 import shutil
@@ -25,8 +26,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench_smoke import parse
+
 DATA = Path(__file__).resolve().parent / "data" / "validity"
-REPEATS = int(os.environ.get("VALIDITY_REPEATS", "3"))
+REPEATS = int(os.environ.get("VALIDITY_REPEATS", "3"))  # or --repeats
 
 
 def labels(folder: Path) -> dict[str, str]:
@@ -53,17 +56,28 @@ def _timed(args: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def timings(folder: Path) -> tuple[float, float]:
+def timings(folder: Path, repeats: int) -> tuple[float, float]:
     """Median seconds of ``check`` and of a BM25 ``eval`` on a copy of ``folder``."""
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / folder.name
         shutil.copytree(folder, copy)
-        check = [_timed(["check", str(copy)]) for _ in range(REPEATS)]
-        evals = [_timed(["eval", str(copy), "--retriever", "bm25"]) for _ in range(REPEATS)]
+        check = [_timed(["check", str(copy)]) for _ in range(repeats)]
+        evals = [_timed(["eval", str(copy), "--retriever", "bm25"]) for _ in range(repeats)]
     return statistics.median(check), statistics.median(evals)
 
 
-def main(names: list[str]) -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", metavar="SET", help="labelled sets (default: all)")
+    parser.add_argument("--repeats", type=int, default=REPEATS,
+                        help="command-line runs timed per folder (median)")
+    args = parse(parser, argv, repeats=1, names=["bicycle"])
+    names: list[str] = args.names
+    run(names, args.repeats)
+
+
+def run(names: list[str], repeats: int) -> None:
+    """Flag rates per validator and the check / eval time ratio on the named sets."""
     kinds: dict[str, str] = {}
     found: dict[str, set[str]] = {}
     folders = sorted(p for p in DATA.iterdir() if (p / "labels.tsv").is_file()
@@ -108,11 +122,11 @@ def main(names: list[str]) -> None:
         print(f"  valid but flagged: {query} by {', '.join(sorted(found[query]))}")
     for query in sorted(q for q in invalid if q not in found):
         print(f"  invalid, missed: {query} ({kinds[query]})")
-    print(f"\ntime (median of {REPEATS} command-line runs)   check      bm25 eval   ratio")
+    print(f"\ntime (median of {repeats} command-line runs)   check      bm25 eval   ratio")
     for folder in folders:
-        check, evals = timings(folder)
+        check, evals = timings(folder, repeats)
         print(f"  {folder.name:36s} {check:6.2f} s   {evals:6.2f} s   {check / evals:5.2f}x")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

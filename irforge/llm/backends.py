@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from irforge.core.redact import register_secret
 from irforge.llm.completion import (
     Completion,
+    GenerationTimeout,
     Message,
     TokenLogprob,
     openai_logprobs,
@@ -228,11 +229,8 @@ def _refusal(message: Any) -> str | None:
     return str(extra["refusal"]) if extra.get("refusal") else None
 
 
-class GenerationTimeout(RuntimeError):
-    """A local generation passed its deadline (not retried: it would time out again)."""
-
-
 GRAMMAR_MAX_ITEMS = 16
+LLAMA_SLOTS = 1  # sequences the embedded model decodes together by default (opt in)
 
 
 def grammar_schema(schema: Any) -> Any:
@@ -360,8 +358,10 @@ class LlamaBackend:
 
     _call_lock = threading.Lock()
 
-    def __init__(self, spec: ModelSpec, n_ctx: int = 4096, seed: int = 0) -> None:
+    def __init__(self, spec: ModelSpec, n_ctx: int = 4096, seed: int = 0,
+                 slots: int = 1) -> None:
         assert spec.gguf_path is not None
+        self.slots = slots  # sequences decoded together (1: one request at a time)
         self.spec = spec
         self.name = spec.name
         self.n_ctx = n_ctx
@@ -419,6 +419,16 @@ class LlamaBackend:
 
     async def complete(self, messages: list[Message], schema: dict[str, Any],
                        params: dict[str, Any], timeout: float) -> Completion:
+        """With ``slots`` > 1 the request joins the model's batched decoder (several
+        sequences per llama.cpp batch, irforge/llm/llama_batched.py); asked for log-probs, or
+        with one slot, it runs alone."""
+        if self.slots > 1 and not params.get("logprobs"):
+            from irforge.llm.llama_batched import batched
+
+            llama = await asyncio.to_thread(load_llama, self.spec.gguf_path, self.n_ctx,
+                                            self.seed)
+            return await batched(llama, self.slots).complete(
+                messages, grammar_schema(schema), params, timeout, self.seed)
         return await asyncio.to_thread(self._complete_sync, messages, schema, params, timeout)
 
     def session(self) -> AbstractAsyncContextManager[Any]:
@@ -427,7 +437,21 @@ class LlamaBackend:
 
 def _llama(spec: ModelSpec, api_key: str | None, response_format: str,
            observe: HeaderSink | None, notes: list[str]) -> Backend:
-    return LlamaBackend(spec)
+    return LlamaBackend(spec, slots=llama_slots())
+
+
+def llama_slots(config: Mapping[str, Any] | None = None) -> int:
+    """Sequences the embedded model decodes in one batch: ``llama_slots`` in irforge.toml,
+    else :data:`LLAMA_SLOTS` (1 turns batching off)."""
+    from irforge.llm.settings import load_config
+
+    value = (load_config() if config is None else config).get("llama_slots", LLAMA_SLOTS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        from irforge.core.errors import IrforgeError
+
+        raise IrforgeError(f"irforge.toml [llm] llama_slots must be a whole number of at least "
+                           f"1, got {value!r}")
+    return value
 
 
 def _litellm(spec: ModelSpec, api_key: str | None, response_format: str,

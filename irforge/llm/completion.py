@@ -88,3 +88,7 @@ def request_key(model: str, messages: list[Message], params: dict[str, Any],
     Keys and endpoints are not part of it: they change where a request goes, not its answer.
     """
     return RequestKeys(model, params, schema).key(messages)
+
+
+class GenerationTimeout(RuntimeError):
+    """A local generation passed its deadline (not retried: it would time out again)."""

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -36,7 +36,7 @@ from irforge.llm.accounting import (
     unpriced_budget_note,
 )
 from irforge.llm.answer_size import check_answer
-from irforge.llm.backends import Backend, make_backend
+from irforge.llm.backends import Backend, llama_slots, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion, RequestKeys
 from irforge.llm.degeneration import LLAMA_REPEAT_PENALTY
@@ -52,6 +52,9 @@ from irforge.llm.structured import output_schema, schema_instruction, with_instr
 from irforge.llm.sync import run_sync
 from irforge.llm.waits import Waits
 from irforge.prompts import get_template
+
+if TYPE_CHECKING:
+    from irforge.llm.shared import RunShare
 
 # errors that will fail every other request the same way: stop sending after the first
 FATAL_STATUS = frozenset({401, 403, 404})
@@ -76,12 +79,13 @@ class Engine:
                  transport: str | None = None, rate_headers: bool | None = None,
                  logprobs: int = 0, samples: int | None = None,
                  config: Mapping[str, Any] | None = None,
-                 bench_dir: Path | str | None = None) -> None:
+                 bench_dir: Path | str | None = None, shared: RunShare | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg, transport)
         self.demo_grade = self.spec.demo_grade
+        # a local model decodes its requests in flight together (llama_slots, backends.py)
         self.concurrency = int(concurrency or cfg.get("concurrency")
-                               or (1 if self.spec.backend == "llama" else 8))
+                               or (llama_slots(cfg) if self.spec.backend == "llama" else 8))
         self.rpm = rpm if rpm is not None else cfg.get("rpm")
         self.tpm = tpm if tpm is not None else cfg.get("tpm")
         self.max_retries = max_retries
@@ -119,8 +123,11 @@ class Engine:
         register_secret(api_key)  # blanked out of every stored text, whatever the backend
         self._price_override: Price | None = (
             (price_per_mtok[0] / 1e6, price_per_mtok[1] / 1e6) if price_per_mtok else None)
-        self.cache = (ResponseCache(resolve_cache_path(cache_path, cfg, bench_dir))
-                      if use_cache else None)
+        # shared: this engine is one stage of a run; the run owns the cache, slots and limits
+        self._share = shared
+        cache_file = resolve_cache_path(cache_path, cfg, bench_dir)
+        self.cache = ((shared.cache(cache_file) if shared is not None
+                       else ResponseCache(cache_file)) if use_cache else None)
         self.total = StepStats()
         self.steps: dict[str, StepStats] = {}
         self.prompts: dict[str, str] = {}
@@ -141,8 +148,10 @@ class Engine:
             print(f"warning: {self.notes[-1]}", file=sys.stderr, flush=True)
         # the provider's x-ratelimit-* headers, followed across runs of this engine
         follow = rate_headers if rate_headers is not None else cfg.get("rate_headers", True)
-        self.header_limits = (HeaderLimits() if follow and self.spec.backend != "llama"
-                              else None)
+        self.header_limits: HeaderLimits | None = None
+        if follow and self.spec.backend != "llama":
+            self.header_limits = (HeaderLimits() if shared is None else
+                                  shared.header_limits(self.spec.name, self.spec.api_base))
 
     # configuration -----------------------------------------------------------------------
     @property
@@ -166,7 +175,7 @@ class Engine:
         return litellm_price(self.spec.name)
 
     def close(self) -> None:
-        if self.cache is not None:
+        if self.cache is not None and self._share is None:  # a shared cache is the run's
             self.cache.close()
 
     def __enter__(self) -> Engine:
@@ -220,7 +229,9 @@ class Engine:
                      looked_up: bool = True) -> None:
         """Solve ``pending`` with ``concurrency`` workers, filling ``results`` by index."""
         # asyncio locks belong to one loop: a limiter per drive; the header state persists
-        self._limiter = RateLimiter(self.rpm, self.tpm, headers=self.header_limits)
+        # (an engine of a run draws on the run's shared limiter instead, see _send)
+        self._limiter = (RateLimiter(self.rpm, self.tpm, headers=self.header_limits)
+                         if self._share is None else None)
         self._inflight = {}  # futures belong to one loop too
         with RunProgress(self.progress, label, len(results)) as bar:
             self._waits = waits = Waits(self.wait_report_after, bar.say, self.notes)
@@ -452,7 +463,6 @@ class Engine:
                 return done
 
     async def _request(self, job: Job, stats: StepStats) -> Completion:
-        assert self._limiter is not None
         if job.tokens is None:
             job.tokens = estimate_tokens(job.messages) + int(job.plan.params["max_tokens"])
         tokens = job.tokens
@@ -465,14 +475,8 @@ class Engine:
                 job.retries += 1
                 stats.retries += 1
                 self.total.retries += 1
-            await self._limiter.acquire(tokens)
-            job.attempts += 1
-            stats.requests += 1
-            self.total.requests += 1
             try:
-                with waits.request(id(job)) if waits is not None else nullcontext():
-                    completion = await backend.complete(job.messages, job.plan.schema,
-                                                        job.plan.params, self.timeout)
+                completion = await self._send(job, stats, tokens, backend)
                 check_answer(completion.text, job.plan.params)  # AnswerTooLarge: no retry
                 return completion
             except Exception as exc:
@@ -482,6 +486,29 @@ class Engine:
                 if waits is not None:
                     waits.sleeping(id(job), exc, attempt, seconds, self.max_wait)
                 await asyncio.sleep(seconds)
+
+    async def _send(self, job: Job, stats: StepStats, tokens: int,
+                    backend: Backend) -> Completion:
+        """One attempt: wait for a slot and the rate limits, send, count it."""
+        share, waits = self._share, self._waits
+        slots = share.slots(self.concurrency) if share is not None else None
+        if slots is not None:
+            await slots.acquire()
+        try:
+            if share is not None:
+                await share.limiter(self.rpm, self.tpm).acquire(tokens, self.header_limits)
+            else:
+                assert self._limiter is not None
+                await self._limiter.acquire(tokens)
+            job.attempts += 1
+            stats.requests += 1
+            self.total.requests += 1
+            with waits.request(id(job)) if waits is not None else nullcontext():
+                return await backend.complete(job.messages, job.plan.schema,
+                                              job.plan.params, self.timeout)
+        finally:
+            if slots is not None:
+                slots.release()
 
     def _budget_reservation(self, job: Job) -> float | None:
         """Dollars to set aside for the next request, or None when the budget forbids it."""

@@ -71,20 +71,29 @@ class RateLimiter:
                 return
         async with self._lock:
             while True:
-                delay = 0.0
-                if self.requests is not None:
-                    delay = max(delay, self.requests.delay_for(1))
-                if self.tokens is not None and tokens:
-                    delay = max(delay, self.tokens.delay_for(tokens))
-                if headers is not None:
-                    delay = max(delay, headers.delay_for(tokens))
+                delay = self.delay(tokens, headers)
                 if delay <= 0:
                     break
                 self.waited += delay
                 await self.sleep(delay)
-            if self.requests is not None:
-                self.requests.take(1)
-            if self.tokens is not None and tokens:
-                self.tokens.take(tokens)
-            if headers is not None:
-                headers.take(tokens)
+            self.take_now(tokens, headers)
+
+    def delay(self, tokens: int, headers: HeaderLimits | None) -> float:
+        """Seconds until one request of ``tokens`` fits the buckets and ``headers``."""
+        delay = 0.0
+        if self.requests is not None:
+            delay = max(delay, self.requests.delay_for(1))
+        if self.tokens is not None and tokens:
+            delay = max(delay, self.tokens.delay_for(tokens))
+        if headers is not None:
+            delay = max(delay, headers.delay_for(tokens))
+        return delay
+
+    def take_now(self, tokens: int, headers: HeaderLimits | None) -> None:
+        """Count one request of ``tokens`` as sent."""
+        if self.requests is not None:
+            self.requests.take(1)
+        if self.tokens is not None and tokens:
+            self.tokens.take(tokens)
+        if headers is not None:
+            headers.take(tokens)

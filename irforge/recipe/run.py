@@ -147,7 +147,10 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
             echo(f"[{stage.name}] started")
 
     workers = 1 if (recipe.budget_usd is not None or not recipe.parallel) else len(stages)
-    _schedule(stages, todo, ctx, actions, (begin, settle), workers)
+    try:
+        _schedule(stages, todo, ctx, actions, (begin, settle), workers)
+    finally:
+        ctx.close()
     report.results.sort(key=lambda r: names.index(r.name))
     report.spent_usd = ctx.spent_usd
     return report

@@ -2,7 +2,8 @@
 
 A stage kind is one function ``(ctx, stage) -> detail`` in :data:`ACTIONS`; it raises an
 :class:`~irforge.core.errors.IrforgeError` to fail (its ``exit_code`` becomes the stage's).
-LLM stages open one engine each (``RunContext.engine``), build on a
+LLM stages open one engine each (``RunContext.engine``: its own accounting, the run's one
+cache connection, pool of requests in flight and rate limits, irforge/llm/shared.py), build on a
 :class:`~irforge.steps.runner.BuildRunner` sharing the run's one
 :class:`~irforge.steps.gates.QueryGates`, and add what the engine spent to the run's total.
 """
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from irforge.core.errors import IrforgeError
 
 if TYPE_CHECKING:
+    from irforge.llm.shared import RunShare
     from irforge.recipe.model import Recipe
     from irforge.steps.gates import QueryGates
 
@@ -60,6 +62,7 @@ class RunContext:
     costs: dict[str, float] = field(default_factory=dict)  # stage -> dollars
     requests: dict[str, int] = field(default_factory=dict)  # stage -> LLM requests sent
     _gates: QueryGates | None = None
+    _share: RunShare | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def gates(self) -> QueryGates:
@@ -79,6 +82,23 @@ class RunContext:
                                                  folders=others)
                 self._gates = gates
             return self._gates
+
+    def share(self) -> RunShare:
+        """What every engine of this run draws on: one cache connection, ``concurrency``
+        requests in flight in total, one RPM/TPM budget and header estimate per model."""
+        from irforge.llm.shared import RunShare
+
+        with self._lock:
+            if self._share is None:
+                self._share = RunShare(self.recipe.concurrency)
+            return self._share
+
+    def close(self) -> None:
+        """Close what the run's engines shared (the cache connection)."""
+        with self._lock:
+            share, self._share = self._share, None
+        if share is not None:
+            share.close()
 
     def budget_left(self) -> float | None:
         """Dollars the next LLM stage may spend (None: no budget)."""
@@ -102,7 +122,7 @@ class RunContext:
         model, base = self.recipe.llm_for(own)
         engine = Engine(model, api_base=base, budget_usd=self.budget_left(),
                         cache_path=self.out / CACHE, concurrency=self.recipe.concurrency,
-                        progress=False)
+                        progress=False, shared=self.share())
         try:
             with engine:
                 yield engine
