@@ -47,6 +47,7 @@ from irforge.generators.intents.steps import (
 )
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
+from irforge.generators.sources import chosen_passages, selection_table, sources_of
 from irforge.steps.runner import BuildRunner
 
 STEP = "intents"
@@ -110,7 +111,8 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
         raise IrforgeError(f"--needs must be between 1 and {MAX_NEEDS}, got {n_needs}")
     if per_task < 1:
         raise IrforgeError(f"--per-task must be at least 1, got {per_task}")
-    pool = source_docs(corpus if seeds is None else seeds)
+    pool, selection = chosen_passages(source_docs(corpus if seeds is None else seeds),
+                                      "informative", seed)
     planned, empty, tasks = plan(pool, intents, taxonomy, per_task, seed)
     run = IntentsRun(counts={"tasks": len(tasks), "planned": len(planned),
                              "empty_tasks": [task.name for task in empty]})
@@ -134,7 +136,8 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
     attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k)
     for template, items in _grouped(ready, "query_template").items():
         examples.update(runner.run(query_step(template), items))
-    queries, generated = _records(ready, examples, runner, keep_generated)
+    queries, generated = _records(ready, examples, runner, keep_generated,
+                                  sources_of(selection))
     _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
     produced = Counter(str(query.metadata["task"]) for query in queries)
     run.counts.update({"queries": len(queries), "generated_docs": len(generated),
@@ -145,6 +148,8 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
                   {"intents": sorted(names), "per_task": per_task, "needs": n_needs,
                    "seed": seed},
                   run.counts, {"taxonomy": taxonomy.manifest(), "estimate": run.estimate,
+                               "sources": selection_table(selection, len(
+                                   {q.metadata["seed_doc_id"] for q in queries})),
                                "categories": [c.name for c in taxonomy.taxonomy.categories]})
     return run
 
@@ -169,10 +174,11 @@ def _grounded_passage(example: Example, seed: Doc) -> str | None:
 
 
 def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
-             runner: BuildRunner, keep_generated: bool = False
+             runner: BuildRunner, keep_generated: bool = False,
+             sources: Mapping[str, Mapping[str, Any]] | None = None
              ) -> tuple[list[Query], list[Doc]]:
     """Accepted examples as queries (and grounded generated passages when
-    ``keep_generated``), in plan order."""
+    ``keep_generated``), in plan order; each records its seed's selection (``source``)."""
     queries: list[Query] = []
     generated: list[Doc] = []
     for item in ready:
@@ -200,6 +206,7 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
             "task": task.name, "task_prefix": intent.task_prefix,
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
+            "source": dict((sources or {}).get(planned.seed_doc.doc_id, {})),
             "positive_doc_id": positive, "positive_generated": passage is not None,
             "model": model, "demo_grade": demo_grade, **runner.notes(example.query)}))
         if passage is not None:

@@ -48,6 +48,7 @@ from irforge.generators.logical.steps import (
     with_provenance,
 )
 from irforge.generators.logical.types import get_type
+from irforge.generators.sources import chosen_passages, selection_table, sources_of
 from irforge.steps.failures import rejection
 from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable
@@ -93,7 +94,9 @@ def _items(passages: Sequence[Doc], config: Config) -> list[QueryItem]:
 def query_items(docs: Sequence[Doc],
                 config: Config) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
     """The seeded passage plans and the ``logical.query`` prompt inputs for them."""
-    items = _items(split_passages(docs, config.passage_sentences), config)
+    passages, _ = chosen_passages(split_passages(docs, config.passage_sentences), "logical",
+                                  config.seed)
+    items = _items(passages, config)
     return [item.plan for item in items], [query_variables(item) for item in items]
 
 
@@ -109,6 +112,7 @@ class Outcome:
     hypothetical: Sequence[Doc] = ()
     yields: YieldTable = field(default_factory=YieldTable)
     language: str | None = None  # the language the query gates expected
+    sources: Mapping[str, Any] = field(default_factory=dict)  # the selector's table
 
 
 def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> LogicalSummary:
@@ -119,7 +123,9 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     """
     engine = runner.engine
     docs = split_passages(docs, config.passage_sentences)
-    items = _items(docs, config)
+    chosen, selection = chosen_passages(docs, "logical", config.seed)
+    sources = sources_of(selection)
+    items = _items(chosen, config)
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs),
                                        keep=lambda query_id: query_id not in planned), docs,
@@ -130,7 +136,8 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
         result = runner.result(step.name, key)
         accepted.append(with_provenance(value, getattr(result, "model", None),
                                         bool(getattr(result, "demo_grade", False)),
-                                        runner.notes(value.output.query)))
+                                        {**runner.notes(value.output.query), "source": [
+                                            sources[i] for i in value.plan.doc_ids]}))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
     controls: list[StepFigures] | None = [] if config.judge_controls else None
@@ -143,7 +150,9 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     ledger = runner.ledger
     judgments = [*kept_query_judgments(ledger.judgments, accepted), *judgments]
     done = Outcome([item.plan for item in items], accepted, ledger.failures, judgments, scores,
-                   hypothetical, ledger.yields, runner.language)
+                   hypothetical, ledger.yields, runner.language,
+                   selection_table(selection, len({i for item in accepted
+                                                   for i in item.plan.doc_ids})))
     summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine),
                               runner.validation())
     runner.bench.retire_failures(ledger.succeeded)  # older rows of items that now passed
@@ -246,6 +255,7 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
         len(failures), outcome.language,
         {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
          "negation_labels": str(labels_path(bench.root).relative_to(bench.root)),
+         "sources": dict(outcome.sources),
          **({"validation": dict(validation)} if validation else {})}))
     return summary
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.intents import (
@@ -140,7 +143,8 @@ def test_a_query_that_repeats_the_prompts_example_is_rejected(tmp_path: Path) ->
     """Known-bad output of small models: the worked example's query, returned for a seed
     passage that happens to share its words (so the grounding check alone would pass it)."""
     seed = Doc("p0", "Flood gates open each time the river pool rises past the mark on "
-                     "Saturday mornings.", title="Flood gates")
+                     "Saturday mornings. The keeper of the Marrow Bridge station writes each "
+                     "opening in the district flood register.", title="Flood gates")
     answers = {
         "intents.qa_needs": lambda item: {"needs": ["when the flood gates open"]},
         "intents.qa_query": lambda item: {
@@ -166,7 +170,8 @@ def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_pa
     from irforge.generators.intents.steps import PICK_NEED_TEMPLATE
 
     seed = Doc("p0", "Flood gates close at dusk. The river gauge at Marrow Bridge reads "
-                     "three metres in spring.", title="Flood gates")
+                     "three metres in spring. Engineers check the gauge readings every morning "
+                     "before the gates open again.", title="Flood gates")
     qa = select_intents(load_intents(), ["QA"])[0].model_copy(update={
         "needs_template": PICK_NEED_TEMPLATE, "query_template": "intents.sentence_query"})
     asked: list[Any] = []
@@ -191,7 +196,9 @@ def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_pa
 def test_a_user_intents_query_form_is_checked_by_the_registry(tmp_path: Path) -> None:
     """An intent from --intents-file (unknown to builtin_intents.yaml) that asks for a question
     still has its statements rejected: the step hands its query form to form.intent_type."""
-    seed = Doc("p0", "The flood gauge at Marrow Bridge reads three metres in spring.",
+    seed = Doc("p0", "The flood gauge at Marrow Bridge reads three metres in late spring. "
+               "Engineers check the upstream gauge readings every single morning before the "
+               "two gates open.",
                title="Flood gauge")
     ask = select_intents(load_intents(), ["QA"])[0].model_copy(update={"name": "ASK"})
     answers = {"intents.qa_needs": lambda item: {"needs": ["the flood gauge in spring"]},
@@ -204,3 +211,37 @@ def test_a_user_intents_query_form_is_checked_by_the_registry(tmp_path: Path) ->
     reasons = [f.reason for f in bench.failures() if f.step == "intents.query"]
     assert reasons and all("validator form.intent_type: intent 'ASK' asks for a question"
                            in r for r in reasons), reasons
+
+
+def test_seeds_come_from_the_selector_never_from_stubs_or_contents(tmp_path: Path) -> None:
+    """A contents page and a one-line stub sit first in the corpus; every query's seed is a
+    prose passage the selector chose, recorded with its reason and score, and the manifest
+    counts what was chosen and why the rest was rejected."""
+    contents = Doc("toc", "Flood report 1. Flood report 2. Flood gauges. Flood levees. Index.",
+                   title="Contents")
+    stub = Doc("stub", "Flood: see the flood report.", title="Flood")
+    bench = Benchmark(tmp_path / "bench")
+    run = build_intents(BuildRunner.open(FakeEngine(ENGINE_ANSWERS), bench.root, "intents"),
+                        [contents, stub, *DOCS], select_intents(load_intents(), ["QA"]),
+                        _taxonomy(tmp_path), per_task=4, seed=1)
+    made = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
+    assert made and len(made) == run.counts["queries"]
+    for query in made:
+        source = query.metadata["source"]
+        assert query.metadata["seed_doc_id"] in {"d0", "d1", "d2"}
+        assert source["id"] == query.metadata["seed_doc_id"]
+        assert source["reason"].startswith("informative score") and source["score"] > 0
+    table = bench.manifest()["steps"]["intents"]["details"]["sources"]
+    assert table["chosen"] == 3 and table["rejected"] == 2
+    assert set(table["rejected_by_reason"]) == {"contents_or_licence_page", "too_short"}
+
+
+def test_a_corpus_with_no_passage_worth_asking_about_names_why(tmp_path: Path) -> None:
+    stubs = [Doc(f"s{i}", f"Flood page {i}: see the flood report.", title="Flood")
+             for i in range(3)]
+    bench = Benchmark(tmp_path / "bench")
+    with pytest.raises(IrforgeError, match=r"no passage of the corpus is worth generating "
+                                           r"from \(3 rejected: too_short: 3; e\.g\. s0"):
+        build_intents(BuildRunner.open(FakeEngine(ENGINE_ANSWERS), bench.root, "intents"),
+                      stubs, select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path),
+                      per_task=1, seed=0)

@@ -45,7 +45,9 @@ def test_bad_input_exits_2_naming_the_fix(tmp_path: Path) -> None:
 def test_dry_runs_print_estimates_and_write_nothing(tmp_path: Path) -> None:
     bench = tmp_path / "bench"
     beir.write_corpus(bench / "corpus.jsonl",
-                      [Doc("d1", "A flood warning: the flood gauge reads 3 m.")])
+                      [Doc("d1", "A flood warning: the flood gauge reads 3 m. The district "
+                           "office sends the warning to every household on the river bank. "
+                           "Sirens sound when the gauge passes four metres.")])
     beir.write_queries(bench / "queries.jsonl", [Query("q1", "flood warning level?",
                                                        {"intent": "QA"})])
     pairs = tmp_path / "pairs.tsv"

@@ -20,7 +20,9 @@ ANSWER = {"needs": ["how deep was the flood water", "when did the warning start"
           "query": "How deep was the flood water at the gauge on Monday?",
           "passage": "On Monday the river gauge showed the flood water at 3.5 metres.",
           "claim": "The flood water reached 3.5 metres on Monday."}
-DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres after rain.")
+DOCS = [Doc(f"d{i}", f"Flood report {i}: the flood gauge rose to {i}.5 metres after rain. "
+            f"The river office logged report {i} at the Marrow Bridge station before noon, "
+            "and crews checked the levees.")
         for i in range(3)]
 
 

@@ -30,23 +30,28 @@ BREAD = [
      "How often should a sourdough starter be fed?", "how often a starter is fed"),
     ("kneading", "Kneading and gluten",
      "Kneading develops gluten, the elastic network that traps gas. The windowpane test "
-     "checks it: stretched dough should let light through without tearing.",
+     "checks it: stretched dough should let light through without tearing. "
+     "Ten minutes of kneading by hand is usually enough.",
      "How can I tell that bread dough has enough gluten?", "testing gluten after kneading"),
     ("proofing", "Proofing the dough",
      "Proofing is the final rise of shaped dough. A floured fingertip pressed into ready "
-     "dough leaves a dent that springs back slowly.",
+     "dough leaves a dent that springs back slowly. Dough that collapses has "
+     "proofed too long.",
      "What does a slowly returning dent mean for shaped dough?", "when proofing dough is done"),
     ("oven", "Oven temperature and steam",
      "Crusty loaves bake at 230 to 250 degrees Celsius. Steam in the first fifteen minutes "
-     "keeps the crust soft so the loaf can expand.",
+     "keeps the crust soft so the loaf can expand. "
+     "A tray of hot water on the lowest shelf gives enough steam.",
      "Why do bakers add steam when a loaf goes in?", "why steam helps a loaf expand"),
     ("flour", "Choosing flour",
      "Bread flour contains 12 to 14 percent protein, more than cake flour. Rye flour holds "
-     "water well and gives dense, moist loaves.",
+     "water well and gives dense, moist loaves. "
+     "Whole wheat flour keeps the bran and needs more water.",
      "Which flour makes the densest moist loaves?", "which flour gives moist loaves"),
     ("storage", "Storing bread",
      "Bread goes stale because starch recrystallises. Staling is fastest at refrigerator "
-     "temperatures, so bread kept in the fridge hardens sooner.",
+     "temperatures, so bread kept in the fridge hardens sooner. "
+     "A cloth bag at room temperature keeps a loaf for two days.",
      "Should bread be stored in the refrigerator?", "where bread stays fresh longest"),
 ]
 

@@ -12,9 +12,13 @@ from irforge.core.records import Doc
 
 def corpus(tmp_path):
     path = tmp_path / "corpus.jsonl"
-    write_corpus(path, [Doc("a1", "Aaron was the brother of Moses. He was a priest.", "Aaron"),
-                        Doc("a2", "Aaron's sister was Miriam.", "Aaron"),
-                        Doc("c1", "Cairo is the capital of Egypt.", "Cairo")])
+    write_corpus(path, [
+        Doc("a1", "Aaron was the elder brother of Moses and Miriam. He served as the first high "
+            "priest of the Israelites during their forty years in the desert of Sinai.", "Aaron"),
+        Doc("a2", "Aaron's sister was Miriam, who led the women in song at the Red Sea. She "
+            "died at Kadesh in the desert of Zin before the Israelites reached Canaan.", "Aaron"),
+        Doc("c1", "Cairo is the capital of Egypt and lies on the Nile. Its old city holds the "
+            "Al-Azhar Mosque, which the Fatimid caliphs founded in the year 970.", "Cairo")])
     return path
 
 

@@ -192,3 +192,21 @@ def test_values_that_break_the_grammar_stay_out_of_the_enums():
     enums = [value for values in re.findall(r'"enum": (\[[^\]]*\])', text)
              for value in json.loads(values)]
     assert enums and not [value for value in enums if '"' in value or "\\" in value]
+
+
+def test_plans_draw_from_the_selector_and_queries_record_their_source(tmp_path):
+    """A contents page first in the corpus is never a source; the kept query records its
+    passage's selection reason and score, and the manifest the chosen/rejected table."""
+    bench = Benchmark(tmp_path / "bench")
+    contents = Doc("toc", "Films. Bridges. Index. About this site.", "Contents")
+    summary = build_logical(BuildRunner.open(Engine(_renamed_answers()), bench.root, "logical"),
+                            [contents, Doc("films", _renamed(FILMS), "Films of Nadia Okafor")],
+                            LogicalConfig(passage_sentences=0, types=("pin",), per_type=1))
+    assert summary.accepted == 1
+    (query,) = bench.queries()
+    (source,) = query.metadata["source"]
+    assert source["id"] == "films" and source["reason"].startswith("logical score")
+    assert source["score"] > 0
+    table = bench.manifest()["steps"]["logical"]["details"]["sources"]
+    assert table == {"chosen": 1, "rejected": 1, "used": 1,
+                     "rejected_by_reason": {"contents_or_licence_page": 1}}
