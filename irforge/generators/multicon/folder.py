@@ -15,8 +15,8 @@ from irforge.steps.runner import BuildRunner, engine_entry
 
 
 def build_multicon(runner: BuildRunner, docs: list[Doc], config: MulticonConfig,
-                   source: str = "", given: dict[str, list[str]] | None = None
-                   ) -> tuple[dict[str, int], int]:
+                   source: str = "", given: dict[str, list[str]] | None = None,
+                   sources: dict[str, Any] | None = None) -> tuple[dict[str, int], int]:
     """Generate and write a MultiConIR benchmark on ``runner``; returns the counts stored in
     the manifest and the source documents kept (what ``Method.run`` finishes on)."""
     if not docs:
@@ -25,6 +25,7 @@ def build_multicon(runner: BuildRunner, docs: list[Doc], config: MulticonConfig,
     counts = write_output(runner.bench, output, {
         "config": config.params(), "engine": engine_entry(runner.engine),
         "details": {"source_corpus": source, "source_docs": len(docs),
+                    **({"sources": sources} if sources is not None else {}),
                     "validation": runner.validation()}})
     return counts, len(output.sources)
 

@@ -58,19 +58,24 @@ class Config(QueryMethodConfig):
 
 
 def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
-    """Read the corpus, pick the domain, build and write (``build_multicon``); the report is
-    ``(domain, counts)``."""
+    """Choose the source documents (the selector: ``limit`` documents with ``n`` conditions),
+    derive the domain from a sample of the corpus, build and write (``build_multicon``); the
+    report is ``(domain, counts)``."""
+    from irforge.corpus.sources import domain_sample
     from irforge.generators.multicon.folder import (
         build_multicon,
         choose_domain,
         read_given_conditions,
     )
+    from irforge.generators.sources import chosen_documents, selection_table
 
-    docs = inputs.documents(config.limit)
-    domain = choose_domain(config.domain, docs, config.seed, config.domains)
     given = read_given_conditions(config.conditions) if config.conditions is not None else None
+    corpus = inputs.documents()
+    docs, selection = chosen_documents(corpus, config.n, config.limit, config.seed)
+    domain = choose_domain(config.domain, domain_sample(corpus, seed=config.seed), config.seed,
+                           config.domains)
     counts, kept = build_multicon(runner, docs, config.generator_config(domain),
-                                  str(inputs.corpus), given)
+                                  str(inputs.corpus), given, selection_table(selection))
     return Built(kept, counts, report=(domain, counts))
 
 

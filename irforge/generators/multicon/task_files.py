@@ -124,6 +124,8 @@ def build_queries(parts: SourceParts, fixed_size: tuple[int, int] = (2, 3)) -> l
                 "conditions": [c.span.text for c in parts.conditions[:k]],
                 "condition_phrases": phrases, "phrase_source": phrase_source,
                 "subqueries": subqueries,
+                **({"source": dict(parts.doc.metadata["source"])}
+                   if "source" in parts.doc.metadata else {}),
             }))
     return queries
 
