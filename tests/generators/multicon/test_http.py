@@ -93,6 +93,10 @@ def test_build_over_http_builds_what_it_can_and_logs_each_fault(tmp_path, corpus
     assert failures["salt-q2-desc"].raw_output == '{"query": "a 1987 nov'
     manifest = bench.manifest()["steps"]["multicon"]
     assert manifest["engine"]["model"] == "openai/scripted"
+    # the selector chose both documents; every kept query records why its source was chosen
+    assert manifest["details"]["sources"]["chosen"] == 2
+    assert all(q.metadata["source"]["id"] == "salt" and q.metadata["source"]["score"] > 0
+               and "attribute score" in q.metadata["source"]["reason"] for q in bench.queries())
     assert manifest["counts"]["failures"] == 2
     task1 = [json.loads(line) for line in (bench_dir / "multicon" / "task1.jsonl").open()]
     assert {(r["query_id"], r["hard_negative"]) for r in task1} >= {
