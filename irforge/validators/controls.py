@@ -8,9 +8,10 @@ ids are opaque hashes), so its answers on controls measure how well it labels re
 - ``other-document``: the query with a passage from another document of another category
   (categories from query metadata; where none are known, the passage of another document that
   shares the fewest words with the query); expected not relevant.
-- ``near-miss``: the query with the best BM25 passage of another document that lacks the
-  query's answer; only where an answer is known (without one nothing proves the passage
-  lacks it); expected not relevant.
+- ``near-miss``: the query with an on-topic passage that does not answer it: another
+  passage of the source's document, else a BM25 neighbour from another document
+  (``near_miss.py`` says how "does not answer" is decided); expected not relevant. A judge
+  that calls every on-topic passage relevant fails these.
 
 Controls never enter qrels: callers keep them apart and score them with
 :func:`irforge.validators.control_stats.step_figures`.
@@ -148,28 +149,12 @@ def _other_document(source: ControlSource, pool: Sequence[Doc], categories: Mapp
     return min(others, key=lambda doc: (len(words & content_words(doc.text)), doc.doc_id))
 
 
-def _near_miss(source: ControlSource, pool: Sequence[Doc], ranker: Ranker) -> Doc | None:
-    """The best-ranked passage of another document that lacks the answer."""
-    if source.answer is None:
-        return None
-    by_id = {doc.doc_id: doc for doc in pool}
-    own = document_of(by_id[source.doc_id]) if source.doc_id in by_id else source.doc_id
-    for doc_id in ranker(source.query, pool):
-        doc = by_id[doc_id]
-        if doc_id != source.doc_id and document_of(doc) != own and not has_answer(
-                doc.text, source.answer):
-            return doc
-    return None
-
-
 def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: int = 0,
                   limit: int = 50, ranker: Ranker | None = None) -> list[Control]:
-    """One positive and one negative control per source (up to ``limit`` sources, seeded).
+    """Per source (up to ``limit`` sources, seeded): a positive, an other-document negative
+    and a near-miss negative (``near_miss.py``) where the pool has one."""
+    from irforge.validators.near_miss import near_miss  # it builds on this module's helpers
 
-    The negative is a near-miss for every other source with a known answer (the first such
-    source gets one), else a passage of another document; so both kinds appear when answers
-    are known, and positives and negatives are equal in number.
-    """
     rng = random.Random(seed)
     chosen = list(sources)
     rng.shuffle(chosen)
@@ -178,21 +163,16 @@ def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: i
     rank = ranker or bm25_ranker
     by_id = {doc.doc_id: doc for doc in pool}
     controls: list[Control] = []
-    answered = 0
     for source in chosen:
-        negative, kind = None, OTHER_DOCUMENT
-        if source.answer is not None:
-            if answered % 2 == 0:
-                negative, kind = _near_miss(source, pool, rank), NEAR_MISS
-            answered += 1
-        if negative is None:
-            negative, kind = _other_document(source, pool, categories, rng), OTHER_DOCUMENT
-        if negative is None:
-            continue  # a one-document pool has no negative: no control pair from this source
         positive = by_id.get(source.doc_id)
-        if positive is None:
-            continue
-        for doc, which, expected in ((positive, POSITIVE, 1), (negative, kind, 0)):
+        other = _other_document(source, pool, categories, rng)
+        if positive is None or other is None:
+            continue  # a one-document pool has no negative: no controls from this source
+        found = near_miss(source, pool, rank)
+        pairs = [(positive, POSITIVE, 1), (other, OTHER_DOCUMENT, 0)]
+        if found is not None and found[0].doc_id != other.doc_id:
+            pairs.append((found[0], NEAR_MISS, 0))
+        for doc, which, expected in pairs:
             controls.append(Control(control_id(seed, source.query_id, doc.doc_id, which),
                                     source.query_id, source.query, doc.doc_id, which, expected,
                                     source.intent, doc.text))
