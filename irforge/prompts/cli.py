@@ -1,7 +1,9 @@
-"""CLI verbs: ``irforge prompts list`` and ``irforge prompts show NAME``."""
+"""CLI verbs: ``irforge prompts list``, ``irforge prompts show NAME`` and
+``irforge prompts lint [DIR]``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -43,3 +45,32 @@ def prompts_show(
     typer.echo(f"# variables: {', '.join(template.variables)}")
     for message in template.render(**values):
         typer.echo(f"\n--- {message['role']} ---\n{message['content']}")
+
+
+def prompts_lint(
+    folder: Annotated[Path | None, typer.Argument(
+        help="A prompt folder (<group>/<name>.yaml) to lint; default: the built-in templates "
+             "(with --prompts-dir overrides).")] = None,
+    prompts_dir: PromptsDirOption = None,
+) -> None:
+    """Check templates against the code that reads their answers: worked examples fit the
+    output schema and the step's validators, max_tokens covers the words asked for, labels
+    hold what they say, no unchecked claim about an input. Exits 1 on any problem."""
+    from irforge.check.prompt_lint import lint_prompts, summary
+    from irforge.core.errors import IrforgeError
+    from irforge.prompts.registry import folder_template_names, list_templates
+
+    if folder is not None and not folder.is_dir():
+        raise IrforgeError(f"prompt folder {folder} does not exist (give a folder of "
+                           "<group>/<name>.yaml templates)")
+    chosen = folder if folder is not None else prompts_dir
+    count = (len(folder_template_names(folder)) if folder is not None
+             else len(list_templates(prompts_dir)))
+    if folder is not None and count == 0:
+        raise IrforgeError(f"prompt folder {folder} holds no <group>/<name>.yaml template")
+    findings = lint_prompts(chosen, only_folder=folder is not None)
+    for finding in findings:
+        typer.echo(finding.line())
+    typer.echo(summary(findings, count))
+    if findings:
+        raise typer.Exit(1)
