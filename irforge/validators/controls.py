@@ -123,12 +123,25 @@ Ranker = Callable[[str, Sequence[Doc]], list[str]]
 
 def bm25_ranker(query: str, docs: Sequence[Doc]) -> list[str]:
     """Doc ids by BM25 score for ``query``, best first (needs irforge's ``eval`` extra)."""
-    from irforge.eval.retrievers.bm25 import BM25Retriever
+    return indexed_bm25(docs)(query, docs)
 
-    retriever = BM25Retriever()
-    retriever.index(list(docs))
-    run = retriever.search([Query("q", query)], min(NEAR_MISS_DEPTH, len(docs)))
-    return [doc_id for doc_id, _ in sorted(run.scores["q"].items(), key=lambda kv: -kv[1])]
+
+def indexed_bm25(pool: Sequence[Doc]) -> Ranker:
+    """A BM25 ranker over ``pool`` indexed once (on first use), for many queries."""
+    index: list[Any] = []
+
+    def rank(query: str, docs: Sequence[Doc]) -> list[str]:
+        if not index:
+            from irforge.eval.retrievers.bm25 import BM25Retriever
+
+            retriever = BM25Retriever()
+            retriever.index(list(pool))
+            index.append(retriever)
+        run = index[0].search([Query("q", query)], min(NEAR_MISS_DEPTH, len(pool)))
+        return [doc_id for doc_id, _ in sorted(run.scores["q"].items(),
+                                               key=lambda kv: -kv[1])]
+
+    return rank
 
 
 def _other_document(source: ControlSource, pool: Sequence[Doc], categories: Mapping[str, str],
@@ -160,7 +173,7 @@ def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: i
     rng.shuffle(chosen)
     chosen = chosen[:limit]
     categories = {s.doc_id: s.category for s in sources if s.category is not None}
-    rank = ranker or bm25_ranker
+    rank = ranker or indexed_bm25(pool)
     by_id = {doc.doc_id: doc for doc in pool}
     controls: list[Control] = []
     for source in chosen:

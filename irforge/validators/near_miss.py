@@ -1,9 +1,9 @@
 """Near-miss negatives for judge controls: passages on the query's topic that do not answer it.
 
 A judge that calls every on-topic passage relevant passes positives and other-document
-negatives; near-misses catch it. Candidates are the query's BM25 neighbours, the source's own
-document first (its other passages: same document, often the same section), then other
-documents. A candidate is a near-miss when it is on topic (it shares a content word with the
+negatives; near-misses catch it. Candidates are the other passages of the source's own
+document (same document, often the same section; most query words first), then the query's
+BM25 neighbours from other documents. A candidate is a near-miss when it is on topic (it shares a content word with the
 query) and does not answer:
 
 - with a known answer: it holds no part of the answer (:func:`controls.has_answer`);
@@ -64,15 +64,15 @@ def near_miss(source: ControlSource, pool: Sequence[Doc], ranker: Ranker
     if home is None:
         return None
     own = document_of(home)
-    ranked = [by_id[doc_id] for doc_id in ranker(source.query, pool)
-              if doc_id in by_id and doc_id != source.doc_id]
+    asked = content_words(source.query)
     same = [doc for doc in pool if doc.doc_id != source.doc_id and document_of(doc) == own]
-    order = {doc.doc_id: n for n, doc in enumerate(ranked)}
-    same.sort(key=lambda doc: (order.get(doc.doc_id, len(order)), doc.doc_id))
-    for doc in same:
+    same.sort(key=lambda doc: (-len(asked & content_words(doc.text)), doc.doc_id))
+    for doc in same:  # most query words first: the likeliest to fool a lenient judge
         if lacks_answer(source, home.text, doc.text):
             return doc, SAME_DOCUMENT
-    for doc in ranked:
-        if document_of(doc) != own and lacks_answer(source, home.text, doc.text):
+    for doc_id in ranker(source.query, pool):
+        doc = by_id.get(doc_id)
+        if doc is not None and doc_id != source.doc_id and document_of(doc) != own \
+                and lacks_answer(source, home.text, doc.text):
             return doc, NEIGHBOUR
     return None

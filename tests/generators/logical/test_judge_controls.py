@@ -115,7 +115,8 @@ def test_an_untrusted_logical_judge_exits_8_with_its_figures() -> None:
 
     *_, [figures] = _run(lambda item: {"score": 4, "reason": "looks fine"})  # always keeps
     entry = judge_entry(figures, "fake-model", True)
-    assert entry["status"] == "untrusted" and figures.accuracy == 0.5
+    # 6 positives right, 6 other-type and 6 near-type controls wrong
+    assert entry["status"] == "untrusted" and figures.accuracy == 6 / 18
     with pytest.raises(UntrustedLabels, match="the logical judge failed its control items") as info:
         raise_if_untrusted(entry, "bench", "logical", "judge_controls.json")
-    assert info.value.exit_code == 8 and "logical.judge: accuracy 0.50" in str(info.value)
+    assert info.value.exit_code == 8 and "logical.judge: accuracy 0.33" in str(info.value)

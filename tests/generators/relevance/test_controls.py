@@ -107,16 +107,16 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     with ScriptedServer(_script(pairs, "correct")) as server:
         labeled = _label(root, server.url, tmp_path / "c.sqlite")
     assert labeled.exit_code == 0, labeled.output
-    assert "judge controls (20 control pairs mixed in): trusted" in labeled.output
+    assert "judge controls (19 control pairs mixed in): trusted" in labeled.output
     entry = read_judges(root)["relevance"]
     assert entry["status"] == "trusted" and entry["qrels_splits"] == ["test"]
     ensemble = entry["steps"]["relevance.ensemble"]
     assert ensemble["accuracy"] == 1.0 and ensemble["auc"] == 1.0
-    assert (ensemble["positives"], ensemble["negatives"]) == (8, 12)
-    # near-misses: the other bike passages (one document, bikes.txt) share the query's topic
-    # words; no bird passage shares a bird query's words, so bird queries get none
+    assert (ensemble["positives"], ensemble["negatives"]) == (8, 11)
+    # near-misses: the other bike passages (one document, bikes.txt) that share a word with
+    # the query ("bicycle"); the disc-brake query and the bird queries share none, so get none
     assert {k: (v["controls"], v["accuracy"]) for k, v in ensemble["by_kind"].items()} == {
-        "positive": (8, 1.0), "other-document": (8, 1.0), "near-miss": (4, 1.0)}
+        "positive": (8, 1.0), "other-document": (8, 1.0), "near-miss": (3, 1.0)}
     bench = Benchmark(root)
     # controls never enter qrels, judgments or failures: only the 8 real pairs are there
     qrels = bench.qrels_dict()
@@ -125,7 +125,7 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     assert {j.query_id for j in bench.judgments()} == set(qrels)
     assert not bench.failures_path.exists() or not list(bench.failures())
     log = [row for _, row in iter_jsonl(root / "relevance" / "controls.jsonl")]
-    assert len(log) == 20
+    assert len(log) == 19
     assert {row["kind"] for row in log} == {"positive", "other-document", "near-miss"}
     assert all(row["control_id"] not in qrels for row in log)
     # negatives come from the other topic
@@ -137,7 +137,7 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     report = (root / "eval" / "report.md").read_text(encoding="utf-8")
     assert report.index("## Verdict") < report.index("## Means")
     assert "judge relevance (openai/scripted): trusted on its controls" in report
-    assert "by kind: positive 8/8, other-document 8/8, near-miss 4/4" in report
+    assert "by kind: positive 8/8, other-document 8/8, near-miss 3/3" in report
     assert "intents: kept 8, rejected 0; judges: relevance trusted -> usable" in report
     assert "UNTRUSTED" not in report
 
@@ -188,10 +188,12 @@ def test_a_judge_that_calls_every_on_topic_passage_relevant_is_untrusted(
     assert entry["status"] == "untrusted"
     ensemble = entry["steps"]["relevance.ensemble"]
     kinds = {k: v["accuracy"] for k, v in ensemble["by_kind"].items()}
-    # it passes the easy kinds; the near-misses alone expose it
+    # it passes the easy kinds, and its overall figures (accuracy 0.84, AUC 0.86) would pass
+    # the bar: the near-misses alone expose it
     assert kinds == {"positive": 1.0, "other-document": 1.0, "near-miss": 0.0}
-    assert any(r.startswith("near-miss accuracy 0.00 (0/4") for r in entry["reasons"])
-    assert "near-miss 0/4" in str(labeled.exception)
+    assert ensemble["accuracy"] >= 0.8 and ensemble["auc"] >= 0.8
+    assert entry["reasons"] == ["near-miss accuracy 0.00 (0/3; interval high 0.56 < 0.8)"]
+    assert "near-miss 0/3" in str(labeled.exception)
 
 
 def test_switching_controls_off_is_recorded_as_not_verified(tmp_path: Path) -> None:
