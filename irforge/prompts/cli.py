@@ -56,8 +56,8 @@ def prompts_lint(
     """Check templates against the code that reads their answers: worked examples fit the
     output schema and the step's validators, max_tokens covers the words asked for, labels
     hold what they say, no unchecked claim about an input. Exits 1 on any problem."""
-    from irforge.check.prompt_lint import lint_prompts, summary
     from irforge.core.errors import IrforgeError
+    from irforge.methods.prompt_lint import lint_prompts, summary
     from irforge.prompts.registry import folder_template_names, list_templates
 
     if folder is not None and not folder.is_dir():

@@ -21,22 +21,19 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from irforge.core.records import Doc, Query
+from irforge.validators.near_miss import near_miss
+from irforge.validators.passage_text import content_words, document_of
+from irforge.validators.passage_text import has_answer as has_answer  # re-exported
 
 POSITIVE, OTHER_DOCUMENT, NEAR_MISS = "positive", "other-document", "near-miss"
 KINDS = (POSITIVE, OTHER_DOCUMENT, NEAR_MISS)
 SOURCE_FIELDS = ("seed_doc_id", "source_doc", "gold_doc_id", "positive_doc_id")
 NEAR_MISS_DEPTH = 20  # BM25 passages looked at for a near-miss
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOP_TEXT = ("the a an and or of to in on at for by with from is are was were be been what "
-              "which who whom when where why how does do did can could should would this that "
-              "these those it its as into than then there their claim")
-_STOP = frozenset(_STOP_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -66,32 +63,6 @@ class Control:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ characters that are not function words."""
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2 and w not in _STOP}
-
-
-def has_answer(passage: str, answer: str) -> bool:
-    """Whether the passage holds any part of the answer (parts split at ``;`` and ``,``): all
-    of a part's content words, or a part's numbers, occur in the passage."""
-    words = content_words(passage) | set(re.findall(r"\d+(?:[.,]\d+)*", passage))
-    for part in re.split(r"[;,]\s+|\n", answer):
-        needed = content_words(part) | set(re.findall(r"\d+(?:[.,]\d+)*", part))
-        if needed and needed <= words:
-            return True
-    return False
-
-
-def document_of(doc: Doc) -> str:
-    """The document a passage comes from: the corpus pipeline's ``doc_id`` metadata, else
-    the passage id without a ``_N`` chunk suffix."""
-    named = (doc.metadata or {}).get("doc_id")
-    if isinstance(named, str) and named:
-        return named
-    base, _, suffix = doc.doc_id.rpartition("_")
-    return base if base and suffix.isdigit() else doc.doc_id
 
 
 def control_id(seed: int, query_id: str, doc_id: str, kind: str) -> str:
@@ -166,8 +137,6 @@ def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: i
                   limit: int = 50, ranker: Ranker | None = None) -> list[Control]:
     """Per source (up to ``limit`` sources, seeded): a positive, an other-document negative
     and a near-miss negative (``near_miss.py``) where the pool has one."""
-    from irforge.validators.near_miss import near_miss  # it builds on this module's helpers
-
     rng = random.Random(seed)
     chosen = list(sources)
     rng.shuffle(chosen)

@@ -3,10 +3,10 @@
 A judge that calls every on-topic passage relevant passes positives and other-document
 negatives; near-misses catch it. Candidates are the other passages of the source's own
 document (same document, often the same section; most query words first), then the query's
-BM25 neighbours from other documents. A candidate is a near-miss when it is on topic (it shares a content word with the
-query) and does not answer:
+BM25 neighbours from other documents. A candidate is a near-miss when it is on topic (it
+shares a content word with the query) and does not answer:
 
-- with a known answer: it holds no part of the answer (:func:`controls.has_answer`);
+- with a known answer: it holds no part of the answer (:func:`passage_text.has_answer`);
 - without one: it holds fewer than half of the answer's words, read from the source: the
   content words and numbers of the source sentence that best matches the query, less the
   query's own words. This is a proxy; a correct judge that still finds such a passage
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from irforge.core.records import Doc
-from irforge.validators.controls import ControlSource, content_words, document_of, has_answer
+from irforge.validators.passage_text import content_words, document_of, has_answer
 
 Ranker = Callable[[str, Sequence[Doc]], list[str]]
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -42,7 +43,15 @@ def answer_words(query: str, passage: str) -> set[str]:
     return _words(best) - asked
 
 
-def lacks_answer(source: ControlSource, source_text: str, candidate: str) -> bool:
+class Source(Protocol):
+    """What a near-miss is made for: a query, its source passage's id and its answer."""
+
+    query: str
+    doc_id: str
+    answer: str | None
+
+
+def lacks_answer(source: Source, source_text: str, candidate: str) -> bool:
     """Whether ``candidate`` is on the query's topic and still does not answer it."""
     words = _words(candidate)
     if not words & content_words(source.query):
@@ -55,7 +64,7 @@ def lacks_answer(source: ControlSource, source_text: str, candidate: str) -> boo
     return len(needed & words) * 2 < len(needed)
 
 
-def near_miss(source: ControlSource, pool: Sequence[Doc], ranker: Ranker
+def near_miss(source: Source, pool: Sequence[Doc], ranker: Ranker
               ) -> tuple[Doc, str] | None:
     """The best-ranked on-topic passage that does not answer ``source``'s query, from its own
     document first, then from other documents; with where it came from."""

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irforge.check.prompt_contracts import PromptContract, contract_for
 from irforge.check.schema_fit import schema_problems
+from irforge.methods.prompt_contracts import PromptContract, contract_for
 from irforge.prompts.registry import (
     Template,
     folder_template_names,

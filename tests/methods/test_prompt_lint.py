@@ -11,8 +11,11 @@ from pathlib import Path
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from irforge.check.prompt_contracts import PromptContract, contract_for
-from irforge.check.prompt_lint import (
+from irforge.cli.app import build_app
+from irforge.generators.intents.steps import GeneratedExample
+from irforge.llm.degeneration import schema_token_limit
+from irforge.methods.prompt_contracts import PromptContract, contract_for
+from irforge.methods.prompt_lint import (
     ASSERTION,
     BUDGET,
     EXAMPLE,
@@ -22,9 +25,6 @@ from irforge.check.prompt_lint import (
     lint_template,
     query_form,
 )
-from irforge.cli.app import build_app
-from irforge.generators.intents.steps import GeneratedExample
-from irforge.llm.degeneration import schema_token_limit
 from irforge.prompts import get_template
 from irforge.prompts.registry import TEMPLATES_DIR, load_template_file
 
