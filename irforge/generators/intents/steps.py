@@ -260,10 +260,30 @@ def _example(item: QueryItem, value: Any) -> Example:
     return Example(" ".join(value.query.split()), passage)
 
 
+def example_token_limit(attributes: Mapping[str, Any], generates_passage: bool) -> int:
+    """Step 2's output limit: the words its length attributes ask for ("at least 150 words"
+    of query, "at least 200 words" of passage), never under the schema's own limit."""
+    from irforge.llm.degeneration import schema_token_limit
+    from irforge.steps.word_budget import tokens_for_words, words_allowed
+
+    names = ["query_length"] + (["passage_length"] if generates_passage else [])
+    asked = [words_allowed(str(attributes.get(name, ""))) or 0 for name in names]
+    model = GeneratedExample if generates_passage else GeneratedQuery
+    return max(schema_token_limit(model.model_json_schema()),
+               tokens_for_words(asked, fields=len(names)))
+
+
+def query_token_limit(item: QueryItem) -> int:
+    """:func:`example_token_limit` of one step-2 item."""
+    return example_token_limit(item.planned.attributes,
+                               item.planned.task.intent.generates_passage)
+
+
 def query_step(template: str) -> Step[QueryItem, Example]:
     """Step 2: the query (and the passage it should retrieve) for the picked need."""
     return Step(
         name=QUERY_STEP, template=template, output_model=example_model,
+        max_tokens=query_token_limit,
         variables=lambda item: only_declared(template, query_values(item.planned, item.need)),
         item_id=lambda item: item.planned.query_id,
         validators=(_example_reasons,),

@@ -48,6 +48,7 @@ from irforge.generators.logical.steps import (
     with_provenance,
 )
 from irforge.generators.logical.types import get_type
+from irforge.llm.profile import is_capable
 from irforge.steps.failures import rejection
 from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
 from irforge.steps.yields import YieldTable
@@ -124,7 +125,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     attach_validators(runner.use_gates((doc.text for doc in docs),
                                        keep=lambda query_id: query_id not in planned), docs,
                       target_k=runner.target_k)
-    step = query_step()
+    step = query_step(open_fields=is_capable(runner.engine))  # llm/profile.py
     accepted = []
     for key, value in runner.run(step, items).items():
         result = runner.result(step.name, key)

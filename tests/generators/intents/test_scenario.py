@@ -64,7 +64,13 @@ def _script(good: bool) -> Script:
         answer = ({"query": question, "passage": f"{need.capitalize()}: see the baking notes."}
                   if good else {"query": copied, "passage": "A passage about bread."})
         rules.append(Rule(f"{text}\n\nNeed: ", (Action.answer(answer),)))
-    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)))
+    # the judge: relevant for a query's own passages (its seed and the one it wrote), not for
+    # other passages (the judge controls' negatives include same-topic near-misses)
+    for _, _, text, question, need in BREAD:
+        for passage in (text, f"{need.capitalize()}: see the baking notes."):
+            rules.append(Rule(f"Query: {question}\nPassage: {passage}",
+                              (Action.answer({"final_score": 3}),)))
+    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 0}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))
 
 
