@@ -29,16 +29,20 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     from irforge.core.errors import IrforgeError
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
-    from irforge.generators.instructions.pairs import pairs_from_beir
+    from irforge.generators.instructions.pairs import PAIRS_STEP, pairs_from_beir
 
     if inputs.source is None:
         raise IrforgeError("instructions build on a labelled folder: give its path")
     dims = load_dimensions(None)
     if config.dimension not in dims:
         raise IrforgeError(f"dimension {config.dimension!r} is not one of {', '.join(dims)}")
-    pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split)
+    skipped: list = []
+    pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split,
+                                         skipped)
+    runner.ledger.count(PAIRS_STEP, len(pairs) + len(skipped), skipped)
     if not pairs:
-        raise IrforgeError(f"{inputs.source}: no positive qrels in split {config.split!r}")
+        raise IrforgeError(f"{inputs.source}: no positive qrels in split {config.split!r} "
+                           "that answer their query (graded >= 2, or the query's source)")
     pairs = pairs[:config.limit] if config.limit else pairs
     try:
         settings = BuildSettings(phrasings=config.phrasings, rewrite=config.rewrite,

@@ -84,7 +84,7 @@ def build_command(
     """
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
-    from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
+    from irforge.generators.instructions.pairs import PAIRS_STEP, pairs_from_beir, read_pairs
     from irforge.methods import instructions as method
     from irforge.methods.contract import validated
     from irforge.steps.runner import BuildRunner, target_line
@@ -96,15 +96,18 @@ def build_command(
                                      "BEIR_DIR")
     dims = load_dimensions(dimensions_file)
     distractors = []
+    skipped: list = []  # related passages that do not answer their core query
     if pairs is not None:
         chosen = read_pairs(pairs, dims, default_dimension=dimension)
     else:
         if dimension not in dims:
             raise InstructionsInputError(f"--dimension {dimension!r} is not one of "
                                          f"{', '.join(dims)}")
-        chosen, distractors = pairs_from_beir(corpus, dimension, split)
+        chosen, distractors = pairs_from_beir(corpus, dimension, split, skipped)
         if not chosen:
-            raise InstructionsInputError(f"{corpus}: no positive qrels in split {split!r}")
+            raise InstructionsInputError(f"{corpus}: no positive qrels in split {split!r} "
+                                         "that answer their query (graded >= 2, or the "
+                                         "query's source passage)")
     chosen = chosen[:limit] if limit else chosen
     settings = BuildSettings(phrasings=phrasings, hard_negatives=hard_negatives,
                              rewrite=rewrite, seed=seed)
@@ -118,6 +121,8 @@ def build_command(
             typer.echo("note: using the embedded demo-grade model; expect many rejected items",
                        err=True)
         runner = BuildRunner.open(engine, bench_dir, "instructions", target_k=target_k)
+        if corpus is not None:
+            runner.ledger.count(PAIRS_STEP, len(chosen) + len(skipped), skipped)
         report = build_instructions(bench_dir, chosen, engine, dims, settings, distractors,
                                     recipe, runner)
     emit({"folder": bench_dir, "counts": report.counts, "failures": report.failures_by_step,
