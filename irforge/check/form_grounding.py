@@ -22,11 +22,11 @@ A query with no declared form is grounded strictly, or as refuted when its metad
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from irforge.check.aliases import Aliases
-from irforge.check.base import Case
-from irforge.check.grounding import Ungrounded, evidence, ungrounded
+from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.grounding import Ungrounded, evidence, texts, ungrounded
 from irforge.check.text import names, quantities
 from irforge.prompts.forms import is_question, query_forms, sentences
 
@@ -140,3 +140,24 @@ RULES: dict[str, Callable[[Case, Sequence[str], Aliases], str | None]] = {
 def grounding_problem(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
     """What of the query its passages do not ground, by its form's rule (None: grounded)."""
     return RULES[form_grounding(case)](case, passages, aliases)
+
+
+@validator("grounding.query")
+def check_query(case: Case, context: Context) -> Iterator[Finding]:
+    """Every name and number, and most content words, of the query occur in its passages,
+    as its declared form grounds them (a persona's context, a refuted claim's changed fact,
+    an instructed query's core: irforge.check.form_grounding)."""
+    grounds = list(case.grounds)
+    generated = [d for d in grounds if d.metadata.get("generated")]
+    for doc in generated:  # a generated passage grounds nothing by itself: add its seed
+        seed = context.docs.get(str(doc.metadata.get("seed_doc_id", "")))
+        if seed is not None:
+            grounds.append(seed)
+    if not grounds:
+        return
+    problem = grounding_problem(case, texts(grounds), context.aliases)
+    if problem:
+        where = ", ".join(d.doc_id for d in case.grounds)
+        yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "
+                      f"{problem}", "ground the query in its passage (or fix its qrels); "
+                      "invented names and numbers measure nothing")

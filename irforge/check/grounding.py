@@ -251,31 +251,9 @@ def _satisfied(bound: Quantity, word: str, numbers: Sequence[Quantity]) -> bool:
     return False
 
 
-def _texts(docs: Iterable) -> list[str]:
+def texts(docs: Iterable) -> list[str]:
+    """Each passage as grounding reads it: title and text."""
     return [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
-
-
-@validator("grounding.query")
-def check_query(case: Case, context: Context) -> Iterator[Finding]:
-    """Every name and number, and most content words, of the query occur in its passages,
-    as its declared form grounds them (a persona's context, a refuted claim's changed fact,
-    an instructed query's core: irforge.check.form_grounding)."""
-    from irforge.check.form_grounding import grounding_problem
-
-    grounds = list(case.grounds)
-    generated = [d for d in grounds if d.metadata.get("generated")]
-    for doc in generated:  # a generated passage grounds nothing by itself: add its seed
-        seed = context.docs.get(str(doc.metadata.get("seed_doc_id", "")))
-        if seed is not None:
-            grounds.append(seed)
-    if not grounds:
-        return
-    problem = grounding_problem(case, _texts(grounds), context.aliases)
-    if problem:
-        where = ", ".join(d.doc_id for d in case.grounds)
-        yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "
-                      f"{problem}", "ground the query in its passage (or fix its qrels); "
-                      "invented names and numbers measure nothing")
 
 
 @validator("grounding.answer")
