@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from irforge.check.form import QUESTION_OPENERS
+from irforge.prompts.forms import is_claim, is_question
 
 LENGTHS = ((1, 4, "1-4 words"), (5, 9, "5-9 words"), (10, 19, "10-19 words"),
            (20, 49, "20-49 words"), (50, 10**9, "50+ words"))
@@ -26,12 +26,11 @@ TEXT_FIELDS = ("form", "length", "category")
 
 
 def query_form(text: str) -> str:
-    """``question``, ``claim`` or ``keyword``: the rough form of one query text."""
-    stripped = text.strip()
-    words = stripped.split()
-    if stripped.endswith("?") or (words and words[0].lower() in QUESTION_OPENERS):
+    """``question``, ``claim`` or ``keyword``: the rough form of one query text (the rules of
+    the declared forms, prompts/forms.py)."""
+    if is_question(text):
         return "question"
-    if stripped.endswith((".", "!")) and len(words) >= 4:
+    if text.strip().endswith((".", "!")) and len(text.split()) >= 4 and is_claim(text):
         return "claim"
     return "keyword"
 

@@ -71,6 +71,7 @@ def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str],
     return Query(query_id=unit.unit_id, text=group.query, metadata={
         "core_query_id": group.query_id,
         "core_query": group.query,  # the core query the unit instructs (its own input)
+        "query_form": "instructed",  # irforge/prompts/forms.yaml: grounded on its core query
         "dimension": unit.dimension,
         "condition": unit.condition,
         "condition_description": descriptions.get((unit.dimension, unit.condition), ""),

@@ -39,6 +39,7 @@ from irforge.generators.intents.steps import (
     GeneratedQuery,
     Needs,
     QueryItem,
+    form_record,
     needs_step,
     needs_values,
     only_declared,
@@ -200,6 +201,7 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
             "task": task.name, "task_prefix": intent.task_prefix,
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
+            **form_record(planned),
             "positive_doc_id": positive, "positive_generated": passage is not None,
             "model": model, "demo_grade": demo_grade, **runner.notes(example.query)}))
         if passage is not None:
