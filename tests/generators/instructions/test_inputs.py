@@ -9,7 +9,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
-from irforge.generators.instructions.assemble import assemble, write_assembled
+from irforge.generators.instructions.assemble import assemble, assembled_records
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.manual_review import (
     flag_for_review,
@@ -23,6 +23,7 @@ from irforge.generators.instructions.pairs import (
     read_pairs,
 )
 from irforge.generators.instructions.units import Group, Member, Unit
+from irforge.steps.records import write_records
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,7 @@ def _review_bench(tmp_path):
     units = [Unit("q1-audience-expert", "q1", "audience", "expert", "d1", "a. b.", "c. d."),
              Unit("q1-audience-layman", "q1", "audience", "layman", "d2", "a. b.", "c. d.")]
     bench = Benchmark(tmp_path / "bench")
-    write_assembled(bench, assemble([group], units))
+    write_records(bench, assembled_records(assemble([group], units)))
     return bench
 
 
