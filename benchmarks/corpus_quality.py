@@ -20,6 +20,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from bench_smoke import parse
+
 from irforge.core.bench import Benchmark
 from irforge.corpus.sources import select_documents, select_passages
 
@@ -74,15 +76,21 @@ def _removed(rows: list[dict]) -> dict[str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help="a benchmark folder (built, or to build)")
+    parser.add_argument("out", type=Path, nargs="?",
+                        help="a benchmark folder (built, or to build)")
     parser.add_argument("--build", type=Path, help="build OUT from this folder first")
     parser.add_argument("--sources", type=int, default=20, help="sources the selector picks")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    # smoke: the shipped static-site sample, built into the working folder, 3 sources
+    args = parse(parser, out=Path("corpus-quality-smoke"), sources=3,
+                 build=Path(__file__).resolve().parent / "data" / "toolshed-site")
+    if args.out is None:
+        parser.error("give OUT, a benchmark folder (or --smoke)")
     if args.build:
         command = [sys.executable, "-m", "irforge", "corpus", "build", str(args.out),
                    "--input", str(args.build), "--skip-passage-dedup"]
-        subprocess.run(command, check=True, stdout=sys.stderr)
+        built = subprocess.run(command, check=True, capture_output=True, text=True)
+        print(built.stdout, built.stderr, file=sys.stderr)
     print(json.dumps(measure(args.out, args.sources, args.seed), indent=2, default=dict))
 
 

@@ -3,8 +3,12 @@
 Run by hand: ``python benchmarks/validity.py [SET ...]`` (every set when none is named). The
 labelled sets live in benchmarks/data/validity/: small corpora written for this benchmark
 (bicycle maintenance and ceramics, written alongside the validators; amateur radio, written
-afterwards as a held-out set before any rule was changed for it), each a BEIR folder with
-``labels.tsv`` (query-id, kind: ``valid`` or the invalid kind it was written as). A query
+afterwards as a held-out set before any rule was changed for it; ``capable_real``, passages
+copied from ../shared/data/real (the Debian guide and "How to Listen to Music"), and
+``capable_aquarium``, both written as a careful capable model answers the intents prompts
+(keyword, question, long persona, supported and refuted claim forms) before the rules for
+issue 34 changed), each a BEIR folder with ``labels.tsv`` (query-id, kind: ``valid`` or the
+invalid kind it was written as, and for the capable sets the reader's reason). A query
 counts as flagged when any problem names it. Prints, per validator and overall, the share of
 invalid queries flagged and the share of valid queries wrongly flagged, then the wall time of
 ``irforge check`` against ``irforge eval --retriever bm25`` on the same folder (both as

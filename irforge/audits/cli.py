@@ -131,14 +131,22 @@ def agreement(
                  for row in rows]})
     plot = plot_agreement(defined, folder / f"agreement_{task}.png",
                           f"LLM vs human: {task}") if defined else None
-    _print_table(f"LLM vs human agreement ({len(pairs)} pairs)",
+    _show_agreement(rows, shown, len(pairs), people, gold)
+    typer.echo(f"wrote {folder / f'agreement_{task}.json'}"
+               + (f" and {plot}" if plot else " (no plot: no kappa is defined)"))
+
+
+def _show_agreement(rows: list, shown: set[int], pairs: int, people: dict, gold: list) -> None:
+    """The agreement table (rows without a defined kappa read "too few items"), people among
+    themselves, and each annotator's accuracy on gold questions."""
+    _print_table(f"LLM vs human agreement ({pairs} pairs)",
                  ["stratum", "value", "rater", "n", "kappa", "95% low", "95% high", "agree"],
                  [[r.stratum, r.value, r.rater, r.n, *(
                      (r.kappa, r.low, r.high) if id(r) in shown
                      else ("too few items", "-", "-")), r.agreement] for r in rows])
-    if len(defined) < len(rows):
-        typer.echo(f"no kappa in {len(rows) - len(defined)} of {len(rows)} rows: too few items "
-                   f"(fewer than {MIN_KAPPA_ITEMS}; {len(pairs)} with both an LLM and a human "
+    if len(shown) < len(rows):
+        typer.echo(f"no kappa in {len(rows) - len(shown)} of {len(rows)} rows: too few items "
+                   f"(fewer than {MIN_KAPPA_ITEMS}; {pairs} with both an LLM and a human "
                    "label in all), or every label in one class, so chance agreement cannot be "
                    "estimated; annotate more items (`irforge annotate push --n ...`) and pull "
                    "again")
@@ -153,8 +161,6 @@ def agreement(
     else:
         typer.echo("gold questions: none answered yet (annotate push/export-tasks mixes in "
                    "the job's gold items; pull them back to score annotators)")
-    typer.echo(f"wrote {folder / f'agreement_{task}.json'}"
-               + (f" and {plot}" if plot else " (no plot: no kappa is defined)"))
 
 
 def gold_accuracy(bench, task: str) -> list[dict]:

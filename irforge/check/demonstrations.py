@@ -24,7 +24,7 @@ PACKAGE = Path(__file__).resolve().parent.parent
 #: modules (globs under irforge/) whose string literals are few-shot demonstrations
 DEMONSTRATION_MODULES = ("generators/**/demos.py", "generators/multicon/domains.py")
 #: YAML files (globs under irforge/) whose example values are shown to models
-DEMONSTRATION_YAML = ("generators/**/*.yaml",)
+DEMONSTRATION_YAML = ("generators/**/*.yaml", "prompts/forms.yaml")
 _MARKUP = ("{{", "{%", "{#")
 _LABEL_LINE = re.compile(r"^\s*(?:-\s+)?(?:[A-Z][A-Za-z ]{0,24}:\s+)?(.+?)\s*$")
 _JSON = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]")

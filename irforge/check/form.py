@@ -1,4 +1,4 @@
-"""Form validators: length, repetition, language, template debris and the intent's query type.
+"""Form validators: length, repetition, language, template debris and the query's form.
 
 Length, repetition and language are the rules of :mod:`irforge.check.query_rules`, which the
 generation gates apply too: each rule and its thresholds are written once.
@@ -19,6 +19,7 @@ from irforge.check.query_rules import (
     repetition_reason,
 )
 from irforge.check.text import words
+from irforge.prompts.forms import is_claim, is_question, query_forms
 
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -31,17 +32,16 @@ DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a role or field label", re.compile(
         r"(?:^|[\s\"'(])(?:query|question|answer|assistant|user|system|passage|output|input|"
         r"response|claim|need|instruction|hypothesis|premise|json)\s*:", re.IGNORECASE)),
-    ("a role word", re.compile(r"^\s*(?:assistant|system|user)\b", re.IGNORECASE)),
+    # a role word opening the text as a speaker ("Assistant", "system:", "User How..."),
+    # not as a word of a keyword query ("system clock gmt")
+    ("a role word", re.compile(r"^\s*(?:[Aa]ssistant|[Ss]ystem|[Uu]ser)"
+                               r"(?:\s*(?:[:>|\n-]|$)|\s+[A-Z])")),
     ("model chatter", re.compile(
         r"\b(?:as an ai|i'?m sorry|i cannot|i can'?t help|here is|here's|here are|sure,|"
         r"you can reword|reword it|rewritten (?:query|version)|the (?:rewritten|reversed|new) "
         r"(?:query|request)|note:)", re.IGNORECASE)),
 )
 
-_OPENERS = (
-    "what which who whom whose when where why how is are was were do does did can could "
-    "should would will shall may might must has have had")
-QUESTION_OPENERS = frozenset(_OPENERS.split())
 FIX_REWRITE = "rewrite or drop the query; a generator rejects it with the same validator"
 
 
@@ -101,13 +101,6 @@ def check_debris(case: Case, context: Context) -> Iterator[Finding]:
                 break
 
 
-def is_question(text: str) -> bool:
-    """A question: ends with '?' or opens with a question word or an auxiliary verb."""
-    stripped = text.strip()
-    first = re.findall(r"[A-Za-z']+", stripped.lower())[:1]
-    return stripped.endswith("?") or bool(first and first[0] in QUESTION_OPENERS)
-
-
 @lru_cache(maxsize=1)
 def intent_query_kinds() -> dict[str, str]:
     """Intent name -> its query kind ('question', 'claim', ...), read from the built-in
@@ -122,17 +115,27 @@ def intent_query_kinds() -> dict[str, str]:
             if isinstance(spec, dict)}
 
 
-# query kind -> (test a query of that kind passes, what the kind is)
+# query kind -> (test a query of that kind passes, what the kind is): for queries written
+# before forms were declared (no ``query_form`` in their metadata)
 KIND_RULES = {
     "question": (is_question, "a question (ending with '?' or opening with a question word)"),
-    "claim": (lambda text: not is_question(text), "a claim (a statement, not a question)"),
+    "claim": (is_claim, "a claim (a statement, not a question)"),
 }
 
 
 @validator("form.intent_type")
 def check_intent_type(case: Case, context: Context) -> Iterator[Finding]:
-    """A query whose form does not match its intent: FC wants a claim, QA a question."""
+    """A query that is not of the form it was asked for: its declared ``query_form``
+    (irforge/prompts/forms.yaml), else its intent's kind (FC a claim, QA a question)."""
     intent = case.meta.get("intent")
+    declared = query_forms().get(str(case.meta.get("query_form", "")))
+    if declared is not None:
+        problem = declared.problem(case.text)
+        if problem:
+            yield Finding("form.intent_type", "text", f"intent {intent!r} asks for "
+                          f"{declared.describes}; {case.text.strip()!r} {problem}",
+                          f"rewrite the query as {declared.describes.split(' (')[0]}")
+        return
     kind = case.meta.get("query_kind") or intent_query_kinds().get(str(intent), "")
     rule = KIND_RULES.get(str(kind))
     if rule is not None and not rule[0](case.text):

@@ -1,11 +1,16 @@
 """Grounding validators: a query's names, numbers and content words come from its passages.
 
 Names (capitalised words, acronyms, codes) and numbers must all occur in the relevant
-passages, up to stems, number formats, unit conversions and the aliases the corpus defines
-("ultraviolet (UV)", initials of a multi-word name). Content words may be paraphrased: at
-least GROUND_MIN_SHARE of them must occur. Per-method rules: a logical query's answer and
-entities in its evidence sentences, each MultiConIR condition phrase in its condition
-sentence, an InfoSearch keyword instruction's keyword in the document it selects.
+passages, up to stems, number formats, unit conversions, the aliases the corpus defines
+("ultraviolet (UV)", initials of a multi-word name), initials of a run of passage words
+("ppm") and chemical formulas the passage spells out ("NaCl" for "sodium chloride").
+Content words may be paraphrased: at least GROUND_MIN_SHARE of them must occur, by form, by
+a clipped or initial abbreviation ("ich"), or (queries only) by a passage phrase of the same
+meaning (irforge.check.semantic). How a query's words are grounded depends on the form it was
+asked for (irforge.check.form_grounding): a persona's context, a refuted claim's changed fact,
+an instructed query's core. Per-method rules: a logical query's answer and entities in its
+evidence sentences, each MultiConIR condition phrase in its condition sentence, an InfoSearch
+keyword instruction's keyword in the document it selects.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from irforge.check.abbreviations import clipped_in, initials_in
 from irforge.check.aliases import Aliases, name_initials
 from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.formulas import formulas, spelled_out
 from irforge.check.morphology import compound_parts, roots
 from irforge.check.text import (
     ENUMERATION,
@@ -57,6 +64,7 @@ class Evidence:
     numbers: tuple[Quantity, ...]
     initials: frozenset[str]
     roots: frozenset[str] = frozenset()
+    words: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4096)
@@ -67,7 +75,7 @@ def evidence(text: str) -> Evidence:
     return Evidence(text, frozenset(stems(text)), f" {normalized(text)} ",
                     tuple(quantities(text)),
                     frozenset(short.lower() for short, _ in name_initials(text)),
-                    frozenset(every_root))
+                    frozenset(every_root), tuple(words(text)))
 
 
 def _phrase_in(phrase: str, passage: Evidence) -> bool:
@@ -124,6 +132,12 @@ class Ungrounded:
     numbers: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     content: int = 0
+    #: content words grounded only by a passage phrase of the same meaning
+    paraphrased: tuple[str, ...] = ()
+
+    def words_ok(self, min_share: float = GROUND_MIN_SHARE) -> bool:
+        """Whether enough content words occur (names and numbers aside)."""
+        return not self.content or len(self.words) / self.content <= 1 - min_share
 
     def problem(self, min_share: float = GROUND_MIN_SHARE) -> str | None:
         parts = []
@@ -131,22 +145,30 @@ class Ungrounded:
             parts.append(f"name(s) {', '.join(repr(n) for n in self.names)}")
         if self.numbers:
             parts.append(f"number(s) {', '.join(repr(n) for n in self.numbers)}")
-        if self.content and len(self.words) / self.content > 1 - min_share:
+        if not self.words_ok(min_share):
             parts.append(f"{len(self.words)} of {self.content} content words "
                          f"({', '.join(repr(w) for w in self.words)})")
         return "; ".join(parts) or None
 
 
-def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Ungrounded:
-    """The names, numbers and content words of ``text`` that no passage holds."""
+def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
+               paraphrase: bool = False) -> Ungrounded:
+    """The names, numbers and content words of ``text`` that no passage holds; with
+    ``paraphrase`` a content word also counts when a passage phrase means the same (asked
+    only when the words alone fall short of GROUND_MIN_SHARE)."""
     prepared = [evidence(p) for p in passages if p]
     if not prepared:
         return Ungrounded()
     plain = ENUMERATION.sub(" ", text)
+    chemical = formulas(plain)
+    missing_formulas = [f for f in chemical if not any(
+        term_grounded(f, p, aliases) or spelled_out(f, p.flat) for p in prepared)]
+    for formula in chemical:  # a formula's digits are subscripts, not numbers of the query
+        plain = re.sub(rf"\b{re.escape(formula)}\b", " ", plain)
     name_list = names(plain)
-    missing_names = tuple(dict.fromkeys(
+    missing_names = tuple(dict.fromkeys([*missing_formulas, *(
         n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
-                                        for p in prepared)))
+                                        or _abbreviated(n, p, name=True) for p in prepared))]))
     numbers = [other for p in prepared for other in p.numbers]
     missing_numbers = tuple(dict.fromkeys(
         str(q) for q, bound in _with_bounds(plain)
@@ -157,8 +179,31 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases) -> Unground
     joined = _open_compounds(plain, prepared)
     missing_words = tuple(w for w in content if w not in joined
                           and not any(term_grounded(w, p, aliases, forms=True)
-                                      for p in prepared))
-    return Ungrounded(missing_names, missing_numbers, missing_words, len(content))
+                                      or _abbreviated(w, p) for p in prepared))
+    found = Ungrounded(missing_names, missing_numbers, missing_words, len(content))
+    if paraphrase and not found.words_ok():
+        return _paraphrased(found, passages)
+    return found
+
+
+def _abbreviated(term: str, passage: Evidence, name: bool = False) -> bool:
+    """``term`` abbreviates passage words: their initials, or (content words) a clipped
+    long word."""
+    if name:
+        return term.isupper() and initials_in(term, passage.words)
+    return initials_in(term, passage.words) or clipped_in(term, passage.words)
+
+
+def _paraphrased(found: Ungrounded, passages: Sequence[str]) -> Ungrounded:
+    """``found`` with the content words a passage phrase paraphrases moved out of ``words``."""
+    from dataclasses import replace
+
+    from irforge.check.semantic import WORD_SIMILARITY, closest_phrase
+
+    texts = [p for p in passages if p]
+    near = tuple(w for w in found.words if closest_phrase(w, texts) >= WORD_SIMILARITY)
+    return replace(found, words=tuple(w for w in found.words if w not in near),
+                   paraphrased=near)
 
 
 def _demonym(name: str, passage: Evidence) -> bool:
@@ -206,27 +251,9 @@ def _satisfied(bound: Quantity, word: str, numbers: Sequence[Quantity]) -> bool:
     return False
 
 
-def _texts(docs: Iterable) -> list[str]:
+def texts(docs: Iterable) -> list[str]:
+    """Each passage as grounding reads it: title and text."""
     return [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
-
-
-@validator("grounding.query")
-def check_query(case: Case, context: Context) -> Iterator[Finding]:
-    """Every name and number, and most content words, of the query occur in its passages."""
-    grounds = list(case.grounds)
-    generated = [d for d in grounds if d.metadata.get("generated")]
-    for doc in generated:  # a generated passage grounds nothing by itself: add its seed
-        seed = context.docs.get(str(doc.metadata.get("seed_doc_id", "")))
-        if seed is not None:
-            grounds.append(seed)
-    if not grounds:
-        return
-    problem = ungrounded(case.text, _texts(grounds), context.aliases).problem()
-    if problem:
-        where = ", ".join(d.doc_id for d in case.grounds)
-        yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "
-                      f"{problem}", "ground the query in its passage (or fix its qrels); "
-                      "invented names and numbers measure nothing")
 
 
 @validator("grounding.answer")

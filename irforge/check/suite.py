@@ -30,6 +30,7 @@ def _load() -> None:
     from irforge.check import (  # noqa: F401
         echo,
         form,
+        form_grounding,
         grounding,
         method_rules,
         specific,

@@ -7,6 +7,7 @@ Pure functions. Stems come from the Snowball stemmer the BM25 analyzer uses (PyS
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -210,7 +211,7 @@ def quantities(text: str) -> list[Quantity]:
             found.append((index, token, *parsed))
     out: list[Quantity] = []
     for position, (index, token, value, glued) in enumerate(found):
-        unit = glued or _unit_at(tokens, index + 1)
+        unit = _per_litre(tokens, index, glued or _unit_at(tokens, index + 1))
         if unit is None and position + 1 < len(found):
             after = found[position + 1][0]
             between = [t.lower() for t in tokens[index + 1:after]]
@@ -218,6 +219,19 @@ def quantities(text: str) -> list[Quantity]:
                 unit = _unit_at(tokens, after + 1)
         out.append(Quantity(token, value, unit))
     return out
+
+
+_LITRE = frozenset({"litre", "liter", "l"})
+
+
+def _per_litre(tokens: list[str], index: int, unit: str | None) -> str | None:
+    """Milligrams followed closely by "per litre" ("30 milligrams of CO2 per litre") are a
+    concentration, as "30 mg/L" is."""
+    if unit not in ("mg", "milligram", "milligrams"):
+        return unit
+    after = [t.lower() for t in tokens[index + 2:index + 8]]
+    return "mg/l" if any(a == "per" and b in _LITRE
+                         for a, b in itertools.pairwise(after)) else unit
 
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
@@ -260,7 +274,8 @@ def names(text: str) -> list[str]:
     for match in _CAPITAL.finditer(text):
         token = match.group(1)
         lower = token.lower()
-        if lower in STOPWORDS or lower in NUMBER_WORDS or lower in UNITS:
+        if lower in STOPWORDS or lower in NUMBER_WORDS or lower in UNITS \
+                or function_contraction(lower):  # "I'm", "I'd": a pronoun, not a name
             continue
         is_code = (token.isupper() and len(token) > 1) or any(c.isdigit() for c in token)
         opening = bool(_SENTENCE_START.search(text[:match.start()]))

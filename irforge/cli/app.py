@@ -64,6 +64,7 @@ COMMANDS: list[tuple[str | None, str, str]] = [
     ("cache", "clear", "irforge.llm.cli:cache_clear"),
     ("prompts", "list", "irforge.prompts.cli:prompts_list"),
     ("prompts", "show", "irforge.prompts.cli:prompts_show"),
+    ("prompts", "lint", "irforge.methods.cli:prompts_lint"),
     ("build", "logical", "irforge.generators.logical.cli:build_logical_command"),
     ("build", "multicon", "irforge.generators.multicon.cli:build_command"),
     ("corpus", "build", "irforge.corpus.cli:build_command"),

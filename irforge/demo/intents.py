@@ -46,12 +46,14 @@ def first_passage(docs: list[Doc], doc_id: str) -> str:
 
 def demo_intent(intent: Any) -> Any:
     """The intent as the demo runs it with a small model: the need is a seed sentence picked
-    by id, and the query prompt shows no worked example (the embedded model repeats the
-    built-in prompts' examples, which the echo check rejects)."""
+    by id, the query prompt shows no worked example (the embedded model repeats the
+    built-in prompts' examples, which the echo check rejects), and it is asked for the
+    intent's first declared form only (a question, a supported claim)."""
     from irforge.generators.intents.steps import PICK_NEED_TEMPLATE
 
     return intent.model_copy(update={"needs_template": PICK_NEED_TEMPLATE,
-                                     "query_template": "intents.sentence_query"})
+                                     "query_template": "intents.sentence_query",
+                                     "forms": intent.forms[:1]})
 
 
 def seed_controls(seed: int = 0) -> list[Any]:

@@ -50,6 +50,7 @@ from irforge.eval.pipelines import (
 from irforge.eval.pipelines.decompose import Decomposer
 from irforge.eval.provenance import qrels_provenance
 from irforge.eval.rerankers import get_reranker
+from irforge.eval.separation import separation_warnings
 from irforge.eval.task_metrics import lsnc_metrics, multicon_metrics, multicon_task_queries
 from irforge.eval.verdict import truth_lines
 from irforge.retrievers import Reranker, get_retriever
@@ -428,6 +429,8 @@ def evaluate_benchmark(bench_dir: Path, retrievers: Sequence[str] = ("bm25",),
         run = read_trec_run(path, docs_by_id.keys())
         _score(results, ctx, run.name, run, "run file")
     _significance(results, trials, seed)
+    results.warnings.extend(separation_warnings(results.systems, results.metrics,
+                                                results.queries, results.significance))
     return results
 
 

@@ -8,9 +8,10 @@ ids are opaque hashes), so its answers on controls measure how well it labels re
 - ``other-document``: the query with a passage from another document of another category
   (categories from query metadata; where none are known, the passage of another document that
   shares the fewest words with the query); expected not relevant.
-- ``near-miss``: the query with the best BM25 passage of another document that lacks the
-  query's answer; only where an answer is known (without one nothing proves the passage
-  lacks it); expected not relevant.
+- ``near-miss``: the query with an on-topic passage that does not answer it: another
+  passage of the source's document, else a BM25 neighbour from another document
+  (``near_miss.py`` says how "does not answer" is decided); expected not relevant. A judge
+  that calls every on-topic passage relevant fails these.
 
 Controls never enter qrels: callers keep them apart and score them with
 :func:`irforge.validators.control_stats.step_figures`.
@@ -20,20 +21,19 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from irforge.core.records import Doc, Query
 from irforge.core.sources import source_doc_ids
-from irforge.core.stopwords import ENGLISH, REQUEST_WORDS
+from irforge.generators.near_miss import near_miss
+from irforge.generators.passage_text import content_words, document_of
+from irforge.generators.passage_text import has_answer as has_answer  # re-exported
 
 POSITIVE, OTHER_DOCUMENT, NEAR_MISS = "positive", "other-document", "near-miss"
 KINDS = (POSITIVE, OTHER_DOCUMENT, NEAR_MISS)
 NEAR_MISS_DEPTH = 20  # BM25 passages looked at for a near-miss
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STOP = ENGLISH | REQUEST_WORDS  # function words and a request's frame ("claim")
 
 
 @dataclass(frozen=True)
@@ -65,32 +65,6 @@ class Control:
         return asdict(self)
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words of 3+ characters that are not function words."""
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if len(w) > 2 and w not in _STOP}
-
-
-def has_answer(passage: str, answer: str) -> bool:
-    """Whether the passage holds any part of the answer (parts split at ``;`` and ``,``): all
-    of a part's content words, or a part's numbers, occur in the passage."""
-    words = content_words(passage) | set(re.findall(r"\d+(?:[.,]\d+)*", passage))
-    for part in re.split(r"[;,]\s+|\n", answer):
-        needed = content_words(part) | set(re.findall(r"\d+(?:[.,]\d+)*", part))
-        if needed and needed <= words:
-            return True
-    return False
-
-
-def document_of(doc: Doc) -> str:
-    """The document a passage comes from: the corpus pipeline's ``doc_id`` metadata, else
-    the passage id without a ``_N`` chunk suffix."""
-    named = (doc.metadata or {}).get("doc_id")
-    if isinstance(named, str) and named:
-        return named
-    base, _, suffix = doc.doc_id.rpartition("_")
-    return base if base and suffix.isdigit() else doc.doc_id
-
-
 def control_id(seed: int, query_id: str, doc_id: str, kind: str) -> str:
     """An opaque id that says nothing of the kind (a hash)."""
     digest = hashlib.sha1(f"{seed}\0{query_id}\0{doc_id}\0{kind}".encode()).hexdigest()
@@ -119,12 +93,25 @@ Ranker = Callable[[str, Sequence[Doc]], list[str]]
 
 def bm25_ranker(query: str, docs: Sequence[Doc]) -> list[str]:
     """Doc ids by BM25 score for ``query``, best first (needs irforge's ``eval`` extra)."""
-    from irforge.retrievers.bm25 import BM25Retriever
+    return indexed_bm25(docs)(query, docs)
 
-    retriever = BM25Retriever()
-    retriever.index(list(docs))
-    run = retriever.search([Query("q", query)], min(NEAR_MISS_DEPTH, len(docs)))
-    return [doc_id for doc_id, _ in sorted(run.scores["q"].items(), key=lambda kv: -kv[1])]
+
+def indexed_bm25(pool: Sequence[Doc]) -> Ranker:
+    """A BM25 ranker over ``pool`` indexed once (on first use), for many queries."""
+    index: list[Any] = []
+
+    def rank(query: str, docs: Sequence[Doc]) -> list[str]:
+        if not index:
+            from irforge.retrievers.bm25 import BM25Retriever
+
+            retriever = BM25Retriever()
+            retriever.index(list(pool))
+            index.append(retriever)
+        run = index[0].search([Query("q", query)], min(NEAR_MISS_DEPTH, len(pool)))
+        return [doc_id for doc_id, _ in sorted(run.scores["q"].items(),
+                                               key=lambda kv: -kv[1])]
+
+    return rank
 
 
 def _other_document(source: ControlSource, pool: Sequence[Doc], categories: Mapping[str, str],
@@ -145,51 +132,28 @@ def _other_document(source: ControlSource, pool: Sequence[Doc], categories: Mapp
     return min(others, key=lambda doc: (len(words & content_words(doc.text)), doc.doc_id))
 
 
-def _near_miss(source: ControlSource, pool: Sequence[Doc], ranker: Ranker) -> Doc | None:
-    """The best-ranked passage of another document that lacks the answer."""
-    if source.answer is None:
-        return None
-    by_id = {doc.doc_id: doc for doc in pool}
-    own = document_of(by_id[source.doc_id]) if source.doc_id in by_id else source.doc_id
-    for doc_id in ranker(source.query, pool):
-        doc = by_id[doc_id]
-        if doc_id != source.doc_id and document_of(doc) != own and not has_answer(
-                doc.text, source.answer):
-            return doc
-    return None
-
-
 def make_controls(sources: Sequence[ControlSource], pool: Sequence[Doc], seed: int = 0,
                   limit: int = 50, ranker: Ranker | None = None) -> list[Control]:
-    """One positive and one negative control per source (up to ``limit`` sources, seeded).
-
-    The negative is a near-miss for every other source with a known answer (the first such
-    source gets one), else a passage of another document; so both kinds appear when answers
-    are known, and positives and negatives are equal in number.
-    """
+    """Per source (up to ``limit`` sources, seeded): a positive, an other-document negative
+    and a near-miss negative (``near_miss.py``) where the pool has one."""
     rng = random.Random(seed)
     chosen = list(sources)
     rng.shuffle(chosen)
     chosen = chosen[:limit]
     categories = {s.doc_id: s.category for s in sources if s.category is not None}
-    rank = ranker or bm25_ranker
+    rank = ranker or indexed_bm25(pool)
     by_id = {doc.doc_id: doc for doc in pool}
     controls: list[Control] = []
-    answered = 0
     for source in chosen:
-        negative, kind = None, OTHER_DOCUMENT
-        if source.answer is not None:
-            if answered % 2 == 0:
-                negative, kind = _near_miss(source, pool, rank), NEAR_MISS
-            answered += 1
-        if negative is None:
-            negative, kind = _other_document(source, pool, categories, rng), OTHER_DOCUMENT
-        if negative is None:
-            continue  # a one-document pool has no negative: no control pair from this source
         positive = by_id.get(source.doc_id)
-        if positive is None:
-            continue
-        for doc, which, expected in ((positive, POSITIVE, 1), (negative, kind, 0)):
+        other = _other_document(source, pool, categories, rng)
+        if positive is None or other is None:
+            continue  # a one-document pool has no negative: no controls from this source
+        found = near_miss(source, pool, rank)
+        pairs = [(positive, POSITIVE, 1), (other, OTHER_DOCUMENT, 0)]
+        if found is not None and found[0].doc_id != other.doc_id:
+            pairs.append((found[0], NEAR_MISS, 0))
+        for doc, which, expected in pairs:
             controls.append(Control(control_id(seed, source.query_id, doc.doc_id, which),
                                     source.query_id, source.query, doc.doc_id, which, expected,
                                     source.intent, doc.text))

@@ -43,6 +43,7 @@ from irforge.llm.degeneration import LLAMA_REPEAT_PENALTY
 from irforge.llm.header_limits import HeaderLimits
 from irforge.llm.jobs import Job, Plan
 from irforge.llm.limits import RateLimiter
+from irforge.llm.profile import model_profile
 from irforge.llm.progress import RunProgress
 from irforge.llm.result import LLMResult
 from irforge.llm.retry import is_retryable, status_code, wait_seconds
@@ -79,11 +80,14 @@ class Engine:
                  transport: str | None = None, rate_headers: bool | None = None,
                  logprobs: int = 0, samples: int | None = None,
                  config: Mapping[str, Any] | None = None,
-                 bench_dir: Path | str | None = None, shared: RunShare | None = None) -> None:
+                 bench_dir: Path | str | None = None, shared: RunShare | None = None,
+                 profile: str | None = None) -> None:
         cfg = dict(load_config() if config is None else config)
         self.spec = resolve_model(model, api_base, cfg, transport)
         self.demo_grade = self.spec.demo_grade
         # a local model decodes its requests in flight together (llama_slots, backends.py)
+        # small: steps keep their constrained choices; capable: open fields (llm/profile.py)
+        self.profile = model_profile(self.spec, profile or cfg.get("profile"))
         self.concurrency = int(concurrency or cfg.get("concurrency")
                                or (llama_slots(cfg) if self.spec.backend == "llama" else 8))
         self.rpm = rpm if rpm is not None else cfg.get("rpm")
@@ -304,7 +308,7 @@ class Engine:
 
     def manifest_entry(self) -> dict[str, Any]:
         """Model, prompts and hashes, calls, cache hits, tokens, cost; never keys."""
-        return {**self.spec.public(), "params": dict(self.params),
+        return {**self.spec.public(), "profile": self.profile, "params": dict(self.params),
                 "prompts": dict(sorted(self.prompts.items())),
                 "calls": self.total.requests, "cache_hits": self.total.cache_hits,
                 "retries": self.total.retries, "reasks": self.total.reasks,

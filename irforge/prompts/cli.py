@@ -1,4 +1,5 @@
-"""CLI verbs: ``irforge prompts list`` and ``irforge prompts show NAME``."""
+"""CLI verbs: ``irforge prompts list`` and ``irforge prompts show NAME`` (``irforge prompts lint``
+lives in ``irforge/methods/cli.py``: it reads every method's steps)."""
 
 from __future__ import annotations
 

@@ -190,6 +190,11 @@ def _index(folder: Path) -> dict[str, Path]:
     return found
 
 
+def folder_template_names(folder: Path | str) -> list[str]:
+    """The template ids a prompt folder holds (``<group>.<name>`` per YAML file)."""
+    return sorted(_index(Path(folder)))
+
+
 def override_dir(prompts_dir: Path | str | None = None) -> Path | None:
     """The user override directory: the argument, else ``IRFORGE_PROMPTS_DIR``, else none."""
     chosen = prompts_dir if prompts_dir is not None else os.environ.get(OVERRIDE_ENV)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -36,6 +36,8 @@ class StageModel(_Strict):
 
     model: str | None = None
     api_base: str | None = None
+    # small | capable: overrides the profile derived from the model (docs/llm.md)
+    profile: Literal["small", "capable"] | None = None
 
 
 class CorpusSpec(_Strict):
@@ -89,6 +91,7 @@ class Recipe(_Strict):
     corpus: CorpusSpec
     model: str | None = None
     api_base: str | None = None
+    profile: Literal["small", "capable"] | None = None
     budget_usd: float | None = Field(None, gt=0)
     concurrency: int | None = Field(None, ge=1)
     parallel: bool = True
@@ -105,6 +108,11 @@ class Recipe(_Strict):
             raise ValueError("methods.instructions builds on intents' query-passage pairs: "
                              "add methods.intents, or remove methods.instructions")
         return self
+
+    def profile_for(self, stage: StageModel | None) -> str | None:
+        """The model profile of a stage: its own, else the recipe's, else None (derived)."""
+        own = getattr(stage, "profile", None)
+        return own or self.profile
 
     def llm_for(self, stage: StageModel | None) -> tuple[str | None, str | None]:
         """(model, api_base) of a stage: its own, else the recipe's."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from irforge.eval.verdict import truth_lines
 from irforge.recipe.run import RunReport
+from irforge.steps.kept_set import folder_kept_set
 from irforge.steps.yields import folder_yield
 
 
@@ -49,6 +50,11 @@ def write_report(report: RunReport, methods: list[str]) -> Path:
         table = folder_yield(folder)
         if table.steps:
             lines += ["Yield:", "", table.markdown(), ""]
+        kept = folder_kept_set(folder)
+        if any(kept.written.values()):
+            lines += ["What the model wrote and what the checks kept (a kept set tilted "
+                      "towards one length or form favours some retrievers):", "",
+                      kept.markdown(), ""]
         scores = _scores(folder)
         if scores:
             metrics = sorted({m for _, means in scores for m in means})

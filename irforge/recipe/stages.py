@@ -122,7 +122,8 @@ class RunContext:
         model, base = self.recipe.llm_for(own)
         engine = Engine(model, api_base=base, budget_usd=self.budget_left(),
                         cache_path=self.out / CACHE, concurrency=self.recipe.concurrency,
-                        progress=False, shared=self.share())
+                        progress=False, shared=self.share(),
+                        profile=self.recipe.profile_for(own))
         try:
             with engine:
                 yield engine

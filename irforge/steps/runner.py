@@ -2,10 +2,13 @@
 
 A method's build asks the runner to run its steps (:meth:`BuildRunner.run`, judging steps via
 :meth:`BuildRunner.judge`), counts plain-code steps and later rejections on the runner's
-:class:`~irforge.steps.ledger.Ledger`, writes its own records, then calls
-:meth:`BuildRunner.write_logs` and :meth:`BuildRunner.record`. The caller (CLI verb or
-``irforge.run``) ends with :meth:`BuildRunner.finish`: a budget or all-calls-failed stop first
-(exit 4 / 5), an empty result second (exit 3), the same for every method (docs/failures.md).
+:class:`~irforge.steps.ledger.Ledger`, and hands its records to the runner, the one writer:
+:meth:`BuildRunner.write` (corpus, queries, qrels, layout files), :meth:`BuildRunner.write_logs`
+(judgments, failures) and :meth:`BuildRunner.record` (the manifest entry and yields); no
+generator calls a :class:`~irforge.core.bench.Benchmark` write method itself. The caller
+(CLI verb or ``irforge.run``) ends with :meth:`BuildRunner.finish`: a budget or
+all-calls-failed stop first (exit 4 / 5), an empty result second (exit 3), the same for every
+method (docs/failures.md).
 
 Two hooks for cross-cutting checks (docs/design.md):
 
@@ -27,6 +30,7 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Judgment, Query
 from irforge.steps.gates import QueryCheck, QueryGates
 from irforge.steps.ledger import Ledger
+from irforge.steps.records import Records, write_records
 from irforge.steps.step import Step, StepOutcome, StepYield, run_step
 from irforge.steps.yields import YieldTable, require_yield
 
@@ -154,20 +158,26 @@ class BuildRunner:
         return self.gates.validation_settings() if self.gates is not None else {}
 
     # -- writes ----------------------------------------------------------------------------
-    def write_logs(self, owner: str | None = None) -> dict[str, int]:
-        """Write this run's judgments and failures through :class:`Benchmark` (redacted, no
-        duplicate rows); older failure rows of items that succeeded now retire. ``owner``
-        (a step prefix such as ``multicon.``) replaces every row the method logged before.
-        Returns the rows written: ``{"judgments": n, "failures": m}``."""
+    def write(self, records: Records) -> dict[str, int]:
+        """Write a build's records (corpus, queries, qrels, layout files); returns the rows
+        written by file (:func:`~irforge.steps.records.write_records`)."""
+        return write_records(self.bench, records)
+
+    def write_logs(self, owner: str | None = None,
+                   judgments: Sequence[Judgment] | None = None) -> dict[str, int]:
+        """Write this run's judgments (``judgments``, default the ledger's) and failures
+        through :class:`Benchmark` (redacted, no duplicate rows); older failure rows of items
+        that succeeded now retire. ``owner`` (a step prefix such as ``multicon.``) replaces
+        every row the method logged before. Returns ``{"judgments": n, "failures": m}``."""
         self.bench.root.mkdir(parents=True, exist_ok=True)
+        logged = self.ledger.judgments if judgments is None else list(judgments)
         if owner is not None:
-            failures = self.bench.replace_logs(owner, self.ledger.failures,
-                                               self.ledger.judgments)
-            return {"judgments": len(self.ledger.judgments), "failures": failures}
-        judgments = self.bench.add_judgments(self.ledger.judgments)
+            failures = self.bench.replace_logs(owner, self.ledger.failures, logged)
+            return {"judgments": len(logged), "failures": failures}
+        written = self.bench.add_judgments(logged)
         failures = self.bench.add_failures(self.ledger.failures)
         self.bench.retire_failures(self.ledger.succeeded)
-        return {"judgments": judgments, "failures": failures}
+        return {"judgments": written, "failures": failures}
 
     def record(self, name: str, config: Mapping[str, Any], counts: Mapping[str, Any],
                details: Mapping[str, Any] | None = None, step: str | None = None

@@ -63,8 +63,18 @@ class Step(Generic[ItemT, OutT]):
     source_of: Callable[[ItemT], tuple[str, str]] | None = None
     # the accepted query's metadata the validators read (intent, answer, evidence...)
     query_metadata: Callable[[ItemT, OutT], Mapping[str, Any]] | None = None
-    # the output token limit; None sizes it to the output model's schema (degeneration guard)
-    max_tokens: int | None = None
+    # the output token limit: a number, a function of the item (sized from the words its
+    # prompt asks for: word_budget.py), or None to size it to the output model's schema
+    max_tokens: int | Callable[[ItemT], int] | None = None
+
+    def token_limit(self, item: ItemT) -> int:
+        """The output token limit of ``item``'s request."""
+        from irforge.llm.degeneration import schema_token_limit
+
+        limit = self.max_tokens
+        if callable(limit):
+            return int(limit(item))
+        return limit or schema_token_limit(self.model_for(item).model_json_schema())
 
     def model_for(self, item: ItemT) -> type:
         """The output model of ``item``."""
@@ -200,15 +210,13 @@ FINAL_STATUSES = frozenset({"skipped", "error"})
 def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],
          sample: int) -> dict[int, Any]:
     """One engine call per output model for the items at ``indexes``; results by index."""
-    from irforge.llm.degeneration import schema_token_limit
-
     groups: dict[type, list[int]] = {}
     for index in indexes:
         groups.setdefault(step.model_for(items[index]), []).append(index)
     results: dict[int, Any] = {}
     for model, members in groups.items():
-        options: dict[str, Any] = {"max_tokens": step.max_tokens
-                                   or schema_token_limit(model.model_json_schema())}
+        options: dict[str, Any] = {"max_tokens": max(step.token_limit(items[i])
+                                                     for i in members)}
         if sample:
             options["sample"] = sample
         answers = engine.run([dict(step.variables(items[i])) for i in members], step.template,

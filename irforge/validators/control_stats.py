@@ -24,6 +24,9 @@ MIN_PER_CLASS = 3  # positives and negatives each
 MIN_ACCURACY = 0.8  # point estimate of accuracy on controls
 MIN_AUC = 0.8  # point estimate of the separation (AUC of the expected grade)
 CHANCE = 0.5  # the lower ends of both 95% intervals must lie above chance
+# per kind of control (positive, other-document, near-miss...) with MIN_PER_CLASS or more:
+# the upper end of its accuracy interval must reach MIN_ACCURACY, so a judge that fails one
+# kind (a lenient judge on near-misses) is caught even when the other kinds carry the mean
 
 
 def wilson_interval(successes: int, total: int, z: float = Z95) -> tuple[float, float]:
@@ -96,7 +99,7 @@ class StepFigures:
     accuracy_ci: tuple[float, float]
     auc: float | None
     auc_ci: tuple[float, float] | None
-    by_kind: dict[str, dict[str, int]]
+    by_kind: dict[str, dict[str, Any]]
     trusted: bool
     reasons: tuple[str, ...]
 
@@ -116,6 +119,8 @@ class StepFigures:
             text += f", AUC {self.auc:.2f} [{self.auc_ci[0]:.2f}, {self.auc_ci[1]:.2f}]"
         else:
             text += ", AUC n/a"
+        if self.by_kind:
+            text += f"; by kind: {kinds_line(self.by_kind)}"
         verdict = "trusted" if self.trusted else "UNTRUSTED: " + "; ".join(self.reasons)
         return f"{text}: {verdict}"
 
@@ -158,6 +163,41 @@ def judge_status(figures: StepFigures) -> str:
     return UNTRUSTED
 
 
+def kind_accuracy(kinds: Sequence[str], expected: Sequence[int],
+                  decided: Sequence[int | None]) -> dict[str, dict[str, Any]]:
+    """Per kind of control: count, correct, unanswered, accuracy and its Wilson interval."""
+    by_kind: dict[str, dict[str, Any]] = {}
+    for kind, e, d in zip(kinds, expected, decided, strict=True):
+        row = by_kind.setdefault(kind, {"controls": 0, "correct": 0, "unanswered": 0})
+        row["controls"] += 1
+        row["correct"] += int(d is not None and d == e)
+        row["unanswered"] += int(d is None)
+    for row in by_kind.values():
+        row["accuracy"] = row["correct"] / row["controls"]
+        row["accuracy_ci"] = list(wilson_interval(row["correct"], row["controls"]))
+    return by_kind
+
+
+def kind_reasons(by_kind: dict[str, dict[str, Any]]) -> tuple[str, ...]:
+    """Reasons from single kinds: one with enough controls whose accuracy interval stays
+    below :data:`MIN_ACCURACY` (the judge surely fails that kind of item)."""
+    return tuple(f"{kind} accuracy {row['accuracy']:.2f} ({row['correct']}/{row['controls']}; "
+                 f"interval high {row['accuracy_ci'][1]:.2f} < {MIN_ACCURACY})"
+                 for kind, row in sorted(by_kind.items())
+                 if row["controls"] >= MIN_PER_CLASS and row["accuracy_ci"][1] < MIN_ACCURACY)
+
+
+def kinds_line(by_kind: dict[str, dict[str, Any]]) -> str:
+    """``positive 8/8, other-document 8/8, near-miss 0/8``: per-kind accuracy in one line."""
+    return ", ".join(f"{kind} {row['correct']}/{row['controls']}"
+                     for kind, row in sorted(by_kind.items(), key=lambda kv: _KIND_ORDER.get(
+                         kv[0], len(_KIND_ORDER))))
+
+
+_KIND_ORDER = {"positive": 0, "other-document": 1, "other-type": 1, "near-miss": 2,
+               "near-type": 2}
+
+
 def step_figures(step: str, expected: Sequence[int], decided: Sequence[int | None],
                  scores: Sequence[float | None], kinds: Sequence[str]) -> StepFigures:
     """Figures of one step: ``expected`` 1/0 per control, the judge's decision (1 relevant, 0
@@ -176,12 +216,8 @@ def step_figures(step: str, expected: Sequence[int], decided: Sequence[int | Non
         values = [float(s) for _, s in answered]
         truth = [int(e) for e, _ in answered]
         auc, auc_ci = roc_auc(values, truth), delong_interval(values, truth)
-    by_kind: dict[str, dict[str, int]] = {}
-    for kind, e, d in zip(kinds, expected, decided, strict=True):
-        row = by_kind.setdefault(kind, {"controls": 0, "correct": 0, "unanswered": 0})
-        row["controls"] += 1
-        row["correct"] += int(d is not None and d == e)
-        row["unanswered"] += int(d is None)
+    by_kind = kind_accuracy(kinds, expected, decided)
     reasons = judge_verdict(accuracy, accuracy_ci, auc, auc_ci, positives, negatives)
+    reasons += kind_reasons(by_kind)
     return StepFigures(step, total, len(answered), positives, negatives, correct, accuracy,
                        accuracy_ci, auc, auc_ci, by_kind, not reasons, reasons)

@@ -9,11 +9,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from irforge.core.layouts.relevance import LAYOUT as RELEVANCE
 from irforge.core.records import Judgment
 
 # where validators and judges leave per-query rows: validator verdicts, control items (the
 # relevance judge's answers on controls made from a query sit in relevance/controls.jsonl)
-VERDICT_FILES = ("validators/*.jsonl", "controls/*.jsonl", "relevance/controls.jsonl")
+VERDICT_FILES = ("validators/*.jsonl", "controls/*.jsonl", RELEVANCE.files["controls"])
 VERDICT_KEYS = ("verdict", "passed", "pass", "ok", "correct", "expected", "label", "decision",
                 "status")
 DETAIL_KEYS = ("reason", "detail", "explanation", "kind", "control", "expected")

@@ -215,7 +215,7 @@ def pool_warning(pool: Sequence[str], evaluated: Sequence[str]) -> str:
 def flagged(folder: Path) -> list[dict[str, Any]]:
     """Generated positives the relevance ensemble did not give the top grade
     (``relevance/flagged.jsonl``)."""
-    from irforge.generators.relevance.layout import LAYOUT
+    from irforge.core.layouts.relevance import LAYOUT
 
     path = LAYOUT.path(Path(folder), "flagged")
     if not path.is_file():

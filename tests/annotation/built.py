@@ -53,7 +53,14 @@ def _sts_script() -> Script:
         rules.append(Rule(f'{text}\n"""\n\nAnswer with the JSON object only', (Action.answer({
             "query": f"{title} comes down to {need}.",
             "passage": f"Put simply, the point is {need}."}),)))
-    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 4}),)))
+    # similarity 4 for a query sentence with its own passages, 0 for any other (the judge
+    # controls' negatives, same-topic near-misses included, must be told apart)
+    for _, title, text, _, need in BREAD:
+        sentence = f"{title} comes down to {need}."
+        for passage in (text, f"Put simply, the point is {need}."):
+            rules.append(Rule(f"{sentence}\nSentence b: {passage}",
+                              (Action.answer({"final_score": 4}),)))
+    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 0}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))
 
 

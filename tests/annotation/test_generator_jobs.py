@@ -16,6 +16,7 @@ from irforge.annotation.push import task_for
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Judgment, Query
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
+from irforge.steps.runner import BuildRunner
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS, NOVEL_NEGATIVES
 from tests.generators.multicon.test_pipeline import CannedEngine, answers
 
@@ -25,8 +26,9 @@ from .built import BUILDS, build_for
 def test_hard_negative_job_on_a_freshly_built_multicon_folder(tmp_path: Path) -> None:
     bench = Benchmark(tmp_path / "multicon")
     config = MulticonConfig(domain=get_domain("books"), n=3)
-    write_output(bench, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
-                                 CannedEngine(answers()), config), {})
+    runner = BuildRunner.open(CannedEngine(answers()), bench.root, "multicon")
+    write_output(runner, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
+                                  runner.engine, config, runner=runner), {})
     assert {j.task for j in bench.judgments()} >= {"multicon.hard_negative"}
     job = get_job("hard_negative")
     items = bench_items(bench, job)
@@ -121,8 +123,9 @@ def test_audit_agreement_pairs_people_with_the_generator_step_they_reviewed(
 
     bench = Benchmark(tmp_path / "multicon")
     config = MulticonConfig(domain=get_domain("books"), n=3)
-    write_output(bench, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
-                                 CannedEngine(answers()), config), {})
+    runner = BuildRunner.open(CannedEngine(answers()), bench.root, "multicon")
+    write_output(runner, generate([Doc("salt", NOVEL, title="The Salt Orchard")],
+                                  runner.engine, config, runner=runner), {})
     items = bench_items(bench, get_job("hard_negative"))
     # two people: both agree with the model (0) except on the first rewrite
     bench.add_judgments([Judgment(item.query_id, item.doc_id, float(index == 0 and person),

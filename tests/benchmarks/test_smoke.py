@@ -21,6 +21,7 @@ PRINTS = {
     "chunk_memory.py": "growth_per_input_byte",
     "corpus.py": "passage dedup",
     "corpus_formats.py": "txt",
+    "corpus_quality.py": "empty_titles",
     "gpu_eval.py": "HNSW build",
     "labeling.py": "labeling, cached re-run",
     "llama_batched.py": "tokens/s ratio batched",

@@ -57,7 +57,8 @@ def test_check_cli_exit_codes_and_output(tmp_path: Path) -> None:
     assert result.output.count("ERROR ") == 6
     assert "6 problem(s)" in result.output
     missing = runner.invoke(build_app(), ["check", str(tmp_path / "nope")])
-    assert missing.exit_code == 1 and "benchmark folder not found" in missing.output
+    # a missing folder is a usage error (exit 2) that names the folder and what belongs there
+    assert missing.exception.exit_code == 2 and "does not exist" in str(missing.exception)
 
 
 def _bench(root: Path, queries: list[dict], docs: list[dict] | None = None) -> Path:

@@ -6,8 +6,8 @@ nothing), then, for every write N, runs it on a fresh copy of the previous state
 ``IRFORGE_KILL_AT_WRITE=N`` (SIGKILL just before the Nth rename, append or removal; an append
 is cut in half first). After the recovery the next writer makes (``rollback``), the folder
 must equal the previous state or the clean run's; then a re-run must reach the clean run's
-state (checked after the last two kills). The quick run kills each verb at its middle write;
-the ``slow`` run (CI runs it) at every write.
+state (checked after the last two kills). The quick run (CI runs it) kills each verb at its
+middle write; the exhaustive run (``IRFORGE_CRASH_EVERY_WRITE=1``) at every write.
 """
 
 from __future__ import annotations
@@ -162,7 +162,15 @@ def _kill_points(writes: int, every: bool) -> list[int]:
     return list(range(1, writes + 1)) if every else [writes // 2 + 1]
 
 
-@pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)],
+#: the exhaustive sweep (a subprocess per write of every verb) runs on request:
+#: IRFORGE_CRASH_EVERY_WRITE=1 make test PYTEST_ARGS="tests/cli/test_crash_harness.py"
+EVERY_WRITE = pytest.mark.skipif(not os.environ.get("IRFORGE_CRASH_EVERY_WRITE"),
+                                 reason="the every-write sweep runs with "
+                                        "IRFORGE_CRASH_EVERY_WRITE=1 (tens of minutes)")
+
+
+@pytest.mark.parametrize("every", [False, pytest.param(True, marks=[pytest.mark.slow,
+                                                                      EVERY_WRITE])],
                          ids=["sampled", "every-write"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(tmp_path: Path, name: str,

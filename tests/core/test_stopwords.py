@@ -47,7 +47,7 @@ def _word_lists(path: Path) -> list[tuple[int, int]]:
 #: word lists that are not stopword lists, though made of common words (module -> why)
 NOT_STOPWORDS = {
     # the words a question opens with: a question is recognised by them, nothing is dropped
-    "check/form.py": "question openers",
+    "prompts/forms.py": "question openers",
     # words that open a capitalised run without being part of the name ("The", "In"); kept
     # narrow on purpose: "May", "Will" and "Most" start names in the passages
     "corpus/entities.py": "leading words of a name",

@@ -66,8 +66,17 @@ def test_demo_stage_generates_labels_and_reports(tmp_path: Path,
 
     judge = read_judges(ctx.out)["relevance"]
     assert judge["status"] == "untrusted"
-    # the 8 hand-written QA/FC seed queries and the 4 generated ones: 12 positives, 12 negatives
-    assert judge["steps"]["relevance.ensemble"]["controls"] == 24
+    # the 8 hand-written QA/FC seed queries and the 4 generated ones: 12 positives, 12
+    # other-document negatives and 10 near-misses (on-topic passages that do not answer).
+    # Two sources have none: every on-topic passage for seed-d04 (heat stroke signs) holds a
+    # part of its answer ("confusion" is in d14), and no other document shares a content
+    # word with FC_Geo_0000's words (report, relates, describes, methods).
+    assert judge["steps"]["relevance.ensemble"]["controls"] == 34
+    controls = [json.loads(line) for line in
+                (ctx.out / "relevance" / "controls.jsonl").read_text().splitlines()]
+    missing = {c["query_id"] for c in controls} - {
+        c["query_id"] for c in controls if c["kind"] == "near-miss"}
+    assert missing == {"seed-d04", "FC_Geo_0000"}
     corpus = {doc.doc_id: doc for doc in bench.corpus()}
     assert len([d for d in corpus.values() if not d.metadata.get("generated")]) == 18
     queries = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]

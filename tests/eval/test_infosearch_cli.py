@@ -15,9 +15,10 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Run
 from irforge.core.trec import read_trec_run
 from irforge.eval.metrics import infosearch
-from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
+from irforge.generators.instructions.assemble import assemble, assembled_records, read_modes
 from irforge.generators.instructions.units import Group, Member, Unit, unit_id
 from irforge.retrievers import get_retriever
+from irforge.steps.records import write_records
 from tests.eval.test_cli import irforge
 
 GROUPS = [
@@ -67,7 +68,8 @@ def _units() -> list[Unit]:
 @pytest.fixture(scope="module")
 def bench_dir(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("infosearch") / "bench"
-    write_assembled(Benchmark(folder), assemble(GROUPS, _units(), distractors=DISTRACTORS))
+    write_records(Benchmark(folder),
+                  assembled_records(assemble(GROUPS, _units(), distractors=DISTRACTORS)))
     return folder
 
 
@@ -139,7 +141,8 @@ def test_cli_writes_mode_runs_table_report_and_dimension_plots(bench_dir, evalua
 
 def test_missing_reversed_text_is_a_clear_error(tmp_path):
     folder = tmp_path / "bench"
-    write_assembled(Benchmark(folder), assemble(GROUPS, _units(), distractors=DISTRACTORS))
+    write_records(Benchmark(folder),
+                  assembled_records(assemble(GROUPS, _units(), distractors=DISTRACTORS)))
     path = folder / "instructions" / "queries_reversed.jsonl"
     path.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
     done = irforge("eval", str(folder), "--retriever", "bm25", "--no-plots")

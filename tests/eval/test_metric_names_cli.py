@@ -11,8 +11,9 @@ from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.eval.metrics import comlq, infosearch
 from irforge.eval.metrics.ranks import mean
-from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
+from irforge.generators.instructions.assemble import assemble, assembled_records, read_modes
 from irforge.retrievers import get_retriever
+from irforge.steps.records import write_records
 from tests.eval.test_cli import irforge
 from tests.eval.test_infosearch_cli import DISTRACTORS, GROUPS, _units
 
@@ -27,7 +28,8 @@ LABELS = [{"query_id": Q1, "doc_id": "d2", "violates": 1},
 @pytest.fixture(scope="module")
 def bench_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("papers") / "bench"
-    write_assembled(Benchmark(folder), assemble(GROUPS, _units(), distractors=DISTRACTORS))
+    write_records(Benchmark(folder),
+                  assembled_records(assemble(GROUPS, _units(), distractors=DISTRACTORS)))
     write_jsonl(folder / "logical" / "negation_labels.jsonl", LABELS)
     return folder
 

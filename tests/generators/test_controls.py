@@ -1,5 +1,5 @@
-"""Control items: one positive and one negative per source, opaque ids, negatives from another
-document and category, near-misses that lack the answer, a shuffled order."""
+"""Control items: per source a positive, a negative from another document and category and a
+near-miss (on topic, lacking the answer) where one exists; opaque ids, a shuffled order."""
 
 from __future__ import annotations
 
@@ -62,28 +62,33 @@ def test_one_positive_one_negative_per_source_with_opaque_ids() -> None:
     assert make_controls(sources, POOL, seed=3) == controls  # seeded
 
 
-def test_near_miss_is_the_best_ranked_other_document_without_the_answer() -> None:
+def _kinds(controls) -> dict[str, str]:
+    return {c.kind: c.doc_id for c in controls}
+
+
+def test_near_miss_is_the_best_ranked_on_topic_passage_without_the_answer() -> None:
     source = ControlSource("q1", "What tyre pressure for a road bike?", "bikes.txt_1",
                            answer="6 to 8 bar")
 
     def ranker(query: str, docs):  # a fixed BM25-like order
         return ["bikes.txt_1", "bikes.txt_0", "tyres.txt_0", "birds.txt_0"]
 
-    [positive, negative] = make_controls([source], POOL, ranker=ranker)
-    assert positive.kind == POSITIVE and negative.kind == NEAR_MISS
-    # bikes.txt_0 is the same document as the positive; tyres.txt_0 is next and lacks "6 to 8"
-    assert negative.doc_id == "tyres.txt_0"
+    controls = make_controls([source], POOL, ranker=ranker)
+    assert [c.kind for c in controls] == [POSITIVE, OTHER_DOCUMENT, NEAR_MISS]
+    # bikes.txt_0 (same document) says nothing of tyres, bikes or roads: off topic, no
+    # near-miss; tyres.txt_0 is next and lacks "6 to 8"
+    assert _kinds(controls)[NEAR_MISS] == "tyres.txt_0"
     holding = [*POOL, Doc("pump.txt_0", "Road tyres: pump them to 6 to 8 bar.")]
-    [_, negative] = make_controls([source], holding, ranker=lambda q, d: [
-        "pump.txt_0", "tyres.txt_0"])
-    assert negative.doc_id == "tyres.txt_0"  # the passage with the answer is no negative
+    controls = make_controls([source], holding, ranker=lambda q, d: ["pump.txt_0",
+                                                                    "tyres.txt_0"])
+    assert _kinds(controls)[NEAR_MISS] == "tyres.txt_0"  # the passage with the answer is no
+    # negative
 
 
 def test_near_miss_with_the_real_bm25_ranker() -> None:
     source = ControlSource("q1", "What tyre pressure for a road bike?", "bikes.txt_1",
                            answer="6 to 8 bar")
-    [_, negative] = make_controls([source], POOL)
-    assert (negative.kind, negative.doc_id) == (NEAR_MISS, "tyres.txt_0")
+    assert _kinds(make_controls([source], POOL))[NEAR_MISS] == "tyres.txt_0"
 
 
 def test_has_answer_reads_parts_and_numbers() -> None:

@@ -90,13 +90,13 @@ def _intents_rules() -> list[Rule]:
 def _instructions_rules() -> list[Rule]:
     rules = []
     for _, _, text, question, need in DOCS:
-        rules.append(Rule(f'This text answers the question "{question}"', (Action.answer(
+        rules.append(Rule(f'This text was found for the search "{question}"', (Action.answer(
             {"document": f"In plain words: {need}. {text} See the baking notes."}),)))
         for condition, description in AUDIENCE.items():
-            rules.append(Rule(f'"{condition}", that is, {description}.\nQuestion: {question}',
+            rules.append(Rule(f'"{condition}", that is, {description}.\nSearch query: {question}',
                               (Action.answer({"instructed_query": (
                                   f"{question} I only want documents for a {condition}.")}),)))
-            rules.append(Rule(f"Its requirement (audience): {condition}\nQuestion: {question}",
+            rules.append(Rule(f"Its requirement (audience): {condition}\nSearch query: {question}",
                               (Action.answer({"reversed_query": (
                                   f"{question} I want documents that are not {condition}.")}),)))
     return rules

@@ -29,7 +29,7 @@ _EXPORTS = {
     "queries_for_mode": "assemble",
     "read_modes": "assemble",
     "read_pairs": "pairs",
-    "write_assembled": "assemble",
+    "assembled_records": "assemble",
     "write_review_list": "manual_review",
 }
 

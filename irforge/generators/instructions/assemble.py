@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.instructions import LAYOUT, MODES, mode_queries
 from irforge.core.records import Doc, Qrel, Query
 from irforge.generators.instructions.units import Group, Unit
+from irforge.steps.records import Records
 
 # metadata key holding the text a retriever sees in each mode (None: the core query itself)
 MODE_TEXT = {"og": None, "changed": "instructed", "reversed": "reversed"}
@@ -71,6 +71,7 @@ def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str],
     return Query(query_id=unit.unit_id, text=group.query, metadata={
         "core_query_id": group.query_id,
         "core_query": group.query,  # the core query the unit instructs (its own input)
+        "query_form": "instructed",  # irforge/prompts/forms.yaml: grounded on its core query
         "dimension": unit.dimension,
         "condition": unit.condition,
         "condition_description": descriptions.get((unit.dimension, unit.condition), ""),
@@ -132,19 +133,24 @@ def _group_row(group: Group) -> dict[str, Any]:
             "hard_negatives": [doc.doc_id for doc in group.hard_negatives]}
 
 
-def write_assembled(bench: Benchmark, assembled: Assembled) -> dict[str, int]:
-    """Write the folder (atomically, file by file); returns the counts for the manifest."""
-    counts = {"docs": bench.write_corpus(assembled.docs),
-              "queries": bench.write_queries(assembled.queries)}
-    for mode in MODES:
-        counts[f"qrels/{mode}"] = bench.write_qrels(assembled.qrels[mode], split=mode)
-    bench.write_qrels(assembled.qrels["og"], split="test")
-    for mode in ("changed", "reversed"):
-        write_jsonl(LAYOUT.path(bench.root, mode_queries(mode)),
-                    ({"_id": q.query_id, "text": q.text} for q in assembled.mode_queries(mode)))
-    counts["groups"] = write_jsonl(LAYOUT.path(bench.root, "groups"),
-                                   (_group_row(group) for group in assembled.groups))
-    return counts
+def assembled_records(assembled: Assembled) -> Records:
+    """The folder's records: corpus, queries, qrels per mode (``og`` also as ``test``), the
+    changed/reversed query files and the groups."""
+    files: dict[str, Iterable[Mapping[str, Any]]] = {
+        LAYOUT.relative(mode_queries(mode)): [{"_id": q.query_id, "text": q.text}
+                                              for q in assembled.mode_queries(mode)]
+        for mode in ("changed", "reversed")}
+    files[LAYOUT.relative("groups")] = [_group_row(group) for group in assembled.groups]
+    return Records(corpus=assembled.docs, queries=assembled.queries,
+                   qrels={**{mode: assembled.qrels[mode] for mode in MODES},
+                          "test": assembled.qrels["og"]}, files=files)
+
+
+def manifest_counts(written: Mapping[str, int]) -> dict[str, int]:
+    """The manifest's counts of a written folder (the runner's rows written by file)."""
+    return {"docs": written["docs"], "queries": written["queries"],
+            **{f"qrels/{mode}": written[f"qrels/{mode}"] for mode in MODES},
+            "groups": written[LAYOUT.relative("groups")]}
 
 
 def read_modes(bench: Benchmark) -> dict[str, tuple[tuple[Query, ...], dict[str, dict[str, int]]]]:

@@ -19,7 +19,11 @@ from typing import Any
 from irforge.check.generation import attach_validators
 from irforge.core.records import Doc
 from irforge.generators.instructions import steps
-from irforge.generators.instructions.assemble import assemble, write_assembled
+from irforge.generators.instructions.assemble import (
+    assemble,
+    assembled_records,
+    manifest_counts,
+)
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.merge import merge_previous
 from irforge.generators.instructions.pairs import Pair
@@ -98,7 +102,7 @@ def build_instructions(runner: BuildRunner, pairs: Sequence[Pair],
         assembled.queries, lambda query: str(query.metadata["instructed"]))))
     merged = merge_previous(bench, assembled, attempted, dropped)
     if merged.queries:
-        report.counts = write_assembled(bench, merged)
+        report.counts = manifest_counts(run.write(assembled_records(merged)))
     report.counts.update(units=len(units), pairs=len(pairs))
     run.write_logs()
     run.record("InfoSearch (Lin et al.), section 2.2 / appendix A", vars(settings),

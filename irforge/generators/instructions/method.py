@@ -39,9 +39,13 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     (``build_instructions``); the report is the generator's."""
     from irforge.generators.instructions.build import BuildSettings, build_instructions
     from irforge.generators.instructions.dimensions import load_dimensions
+    from irforge.generators.instructions.pairs import PAIRS_STEP
 
     dims = load_dimensions(config.dimensions_file)
-    pairs, distractors = _pairs(config, inputs, dims)
+    skipped: list[Any] = []  # related passages that do not answer their core query
+    pairs, distractors = _pairs(config, inputs, dims, skipped)
+    if inputs.source is not None:
+        runner.ledger.count(PAIRS_STEP, len(pairs) + len(skipped), skipped)
     try:
         settings = BuildSettings(phrasings=config.phrasings, rewrite=config.rewrite,
                                  hard_negatives=config.hard_negatives, seed=config.seed)
@@ -53,9 +57,11 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     return Built(int(report.counts.get("units", 0)), dict(report.counts), report=report)
 
 
-def _pairs(config: Config, inputs: Inputs, dims: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def _pairs(config: Config, inputs: Inputs, dims: dict[str, Any],
+           skipped: list[Any]) -> tuple[list[Any], list[Any]]:
     """The pairs (first ``limit``) and the distractors: from the ``pairs`` file, or from
-    the labelled folder ``inputs.source`` (its corpus stays as distractors)."""
+    the labelled folder ``inputs.source`` (its corpus stays as distractors; related passages
+    that do not answer their core query go to ``skipped``)."""
     from irforge.generators.instructions.pairs import pairs_from_beir, read_pairs
 
     given = [what for what in (config.pairs, inputs.source, inputs.pairs) if what is not None]
@@ -71,10 +77,12 @@ def _pairs(config: Config, inputs: Inputs, dims: dict[str, Any]) -> tuple[list[A
         if config.dimension not in dims:
             raise InstructionsInputError(f"--dimension {config.dimension!r} is not one of "
                                          f"{', '.join(dims)}")
-        pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split)
+        pairs, distractors = pairs_from_beir(inputs.source, config.dimension, config.split,
+                                             skipped)
         if not pairs:
             raise InstructionsInputError(f"{inputs.source}: no positive qrels in split "
-                                         f"{config.split!r}")
+                                         f"{config.split!r} that answer their query (graded "
+                                         ">= 2, or the query's source passage)")
     return (pairs[:config.limit] if config.limit else pairs), distractors
 
 

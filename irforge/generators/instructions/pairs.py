@@ -20,10 +20,11 @@ from pathlib import Path
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
-from irforge.core.records import Doc, Failure
+from irforge.core.records import Doc, Failure, Query
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.units import Group, Member
 
+PAIRS_STEP = "instructions.pairs"
 PENDING = ""  # condition of a member whose keyword is still to be extracted
 CONDITIONS_KEY = "conditions"  # doc metadata: {"audience": "expert", ...} in --corpus mode
 
@@ -79,23 +80,49 @@ def read_pairs(path: Path, dimensions: Mapping[str, Dimension],
     return pairs
 
 
-def pairs_from_beir(root: Path, dimension: str, split: str = "test") -> tuple[list[Pair],
-                                                                              list[Doc]]:
+#: on a graded scale (a top grade of 2 or more), a passage answers its query at this grade
+ANSWERS_GRADE = 2
+#: query metadata naming the passage a query was written from (it answers the query)
+_SOURCE_KEYS = ("seed_doc_id", "source_doc", "positive_doc_id")
+
+
+def _source(query: Query) -> set[str]:
+    return {str(query.metadata[key]) for key in _SOURCE_KEYS if query.metadata.get(key)}
+
+
+def pairs_from_beir(root: Path, dimension: str, split: str = "test",
+                    skipped: list[Failure] | None = None) -> tuple[list[Pair], list[Doc]]:
     """Positive pairs of a BEIR folder's qrels, plus its whole corpus (kept as distractors).
 
-    A document's condition comes from ``metadata["conditions"][dimension]`` when present.
+    A pair is a passage that answers the core query: with graded qrels (a top grade of
+    ANSWERS_GRADE or more, as ``irforge label`` writes), a passage graded at least
+    ANSWERS_GRADE or the query's own source passage; a passage only related to it (grade 1)
+    is not paired, and each one left out joins ``skipped`` with the reason. A document's
+    condition comes from ``metadata["conditions"][dimension]`` when present.
     """
     bench = Benchmark(Path(root))
     docs = {doc.doc_id: doc for doc in bench.corpus()}
     queries = {query.query_id: query for query in bench.queries()}
+    qrels = list(bench.qrels(split))
+    graded = max((qrel.relevance for qrel in qrels), default=0) >= ANSWERS_GRADE
     pairs = []
-    for qrel in bench.qrels(split):
+    for qrel in qrels:
         if qrel.relevance <= 0 or qrel.query_id not in queries or qrel.doc_id not in docs:
+            continue
+        query = queries[qrel.query_id]
+        if graded and qrel.relevance < ANSWERS_GRADE and qrel.doc_id not in _source(query):
+            if skipped is not None:
+                skipped.append(Failure(
+                    step=PAIRS_STEP, item_id=f"{qrel.query_id}/{qrel.doc_id}",
+                    reason=f"grade {qrel.relevance} of {split}: the passage is related to the "
+                           f"core query but does not answer it (pairs need grade "
+                           f">= {ANSWERS_GRADE} or the query's source passage)",
+                    metadata={"dimension": dimension}))
             continue
         doc = docs[qrel.doc_id]
         conditions = doc.metadata.get(CONDITIONS_KEY) or {}
         condition = conditions.get(dimension) if isinstance(conditions, Mapping) else None
-        pairs.append(Pair(qrel.query_id, queries[qrel.query_id].text, doc, dimension,
+        pairs.append(Pair(qrel.query_id, query.text, doc, dimension,
                           None if condition is None else str(condition)))
     return pairs, list(docs.values())
 
@@ -126,7 +153,7 @@ def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
                       if condition is None else
                       f"condition {condition!r} already taken by {taken.doc.doc_id} for query "
                       f"{pair.query_id}; keep one document per condition value")
-            failures.append(Failure(step="instructions.pairs",
+            failures.append(Failure(step=PAIRS_STEP,
                                     item_id=f"{pair.query_id}/{pair.doc.doc_id}", reason=reason,
                                     metadata={"dimension": pair.dimension}))
             continue

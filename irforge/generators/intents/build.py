@@ -19,7 +19,7 @@ from typing import Any
 from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
-from irforge.core.jsonl import iter_jsonl, write_jsonl
+from irforge.core.jsonl import iter_jsonl
 from irforge.core.layouts.intents import LAYOUT
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.intents.config import IntentSpec
@@ -39,6 +39,7 @@ from irforge.generators.intents.steps import (
     GeneratedQuery,
     Needs,
     QueryItem,
+    form_record,
     needs_step,
     needs_values,
     only_declared,
@@ -48,6 +49,7 @@ from irforge.generators.intents.steps import (
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.generators.sources import chosen_passages, selection_table, sources_of
+from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner
 
 STEP = "intents"
@@ -138,7 +140,8 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
         examples.update(runner.run(query_step(template), items))
     queries, generated = _records(ready, examples, runner, keep_generated,
                                   sources_of(selection))
-    _write(bench, corpus, intents, queries, generated, tasks, empty, per_task)
+    runner.write(_folder_records(bench, corpus, intents, queries, generated, tasks, empty,
+                                 per_task))
     produced = Counter(str(query.metadata["task"]) for query in queries)
     run.counts.update({"queries": len(queries), "generated_docs": len(generated),
                        "failures": runner.write_logs()["failures"],
@@ -207,6 +210,7 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
             "attributes": dict(planned.attributes), "seed": planned.seed,
             "seed_doc_id": planned.seed_doc.doc_id, "need": item.need,
             "source": dict((sources or {}).get(planned.seed_doc.doc_id, {})),
+            **form_record(planned),
             "positive_doc_id": positive, "positive_generated": passage is not None,
             "model": model, "demo_grade": demo_grade, **runner.notes(example.query)}))
         if passage is not None:
@@ -218,21 +222,22 @@ def _records(ready: Sequence[QueryItem], examples: Mapping[str, Example],
     return queries, generated
 
 
-def _write(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec],
-           queries: Sequence[Query], generated: Sequence[Doc], tasks: Sequence[Task],
-           empty: Sequence[Task], per_task: int) -> None:
-    """Merge into the folder: replace the built intents' queries and passages, keep the rest."""
+def _folder_records(bench: Benchmark, corpus: Sequence[Doc], intents: Sequence[IntentSpec],
+                    queries: Sequence[Query], generated: Sequence[Doc], tasks: Sequence[Task],
+                    empty: Sequence[Task], per_task: int) -> Records:
+    """What to merge into the folder: the built intents' queries and passages replace theirs,
+    the rest stay."""
     names = {intent.name for intent in intents}
-    bench.write_corpus([*(doc for doc in corpus if not _rebuilt(doc.metadata or {}, names)),
-                        *generated])
-    bench.merge_queries(queries, replaces=lambda query: _rebuilt(query.metadata, names))
     path = LAYOUT.path(bench.root, "tasks")
     old = [row for _, row in iter_jsonl(path)] if path.exists() else []
     produced = Counter(str(query.metadata["task"]) for query in queries)
     empty_names = {task.name for task in empty}
-    write_jsonl(path, [*(row for row in old if row.get("intent") not in names), *(
-        {"task": task.name, "intent": task.intent.name, "category": task.category.name,
-         "task_prefix": task.intent.task_prefix,
-         "planned": 0 if task.name in empty_names else per_task,
-         "queries": produced.get(task.name, 0)} for task in tasks)])
-
+    return Records(
+        corpus=[*(doc for doc in corpus if not _rebuilt(doc.metadata or {}, names)), *generated],
+        queries=queries, replaces=lambda query: _rebuilt(query.metadata, names),
+        files={LAYOUT.relative("tasks"): [
+            *(row for row in old if row.get("intent") not in names),
+            *({"task": task.name, "intent": task.intent.name, "category": task.category.name,
+               "task_prefix": task.intent.task_prefix,
+               "planned": 0 if task.name in empty_names else per_task,
+               "queries": produced.get(task.name, 0)} for task in tasks)]})

@@ -84,8 +84,22 @@ class IntentSpec(_Strict):
     query_name: str = "query"
     passage_name: str = "passage"
     generates_passage: bool = True
+    # the declared query forms this intent asks for (irforge/prompts/forms.yaml); each
+    # planned query is asked for one whose word bounds meet its sampled length
+    forms: list[str] = Field(default_factory=list)
     attributes: dict[str, list[str]]
     relevance: RelevanceSpec
+
+    @field_validator("forms")
+    @classmethod
+    def _declared_forms(cls, value: list[str]) -> list[str]:
+        from irforge.prompts.forms import query_forms
+
+        unknown = [name for name in value if name not in query_forms()]
+        if unknown:
+            raise ValueError(f"unknown query form(s) {unknown}; declared forms: "
+                             f"{sorted(query_forms())}")
+        return value
 
     @field_validator("attributes")
     @classmethod

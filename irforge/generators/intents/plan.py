@@ -40,6 +40,9 @@ class PlannedQuery:
     attributes: Mapping[str, str]
     seed: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: the declared query form asked for (irforge/prompts/forms.yaml); "" when the intent
+    #: declares none
+    form: str = ""
 
 
 def item_rng(seed: int, *parts: object) -> random.Random:
@@ -50,6 +53,41 @@ def item_rng(seed: int, *parts: object) -> random.Random:
 def sample_attributes(intent: IntentSpec, rng: random.Random) -> dict[str, str]:
     """Draw query length, clarity, passage length and difficulty from the intent's pools."""
     return {name: rng.choice(intent.attributes[name]) for name in ATTRIBUTE_NAMES}
+
+
+_BOUND_WORDS = re.compile(r"(fewer than|less than|at most|at least|more than)?\s*(\d+)"
+                          r"(?:\s*(?:to|-)\s*(\d+))?\s*words")
+
+
+def word_range(length: str) -> tuple[int, int]:
+    """The word range a query-length attribute asks for ("5 to 20 words" -> (5, 20),
+    "at least 50 words" -> (50, 10**6), "fewer than 10 words" -> (1, 9))."""
+    match = _BOUND_WORDS.search(length.lower())
+    if not match:
+        return 1, 10**6
+    bound, first, second = match.group(1), int(match.group(2)), match.group(3)
+    if second:
+        return first, int(second)
+    if bound in ("fewer than", "less than"):
+        return 1, first - 1
+    if bound == "at most":
+        return 1, first
+    if bound == "more than":
+        return first + 1, 10**6
+    return (first, 10**6) if bound == "at least" else (first, first)
+
+
+def choose_form(intent: IntentSpec, attributes: Mapping[str, str], rng: random.Random) -> str:
+    """One of the intent's declared forms whose word bounds meet the sampled query length
+    (any declared form when none does); "" for an intent that declares none."""
+    from irforge.prompts.forms import query_form
+
+    if not intent.forms:
+        return ""
+    low, high = word_range(attributes.get("query_length", ""))
+    fitting = [name for name in intent.forms
+               if query_form(name).min_words <= high and query_form(name).max_words >= low]
+    return rng.choice(fitting or list(intent.forms))
 
 
 def build_tasks(intents: Sequence[IntentSpec], taxonomy: Taxonomy) -> list[Task]:
@@ -119,9 +157,11 @@ def plan_queries(tasks: Sequence[Task], pools: Mapping[str, Sequence[Doc]], per_
             doc = order.pop()
             query_id = f"{task.name}_{index:04d}"
             rng = item_rng(seed, query_id)
+            attributes = sample_attributes(task.intent, rng)
+            form = choose_form(task.intent, attributes, item_rng(seed, query_id, "form"))
             planned.append(PlannedQuery(query_id=query_id, task=task, seed_doc=doc,
-                                        attributes=sample_attributes(task.intent, rng),
-                                        seed=f"{seed}|{query_id}"))
+                                        attributes=attributes, seed=f"{seed}|{query_id}",
+                                        form=form))
     return planned, empty
 
 

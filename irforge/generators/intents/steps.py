@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from irforge.core.records import Doc
 from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
+from irforge.prompts.forms import form_metadata, query_form
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered
 
@@ -231,10 +232,26 @@ class Example:
 
 def query_values(item: PlannedQuery, need: str) -> dict[str, Any]:
     intent = item.task.intent
+    form = query_form(item.form) if item.form else None
     return {"task": need, "passage": seed_text(item.seed_doc),
             "category": item.task.category.name, **item.attributes,
             "intent_description": intent.description, "query_name": intent.query_name,
-            "passage_name": intent.passage_name, "generates_passage": intent.generates_passage}
+            "passage_name": intent.passage_name, "generates_passage": intent.generates_passage,
+            "form_instruction": form.instruction if form else "",
+            "form_example": form.example if form else ""}
+
+
+#: DisastIR's query attributes, recorded on each query under these names
+RECORDED_ATTRIBUTES = {"query_length": "length", "clarity": "clarity",
+                       "difficulty": "education"}
+
+
+def form_record(item: PlannedQuery) -> dict[str, Any]:
+    """What a query records of what it was asked for: its declared form (and a claim's
+    stance) and DisastIR's length, clarity and education attributes."""
+    recorded = {name: item.attributes[key] for key, name in RECORDED_ATTRIBUTES.items()
+                if key in item.attributes}
+    return {**(form_metadata(query_form(item.form)) if item.form else {}), **recorded}
 
 
 def example_model(item: QueryItem) -> type[BaseModel]:
@@ -244,13 +261,17 @@ def example_model(item: QueryItem) -> type[BaseModel]:
 def _example_reasons(item: QueryItem, value: Any) -> list[str]:
     """This step's own checks of an answer: blank, too long, a copy of the seed, a generated
     passage that repeats the query or the seed, a query unrelated to its need. The rules
-    every query passes (echoed prompt examples, grounding, a question for a QA intent...)
+    every query passes (echoed prompt examples, grounding, the form it was asked for...)
     are the validator registry's, run by the runner's gates on the same sample."""
     seed = item.planned.seed_doc
     passage = getattr(value, "passage", None) if item.planned.task.intent.generates_passage \
         else None
     problem = check_example(value.query, passage, seed.text, seed.title)
-    if problem is None and not stems(value.query) & stems(item.need):
+    form = query_form(item.planned.form) if item.planned.form else None
+    # a persona's request and a refuted claim may say the need in other words; grounding
+    # in the passage (the registry's rule for the form) still applies to them
+    literal = form is None or form.grounding == "strict"
+    if problem is None and literal and not stems(value.query) & stems(item.need):
         problem = "the query shares no content word with its information need"
     return [problem] if problem else []
 
@@ -260,10 +281,30 @@ def _example(item: QueryItem, value: Any) -> Example:
     return Example(" ".join(value.query.split()), passage)
 
 
+def example_token_limit(attributes: Mapping[str, Any], generates_passage: bool) -> int:
+    """Step 2's output limit: the words its length attributes ask for ("at least 150 words"
+    of query, "at least 200 words" of passage), never under the schema's own limit."""
+    from irforge.llm.degeneration import schema_token_limit
+    from irforge.steps.word_budget import tokens_for_words, words_allowed
+
+    names = ["query_length"] + (["passage_length"] if generates_passage else [])
+    asked = [words_allowed(str(attributes.get(name, ""))) or 0 for name in names]
+    model = GeneratedExample if generates_passage else GeneratedQuery
+    return max(schema_token_limit(model.model_json_schema()),
+               tokens_for_words(asked, fields=len(names)))
+
+
+def query_token_limit(item: QueryItem) -> int:
+    """:func:`example_token_limit` of one step-2 item."""
+    return example_token_limit(item.planned.attributes,
+                               item.planned.task.intent.generates_passage)
+
+
 def query_step(template: str) -> Step[QueryItem, Example]:
     """Step 2: the query (and the passage it should retrieve) for the picked need."""
     return Step(
         name=QUERY_STEP, template=template, output_model=example_model,
+        max_tokens=query_token_limit,
         variables=lambda item: only_declared(template, query_values(item.planned, item.need)),
         item_id=lambda item: item.planned.query_id,
         validators=(_example_reasons,),
@@ -273,8 +314,10 @@ def query_step(template: str) -> Step[QueryItem, Example]:
         queries_of=lambda item, value: [value.query],
         # query_kind: the intent's own query form (intents from --intents-file included),
         # which the registry's form.intent_type checks
+        # query_form: the declared form asked for (with a claim's stance), which the
+        # registry's form and grounding rules read
         query_metadata=lambda item, value: {"intent": item.planned.task.intent.name,
                                             "query_kind": item.planned.task.intent.query_name,
-                                            "need": item.need},
+                                            "need": item.need, **form_record(item.planned)},
         source_of=lambda item: (item.planned.seed_doc.title, item.planned.seed_doc.text),
         log_accepted=False)  # the query's metadata carries its model; judgments are labels

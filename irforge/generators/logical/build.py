@@ -24,9 +24,9 @@ from irforge.generators.logical.judge_controls import JUDGE, judge_entry, run_ju
 from irforge.generators.logical.labels import (
     NegationLabel,
     graded_qrels,
+    label_rows,
     labels_path,
     negation_labels,
-    write_negation_labels,
 )
 from irforge.generators.logical.merge import Previous, read_previous
 from irforge.generators.logical.selection import (
@@ -49,10 +49,14 @@ from irforge.generators.logical.steps import (
 )
 from irforge.generators.logical.types import get_type
 from irforge.generators.sources import chosen_passages, selection_table, sources_of
+from irforge.llm.profile import is_capable
 from irforge.steps.failures import rejection
-from irforge.steps.runner import BuildRunner, engine_entry, method_entry, require_kept
+from irforge.steps.records import Records
+from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
 from irforge.validators.control_stats import StepFigures
+
+METHOD = "ComLQ (complex logical queries)"
 
 
 @dataclass
@@ -130,7 +134,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     attach_validators(runner.use_gates((doc.text for doc in docs),
                                        keep=lambda query_id: query_id not in planned), docs,
                       target_k=runner.target_k)
-    step = query_step()
+    step = query_step(open_fields=is_capable(runner.engine))  # llm/profile.py
     accepted = []
     for key, value in runner.run(step, items).items():
         result = runner.result(step.name, key)
@@ -153,9 +157,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
                    hypothetical, ledger.yields, runner.language,
                    selection_table(selection, len({i for item in accepted
                                                    for i in item.plan.doc_ids})))
-    summary = write_benchmark(runner.bench, docs, done, config, engine_entry(engine),
-                              runner.validation())
-    runner.bench.retire_failures(ledger.succeeded)  # older rows of items that now passed
+    summary = write_outcome(runner, docs, done, config)
     if config.judge:
         summary.judge_controls = judge_entry(controls[0] if controls else None,
                                              str(getattr(engine, "model", "")),
@@ -211,16 +213,28 @@ def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score:
     return kept, judgments, scores
 
 
-def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
-                    config: Config, engine_entry: Mapping[str, Any],
-                    validation: Mapping[str, Any] | None = None) -> LogicalSummary:
-    """Write corpus, queries, qrels, negation labels, logs and the manifest entry (plain code).
+def write_outcome(runner: BuildRunner, docs: Sequence[Doc], outcome: Outcome,
+                  config: Config) -> LogicalSummary:
+    """Hand the outcome's records, judgments and manifest entry to ``runner`` (its ledger's
+    failures are logged; older failure rows of items that now passed retire)."""
+    records, summary, details = benchmark_records(runner.bench, docs, outcome, config)
+    runner.write(records)
+    runner.write_logs(judgments=outcome.judgments)
+    runner.record(METHOD, config.options(),
+                  {k: v for k, v in asdict(summary).items() if k != "yields"}, details)
+    return summary
+
+
+def benchmark_records(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
+                      config: Config) -> tuple[Records, LogicalSummary, dict[str, Any]]:
+    """The build's records (corpus, queries, qrels, negation labels; plain code), its summary
+    and the manifest entry's details; the runner writes them.
 
     Queries already in the folder whose ids this run did not plan stay, with their passages,
     qrels, hypothetical negatives and labels.
     """
-    plans, accepted, failures = outcome.plans, outcome.accepted, outcome.failures
-    hypothetical, judgments, scores = outcome.hypothetical, outcome.judgments, outcome.scores
+    plans, accepted = outcome.plans, outcome.accepted
+    hypothetical, scores = outcome.hypothetical, outcome.scores
     before = read_previous(bench, {plan.query_id for plan in plans})
     gold_ids = {doc_id for item in accepted for doc_id in item.plan.doc_ids}
     sampled_keys = {plan.group for plan in plans} | before.groups
@@ -228,14 +242,11 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
                                      config.seed)
     gold = [doc for doc in docs if doc.doc_id in gold_ids]
     corpus = _distinct([*before.docs, *gold, *distractors, *hypothetical])
-    bench.write_corpus(corpus)
     queries: list[Query] = [*before.queries, *(item.to_query(scores.get(item.plan.query_id))
                                                for item in accepted)]
-    bench.write_queries(queries)
     qrels: list[Qrel] = [*before.qrels, *(q for item in accepted
                                           for q in graded_qrels(item.plan.query_id,
                                                                 item.plan.doc_ids))]
-    bench.write_qrels(qrels)
     hyp_by_query = {str(doc.metadata["query_id"]): doc.doc_id for doc in hypothetical}
     labels: list[NegationLabel] = list(before.labels)
     for item in accepted:
@@ -244,20 +255,12 @@ def write_benchmark(bench: Benchmark, docs: Sequence[Doc], outcome: Outcome,
                 else []
             labels += negation_labels(item.plan.query_id, item.plan.doc_ids, violating,
                                       item.negated)
-    write_negation_labels(bench.root, labels)
-    bench.add_judgments(judgments)  # identical rows of an earlier run are not appended again
-    bench.add_failures(failures)
-
-    summary = _summary(outcome, before, len(distractors), len(labels))
-    bench.record_step("logical", method_entry(
-        "ComLQ (complex logical queries)", config.options(), engine_entry,
-        {k: v for k, v in asdict(summary).items() if k != "yields"}, summary.yields,
-        len(failures), outcome.language,
-        {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
-         "negation_labels": str(labels_path(bench.root).relative_to(bench.root)),
-         "sources": dict(outcome.sources),
-         **({"validation": dict(validation)} if validation else {})}))
-    return summary
+    labels_file = labels_path(bench.root).relative_to(bench.root).as_posix()
+    records = Records(corpus=corpus, queries=queries, qrels={"test": qrels},
+                      files={labels_file: label_rows(labels)})
+    details = {"gold_passages": len(gold), "group_keys_sampled": len(sampled_keys),
+               "negation_labels": labels_file, "sources": dict(outcome.sources)}
+    return records, _summary(outcome, before, len(distractors), len(labels)), details
 
 
 def _summary(outcome: Outcome, before: Previous, distractors: int,

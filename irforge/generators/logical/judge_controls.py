@@ -5,7 +5,10 @@ queries, whose triples code has already checked against their type:
 
 - ``positive``: the query under its own type (expected: kept, score >= the bar);
 - ``other-type``: the same query under a type of another shape (a different number of
-  triples; expected: rejected, score below the bar).
+  triples; expected: rejected, score below the bar);
+- ``near-type``: the near-miss: the same query under a type with as many triples but another
+  structure (2i read as 2p, 3i as pi; expected: rejected). A judge that only counts triples
+  passes other-type controls and fails these. 1p has no such type and gets none.
 
 Control items carry opaque ids, go through the same prompt in one shuffled run, and never enter
 queries, judgments or failures. Blind spot: a positive's wording is checked by nobody, so a
@@ -27,6 +30,7 @@ from irforge.steps import StepOutcome, StepYield, reason_key, run_step
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 
 OTHER_TYPE = "other-type"
+NEAR_TYPE = "near-type"
 JUDGE = "logical.judge"
 
 
@@ -49,13 +53,27 @@ def contrast_type(name: str) -> str:
     return (same_negation or shapes)[0].name
 
 
+def near_type(name: str) -> str | None:
+    """A type with as many triples as ``name`` but another structure (negation alike where
+    one exists), or None where there is none (1p)."""
+    own = get_type(name)
+    same = [get_type(other) for other in TYPE_NAMES if other != name
+            and get_type(other).edge_count == own.edge_count]
+    alike = [t for t in same if t.has_negation == own.has_negation]
+    chosen = (alike or same)[:1]
+    return chosen[0].name if chosen else None
+
+
 def judge_controls(accepted: Sequence[AcceptedQuery], seed: int = 0) -> list[JudgeControl]:
-    """A positive and an other-type control per accepted query."""
+    """A positive, an other-type and (where one exists) a near-type control per query."""
     out = []
     for query in accepted:
         plan = query.plan
-        other = contrast_type(plan.qtype)
-        for kind, qtype, expected in ((POSITIVE, plan.qtype, 1), (OTHER_TYPE, other, 0)):
+        kinds = [(POSITIVE, plan.qtype, 1), (OTHER_TYPE, contrast_type(plan.qtype), 0)]
+        near = near_type(plan.qtype)
+        if near is not None:
+            kinds.append((NEAR_TYPE, near, 0))
+        for kind, qtype, expected in kinds:
             cid = control_id(seed, plan.query_id, qtype, kind)
             out.append(JudgeControl(replace(query, plan=replace(plan, query_id=cid,
                                                                 qtype=qtype)), kind, expected))

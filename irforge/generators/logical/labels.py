@@ -58,11 +58,15 @@ def labels_path(bench_root: Path) -> Path:
     return LAYOUT.path(bench_root, "negation_labels")
 
 
+def label_rows(labels: Iterable[NegationLabel]) -> list[dict[str, Any]]:
+    """The labels file's JSONL rows."""
+    return [{**asdict(label), "negated": [dict(item) for item in label.negated]}
+            for label in labels]
+
+
 def write_negation_labels(bench_root: Path, labels: Iterable[NegationLabel]) -> int:
     """Atomically write the labels file of a benchmark folder; returns the row count."""
-    rows = ({**asdict(label), "negated": [dict(item) for item in label.negated]}
-            for label in labels)
-    return write_jsonl(labels_path(bench_root), rows)
+    return write_jsonl(labels_path(bench_root), label_rows(labels))
 
 
 def read_violations(path: Path) -> dict[str, dict[str, int]]:

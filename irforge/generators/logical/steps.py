@@ -48,11 +48,15 @@ HYPOTHETICAL_STEP = "logical.hypothetical"
 
 # -- step: query ---------------------------------------------------------------------------------
 
+EVIDENCE_CHARS = 300  # the longest evidence quote
+
+
 class Evidence(BaseModel):
     """A sentence copied from one of the given passages that supports part of the query."""
 
     passage: int = Field(ge=1, le=3, description="1-based number of the quoted passage")
-    text: str = Field(max_length=300, description="a sentence copied from that passage")
+    text: str = Field(max_length=EVIDENCE_CHARS,
+                      description="a sentence copied from that passage")
 
 
 class LogicalQueryOutput(BaseModel):
@@ -100,11 +104,49 @@ def _choice(values: Sequence[str]) -> dict[str, Any]:
     return {"enum": safe} if safe else {"type": "string"}
 
 
+def evidence_pieces(text: str, limit: int = EVIDENCE_CHARS) -> tuple[str, ...]:
+    """The quotes evidence may copy from a passage: its sentences, a sentence longer than
+    ``limit`` cut at clause marks (``;`` ``:`` ``,``), then at spaces, into verbatim pieces
+    that fit (an unsplit passage longer than the limit would be a choice no answer can
+    take)."""
+    out: list[str] = []
+    for sentence in passage_sentences(text):
+        out.extend(_fit(sentence, limit))
+    return tuple(dict.fromkeys(piece for piece in out if piece))
+
+
+def _fit(text: str, limit: int) -> list[str]:
+    if len(text) <= limit:
+        return [text]
+    for mark in ("; ", ": ", ", ", " "):
+        parts = text.split(mark)
+        if len(parts) == 1:
+            continue
+        pieces, current = [], parts[0]
+        for part in parts[1:]:
+            joined = f"{current}{mark}{part}"
+            if len(joined) <= limit:
+                current = joined
+            else:
+                pieces.append(current)
+                current = part
+        pieces.append(current)
+        return [fitted for piece in pieces for fitted in _fit(piece.strip(" ;:,"), limit)]
+    return [text[:limit]]  # one word longer than the limit (a URL, say)
+
+
 def _evidence_schema(passages: Sequence[str]) -> dict[str, Any]:
-    """Evidence items as one choice per passage: its number and one of its sentences."""
+    """Evidence items as one choice per passage: its number and one of its quotable pieces."""
     return {"anyOf": [{"type": "object", "properties": {
-        "passage": {"const": number}, "text": _choice(passage_sentences(text))},
+        "passage": {"const": number}, "text": _choice(evidence_pieces(text))},
         "required": ["passage", "text"]} for number, text in enumerate(passages, start=1)]}
+
+
+def _open_evidence_schema(count: int) -> dict[str, Any]:
+    """Evidence items as free quotes (checked afterwards against their passage)."""
+    return {"type": "object", "required": ["passage", "text"], "properties": {
+        "passage": {"type": "integer", "minimum": 1, "maximum": count},
+        "text": {"type": "string", "maxLength": EVIDENCE_CHARS}}}
 
 
 def _all_required(schema: dict[str, Any]) -> None:
@@ -191,6 +233,21 @@ def query_model(type_name: str, passages: tuple[str, ...],
         evidence=(list[Evidence], Field(default_factory=list, max_length=4, json_schema_extra={
             "items": _evidence_schema(passages), "minItems": len(passages),
             "maxItems": max(len(passages), min(4, qtype.edge_count))})))
+
+
+@lru_cache(maxsize=64)
+def open_query_model(type_name: str, passage_count: int) -> type[LogicalQueryOutput]:
+    """The capable profile's LogicalQueryOutput: the type's group sizes and variables, but
+    subject, object, answer and evidence are free strings that the checks below hold to
+    the passages afterwards (an enum of extracted names can hold one name, and then only
+    degenerate triples fit)."""
+    qtype = get_type(type_name)
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        f"OpenLogicalQuery_{type_name}_{passage_count}", __base__=_QuerySchema,
+        triples=(groups_model(type_name, ()), ...),
+        evidence=(list[Evidence], Field(default_factory=list, max_length=4, json_schema_extra={
+            "items": _open_evidence_schema(passage_count), "minItems": passage_count,
+            "maxItems": max(passage_count, min(4, qtype.edge_count))})))
 
 
 # Evidence and answers are grounded in the passages: a quote counts as found when at least
@@ -322,17 +379,23 @@ class AcceptedQuery:
         return Query(self.plan.query_id, self.output.query, metadata)
 
 
+def demo_variables(type_name: str, demo: Demonstration) -> dict[str, Any]:
+    """The type's part of ``logical.query``'s variables: definition, indicator and the worked
+    example, written with every key the output schema requires (empty groups included: an
+    example without them teaches the model an answer the schema refuses)."""
+    qtype = get_type(type_name)
+    return {"type_name": qtype.name, "definition": qtype.definition, "idea": qtype.idea,
+            "indicator": qtype.indicator(), "demo_passage": demo.passage,
+            "demo_output": json.dumps(demo.output.model_dump(mode="json"),
+                                      ensure_ascii=False)}
+
+
 def query_variables(item: QueryItem) -> dict[str, Any]:
     """Template variables of ``logical.query`` for one item."""
-    qtype = get_type(item.plan.qtype)
     passages = [{"number": number, "title": doc.title, "text": doc.text}
                 for number, doc in enumerate(item.passages, start=1)]
-    demo_output = item.demo.output.model_dump(mode="json")
-    demo_output["triples"] = {k: v for k, v in demo_output["triples"].items() if v}
-    return {"type_name": qtype.name, "definition": qtype.definition, "idea": qtype.idea,
-            "indicator": qtype.indicator(), "demo_passage": item.demo.passage,
-            "demo_output": json.dumps(demo_output, ensure_ascii=False),
-            "passages": passages, "passage_count": len(passages)}
+    return {**demo_variables(item.plan.qtype, item.demo), "passages": passages,
+            "passage_count": len(passages)}
 
 
 def query_reasons(item: QueryItem, output: LogicalQueryOutput) -> list[str]:
@@ -348,12 +411,19 @@ def accept_query(item: QueryItem, output: LogicalQueryOutput) -> AcceptedQuery:
     return AcceptedQuery(item.plan, output, check)
 
 
-def query_step() -> Step[QueryItem, AcceptedQuery]:
-    """One query of the plan's type from its passages, with triples, answer and evidence."""
+def query_step(open_fields: bool = False) -> Step[QueryItem, AcceptedQuery]:
+    """One query of the plan's type from its passages, with triples, answer and evidence.
+    ``open_fields`` (a capable model, llm/profile.py): free subject, object, answer and
+    evidence strings, checked afterwards; else enums of the passages' names and sentences."""
+
+    def model(item: QueryItem) -> type[LogicalQueryOutput]:
+        if open_fields:
+            return open_query_model(item.plan.qtype, len(item.passages))
+        return query_model(item.plan.qtype, item.texts, tuple(d.title for d in item.passages))
+
     return Step(
         name=QUERY_STEP, template="logical.query",
-        output_model=lambda item: query_model(item.plan.qtype, item.texts,
-                                              tuple(doc.title for doc in item.passages)),
+        output_model=model,
         variables=query_variables, item_id=lambda item: item.plan.query_id,
         validators=(query_reasons,), accept=accept_query,
         metadata=lambda item: {"type": item.plan.qtype, "doc_ids": list(item.plan.doc_ids),

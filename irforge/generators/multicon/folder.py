@@ -11,7 +11,7 @@ from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc
 from irforge.generators.multicon.build import MulticonConfig, generate
 from irforge.generators.multicon.writer import write_output
-from irforge.steps.runner import BuildRunner, engine_entry
+from irforge.steps.runner import BuildRunner
 
 
 def build_multicon(runner: BuildRunner, docs: list[Doc], config: MulticonConfig,
@@ -22,11 +22,9 @@ def build_multicon(runner: BuildRunner, docs: list[Doc], config: MulticonConfig,
     if not docs:
         raise IrforgeError("no documents to build from (is the corpus empty?)")
     output = generate(docs, runner.engine, config, given, runner=runner)
-    counts = write_output(runner.bench, output, {
-        "config": config.params(), "engine": engine_entry(runner.engine),
-        "details": {"source_corpus": source, "source_docs": len(docs),
-                    **({"sources": sources} if sources is not None else {}),
-                    "validation": runner.validation()}})
+    counts = write_output(runner, output, config.params(),
+                          {"source_corpus": source, "source_docs": len(docs),
+                           **({"sources": sources} if sources is not None else {})})
     return counts, len(output.sources)
 
 

@@ -1,4 +1,4 @@
-"""Write a MultiConIR build into a benchmark folder: BEIR files, task files, logs, manifest.
+"""A MultiConIR build's records, written by its runner: BEIR files, task files, logs, manifest.
 
 Files (named in :mod:`irforge.core.layouts.multicon`, documented in docs/multicon.md)::
 
@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from irforge.core.bench import Benchmark
-from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.multicon import LAYOUT
 from irforge.generators.multicon.build import STEP, MulticonOutput
-from irforge.steps.runner import method_entry
+from irforge.steps.records import Records
+from irforge.steps.runner import BuildRunner
 
 METHOD = "MultiConIR (multi-condition queries, hard-negative documents)"
 
@@ -33,25 +32,20 @@ def counts_of(output: MulticonOutput) -> dict[str, int]:
             "accepted_llm_outputs": len(output.accepted)}
 
 
-def write_output(bench: Benchmark, output: MulticonOutput,
-                 manifest: Mapping[str, Any]) -> dict[str, int]:
-    """Write every file of the build; returns the counts also stored in the manifest.
+def records_of(output: MulticonOutput) -> Records:
+    """The build's files: BEIR corpus, queries and qrels, the sources and the three tasks."""
+    return Records(corpus=output.docs, queries=output.queries, qrels={"test": output.qrels},
+                   files={LAYOUT.relative("sources"): output.sources,
+                          **{LAYOUT.relative(name): rows for name, rows in output.tasks.items()}})
 
-    ``manifest`` holds the entry's ``config``, ``engine`` and ``details`` (the one layout of
-    :func:`~irforge.steps.runner.method_entry`); the logs go through :class:`Benchmark`
-    (redacted), this generator's earlier rows replaced.
-    """
-    bench.root.mkdir(parents=True, exist_ok=True)
-    bench.write_corpus(output.docs)
-    bench.write_queries(output.queries)
-    bench.write_qrels(output.qrels)
-    write_jsonl(LAYOUT.path(bench.root, "sources"), output.sources)
-    for name, rows in output.tasks.items():
-        write_jsonl(LAYOUT.path(bench.root, name), rows)
-    bench.replace_logs(f"{STEP}.", output.failures, output.accepted)
+
+def write_output(runner: BuildRunner, output: MulticonOutput, config: Mapping[str, Any],
+                 details: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Hand every file of the build to ``runner`` (generated on it: its ledger holds the logs)
+    and record the manifest entry; this generator's earlier log rows are replaced. Returns
+    the counts also stored in the manifest."""
+    runner.write(records_of(output))
+    runner.write_logs(owner=f"{STEP}.")
     counts = counts_of(output)
-    bench.record_step(STEP, method_entry(
-        METHOD, manifest.get("config", {}), manifest.get("engine", {}), counts,
-        output.yield_table(), len(output.failures), output.language,
-        manifest.get("details", {})))
+    runner.record(METHOD, config, counts, details, step=STEP)
     return counts

@@ -16,7 +16,6 @@ from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
-from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.records import Judgment
 from irforge.generators.controls import Control, mix
@@ -34,6 +33,7 @@ from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
+from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner
 
 LabelReport = RunSummary  # what label_benchmark returns
@@ -208,11 +208,12 @@ def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
     existing = {(q.query_id, q.doc_id): q for q in bench.qrels(settings.split)} \
         if bench.qrels_path(settings.split).exists() else {}
     existing.update({(q.query_id, q.doc_id): q for q in qrels})
-    counts["qrels"] = bench.write_qrels(existing.values(), settings.split)
     merged = merge_rows(LAYOUT.path(bench.root, "ensemble"), rows)
-    write_jsonl(LAYOUT.path(bench.root, "ensemble"), merged)
     flagged = [row for row in merged if row["flagged"]]
-    write_jsonl(LAYOUT.path(bench.root, "flagged"), flagged)
+    counts["qrels"] = runner.write(Records(
+        qrels={settings.split: list(existing.values())},
+        files={LAYOUT.relative("ensemble"): merged, LAYOUT.relative("flagged"): flagged}
+    ))[f"qrels/{settings.split}"]
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
     counts["judge_controls"] = _judge_controls(bench, engine, checks, by_control, settings)

@@ -9,7 +9,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
-from irforge.generators.instructions.assemble import assemble, write_assembled
+from irforge.generators.instructions.assemble import assemble, assembled_records
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.manual_review import (
     flag_for_review,
@@ -23,6 +23,7 @@ from irforge.generators.instructions.pairs import (
     read_pairs,
 )
 from irforge.generators.instructions.units import Group, Member, Unit
+from irforge.steps.records import write_records
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +85,29 @@ def test_pairs_from_a_beir_folder_use_doc_metadata_conditions(tmp_path):
     bench.write_corpus([Doc("a", "expert text", metadata={"conditions": {"audience": "layman"}}),
                         Doc("b", "other text"), Doc("c", "distractor")])
     bench.write_queries([Query("q", "flood warnings")])
-    bench.write_qrels([Qrel("q", "a", 2), Qrel("q", "b", 1), Qrel("q", "c", 0)])
+    bench.write_qrels([Qrel("q", "a", 2), Qrel("q", "b", 2), Qrel("q", "c", 0)])
     pairs, corpus = pairs_from_beir(bench.root, "audience")
     assert [(p.doc.doc_id, p.condition) for p in pairs] == [("a", "layman"), ("b", None)]
     assert len(corpus) == 3
+
+
+def test_pairs_only_pair_a_passage_that_answers_the_core_query(tmp_path):
+    """On graded qrels a related passage (grade 1) is not paired, unless it is the query's
+    source passage; each one left out is a failure with the reason. Binary qrels pair 1."""
+    bench = Benchmark(tmp_path / "in")
+    bench.write_corpus([Doc("a", "answers"), Doc("b", "related"), Doc("s", "its source")])
+    bench.write_queries([Query("q", "flood warnings", {"seed_doc_id": "s"})])
+    bench.write_qrels([Qrel("q", "a", 3), Qrel("q", "b", 1), Qrel("q", "s", 1)])
+    skipped = []
+    pairs, _ = pairs_from_beir(bench.root, "audience", skipped=skipped)
+    assert sorted(p.doc.doc_id for p in pairs) == ["a", "s"]
+    assert [f.item_id for f in skipped] == ["q/b"]
+    assert "does not answer" in skipped[0].reason
+    binary = Benchmark(tmp_path / "binary")
+    binary.write_corpus([Doc("a", "answers"), Doc("b", "also answers")])
+    binary.write_queries([Query("q", "flood warnings")])
+    binary.write_qrels([Qrel("q", "a", 1), Qrel("q", "b", 1)])
+    assert len(pairs_from_beir(binary.root, "audience")[0]) == 2
 
 
 def _review_bench(tmp_path):
@@ -96,7 +116,7 @@ def _review_bench(tmp_path):
     units = [Unit("q1-audience-expert", "q1", "audience", "expert", "d1", "a. b.", "c. d."),
              Unit("q1-audience-layman", "q1", "audience", "layman", "d2", "a. b.", "c. d.")]
     bench = Benchmark(tmp_path / "bench")
-    write_assembled(bench, assemble([group], units))
+    write_records(bench, assembled_records(assemble([group], units)))
     return bench
 
 

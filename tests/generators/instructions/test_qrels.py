@@ -15,8 +15,9 @@ import pytest
 from irforge.check.folder import check_benchmark
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Run
-from irforge.generators.instructions.assemble import assemble, read_modes, write_assembled
+from irforge.generators.instructions.assemble import assemble, assembled_records, read_modes
 from irforge.generators.instructions.units import Group, Member, Unit, unit_id
+from irforge.steps.records import write_records
 
 
 def _group() -> Group:
@@ -57,7 +58,7 @@ def bench(tmp_path):
     assembled = assemble([_group(), _group_b()], _units(),
                          distractors=[Doc("x1", "Unrelated distractor.")])
     bench = Benchmark(tmp_path / "bench")
-    write_assembled(bench, assembled)
+    write_records(bench, assembled_records(assembled))
     return bench
 
 

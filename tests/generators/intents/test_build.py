@@ -55,7 +55,9 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
     bench = Benchmark(tmp_path / "bench")
     bench.write_queries([Query("other1", "kept from another generator", {"generated_by": "x"})])
     engine = FakeEngine(ENGINE_ANSWERS)
-    intents = select_intents(load_intents(), ["QA", "QAdoc"])
+    # asked for questions: the scripted answers are questions whatever the form
+    intents = [i.model_copy(update={"forms": ["question"]})
+               for i in select_intents(load_intents(), ["QA", "QAdoc"])]
     run = build_intents(BuildRunner.open(engine, bench.root, "intents"), DOCS, intents,
                         _taxonomy(tmp_path), per_task=3, seed=5, keep_generated=True)
     assert run.counts["planned"] == 6 and run.counts["tasks"] == 2
@@ -70,6 +72,10 @@ def test_build_writes_queries_generated_passages_tasks_and_failures(tmp_path: Pa
         assert meta["attributes"]["query_length"] in query.text
         assert meta["need"] in ("the flood gauge level", "the flood report number")
         assert meta["positive_doc_id"] == f"gen_{query.query_id}"
+        # the form asked for and DisastIR's attributes are recorded on the query
+        assert meta["query_form"] == "question" and "stance" not in meta
+        assert meta["length"] == meta["attributes"]["query_length"]
+        assert meta["education"] == meta["attributes"]["difficulty"] and meta["clarity"]
     corpus = {doc.doc_id: doc for doc in bench.corpus()}
     assert {"d0", "d1", "d2"} <= set(corpus)
     generated = [doc for doc in corpus.values() if doc.metadata.get("generated")]
@@ -173,7 +179,8 @@ def test_picked_need_is_a_seed_sentence_and_a_qa_query_must_be_a_question(tmp_pa
                      "three metres in spring. Engineers check the gauge readings every morning "
                      "before the gates open again.", title="Flood gates")
     qa = select_intents(load_intents(), ["QA"])[0].model_copy(update={
-        "needs_template": PICK_NEED_TEMPLATE, "query_template": "intents.sentence_query"})
+        "needs_template": PICK_NEED_TEMPLATE, "query_template": "intents.sentence_query",
+        "forms": ["question"]})
     asked: list[Any] = []
 
     def query(item: Any) -> Any:

@@ -152,3 +152,22 @@ def test_generated_examples_are_checked_in_plain_code() -> None:
     assert "repeats the query" in check_example("Same text", "same  TEXT", seed)
     assert "copies the seed" in check_example("q?", seed, seed)
     assert check_example("q?", None, seed) is None  # QAdoc: no generated passage
+
+
+def test_each_planned_query_is_asked_for_a_declared_form_that_fits_its_length() -> None:
+    """The form comes from the intent's declared forms, among those whose word bounds meet
+    the sampled query length: a 150-word request is a long one, a claim is a claim."""
+    import random
+
+    from irforge.generators.intents.plan import choose_form, word_range
+
+    assert word_range("at least 150 words") == (150, 10**6)
+    assert word_range("fewer than 10 words") == (1, 9)
+    assert word_range("5 to 20 words") == (5, 20)
+    qa, fc = (load_intents()[name] for name in ("QA", "FC"))
+    rng = random.Random(0)
+    assert {choose_form(qa, {"query_length": "at least 150 words"}, rng)
+            for _ in range(20)} == {"long"}
+    assert {choose_form(fc, {"query_length": "5 to 20 words"}, rng)
+            for _ in range(40)} == {"claim-supported", "claim-refuted"}
+    assert choose_form(load_intents()["NLI"], {"query_length": "5 to 20 words"}, rng) == ""

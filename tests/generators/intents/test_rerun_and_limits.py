@@ -30,7 +30,8 @@ def _answer(i: int) -> dict:
     """An answer grounded in seed passage ``i`` (builds reject duplicate query texts)."""
     return {"needs": [f"how high the flood gauge rose in report {i}",
                       f"the rain behind flood report {i}"],
-            "query": f"How high did the flood gauge rise after rain in flood report {i}?",
+            # short enough for each form QA may ask for (question or keyword, 2-12 words)
+            "query": f"How high did the flood gauge rise in report {i}?",
             "passage": f"Report {i}: after the storm the water at the gauge stood {i}.5 m high.",
             "claim": f"Report {i} claims the gauge water stayed under {i + 1} metres all week."}
 

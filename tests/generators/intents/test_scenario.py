@@ -69,7 +69,13 @@ def _script(good: bool) -> Script:
         answer = ({"query": question, "passage": f"{need.capitalize()}: see the baking notes."}
                   if good else {"query": copied, "passage": "A passage about bread."})
         rules.append(Rule(f"{text}\n\nNeed: ", (Action.answer(answer),)))
-    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)))
+    # the judge: relevant for a query's own passages (its seed and the one it wrote), not for
+    # other passages (the judge controls' negatives include same-topic near-misses)
+    for _, _, text, question, need in BREAD:
+        for passage in (text, f"{need.capitalize()}: see the baking notes."):
+            rules.append(Rule(f"Query: {question}\nPassage: {passage}",
+                              (Action.answer({"final_score": 3}),)))
+    rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 0}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))
 
 
@@ -121,6 +127,8 @@ def test_copied_and_identical_queries_exit_3_with_reasons(tmp_path: Path) -> Non
     failures = [f for f in bench.failures() if f.step == "intents.query"]
     assert len(failures) == 4 and all("copies the seed passage" in f.reason for f in failures)
     assert all(json.loads(f.raw_output)["query"] for f in failures)
-    assert not [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
+    # a build that keeps nothing writes no queries file over a fresh folder (core/generation.py)
+    assert not bench.queries_path.exists() or not [
+        q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
     yields = bench.manifest()["steps"]["intents"]["yield"]
     assert {row["step"]: row["accepted"] for row in yields}["intents.query"] == 0

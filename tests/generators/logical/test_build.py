@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from irforge.generators.logical.build import (
     Outcome,
     judge_queries,
     query_items,
-    write_benchmark,
+    write_outcome,
 )
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
@@ -185,7 +186,14 @@ def test_hypothetical_negatives_must_violate_without_naming_the_answer():
         "passage never mentions the negated branch's Port Elam"]
 
 
-def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
+class DemoEntry:
+    """An engine whose manifest entry says demo grade (the writer reads nothing else)."""
+
+    def manifest_entry(self) -> dict[str, Any]:
+        return {"model": "m", "demo_grade": True}
+
+
+def test_write_outcome_files_qrels_labels_distractors_and_logs(tmp_path):
     pin = accepted_pin()
     two_p = review_query(TWO_P, ok(two_p_output()))
     failure = review_query(FAILED, LLMResult(status="truncated", raw="{", error="cut"))
@@ -196,7 +204,9 @@ def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
                       scores={"lq-pin-0000": 4}, hypothetical=[hyp])
     config = LogicalConfig(passage_sentences=0, types=("pin", "2p", "1p"), per_type=1)
     bench = Benchmark(tmp_path)
-    summary = write_benchmark(bench, DOCS, outcome, config, {"model": "m", "demo_grade": True})
+    runner = BuildRunner.open(DemoEntry(), tmp_path, "logical")
+    runner.ledger.failures.append(failure)
+    summary = write_outcome(runner, DOCS, outcome, config)
 
     assert [d.doc_id for d in bench.corpus()] == ["f1", "f2", "b1", "x1", "x2",
                                                   "lq-pin-0000-hyp"]  # m1: sampled, failed
@@ -214,7 +224,9 @@ def test_write_benchmark_files_qrels_labels_distractors_and_logs(tmp_path):
     assert manifest["counts"]["accepted_by_type"] == {"pin": 1, "2p": 1}
     assert check_benchmark(tmp_path).ok, check_benchmark(tmp_path).problems
 
-    write_benchmark(bench, DOCS, outcome, config, {"model": "m"})  # a re-run
+    again = BuildRunner.open(DemoEntry(), tmp_path, "logical")  # a re-run, the same failure
+    again.ledger.failures.append(failure)
+    write_outcome(again, DOCS, outcome, config)
     assert len(list(bench.failures())) == 1
     row = json.loads(bench.queries_path.read_text(encoding="utf-8").splitlines()[0])
     assert row["_id"] == "lq-pin-0000" and row["metadata"]["judge_score"] == 4

@@ -16,6 +16,7 @@ from irforge.core.bench import Benchmark
 from irforge.core.records import Doc
 from irforge.generators.multicon import MulticonConfig, generate, get_domain, write_output
 from irforge.llm import LLMResult
+from irforge.steps.runner import BuildRunner
 from tests.generators.multicon.docs import (
     NOVEL,
     NOVEL_CONDITIONS,
@@ -91,7 +92,8 @@ def docs():
 def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     engine = CannedEngine(answers())
     config = MulticonConfig(domain=get_domain("books"), n=3, adaptive=True)
-    out = generate(docs, engine, config)
+    runner = BuildRunner.open(engine, tmp_path, "multicon")
+    out = generate(docs, engine, config, runner=runner)
 
     assert [d.doc_id for d in out.docs] == ["salt-pos", "salt-hn2", "salt-hn1", "salt-hn0"]
     ids = sorted(q.query_id for q in out.queries)
@@ -113,7 +115,7 @@ def test_build_routes_every_item_to_output_or_failures(docs, tmp_path):
     assert len(out.accepted) == 1 + 5 + 3 + 2
     assert {j.task for j in out.accepted} >= {"multicon.conditions", "multicon.hard_negative"}
 
-    counts = write_output(Benchmark(tmp_path), out, {"model": "canned"})
+    counts = write_output(runner, out, {"n": 3})
     assert counts["docs"] == 4 and counts["queries"] == 5 and counts["failures"] == 3
     report = check_benchmark(tmp_path)
     assert report.ok, report.problems
@@ -174,7 +176,8 @@ def test_rerun_replaces_own_log_rows_and_keeps_other_steps(docs, tmp_path):
     bench.add_failures([Failure(step="other.step", item_id="x", reason="kept")])
     config = MulticonConfig(domain=get_domain("books"), n=3)
     for _ in range(2):
-        write_output(bench, generate(docs, CannedEngine(answers()), config), {})
+        runner = BuildRunner.open(CannedEngine(answers()), tmp_path, "multicon")
+        write_output(runner, generate(docs, runner.engine, config, runner=runner), {})
     failures = list(bench.failures())
     assert [f.step for f in failures].count("other.step") == 1
     assert sum(f.step.startswith("multicon.") for f in failures) == 3
@@ -228,10 +231,12 @@ def test_a_rejected_phrase_ends_the_hierarchy_and_each_missing_query_says_why(do
 def test_the_writer_redacts_keys_in_its_logs_like_every_other_method(docs, tmp_path):
     from irforge.core.records import Failure
 
-    out = generate(docs, CannedEngine(answers()), MulticonConfig(domain=get_domain("books"), n=3))
+    runner = BuildRunner.open(CannedEngine(answers()), tmp_path, "multicon")
+    out = generate(docs, runner.engine, MulticonConfig(domain=get_domain("books"), n=3),
+                   runner=runner)
     out.failures.append(Failure(step="multicon.conditions", item_id="leak",
                                 reason="llm error: 401 for key sk-abcdefghijklmnopqrstuvwx",
                                 raw_output="Authorization: Bearer sk-abcdefghijklmnopqrstuvwx"))
-    write_output(Benchmark(tmp_path), out, {})
+    write_output(runner, out, {})
     text = (tmp_path / "failures.jsonl").read_text(encoding="utf-8")
     assert "sk-abcdefghijklmnopqrstuvwx" not in text and "leak" in text

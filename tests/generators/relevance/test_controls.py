@@ -1,7 +1,8 @@
 """Judge controls through ``irforge label`` and ``irforge eval`` against the scripted server.
 
 A judge that answers correctly passes its controls (exit 0, trusted); a judge that answers at
-random is caught (exit 8, untrusted), and eval refuses its qrels unless
+random, or calls every passage on the query's topic relevant (the near-miss controls catch
+it), is caught (exit 8, untrusted), and eval refuses its qrels unless
 ``--allow-untrusted-qrels``, which every table then shows. Controls never enter qrels,
 judgments or failures.
 """
@@ -67,14 +68,23 @@ def _prompt(question: str, passage: str) -> str:
     return f"Query: {question}\nPassage: {passage}"
 
 
+def _topic(text: str) -> str:
+    return next(topic for topic, rows in TOPICS.items() if any(text in row for row in rows))
+
+
 def _script(pairs: list[tuple[str, str]], judge: str) -> Script:
-    """``correct``: 3 for a query's own passage, 0 otherwise; ``random``: any grade, seeded."""
+    """``correct``: 3 for a query's own passage, 0 otherwise; ``random``: any grade, seeded;
+    ``lenient``: 3 for any passage on the query's topic."""
     rng = random.Random(7)
     passages = [p for _, p in pairs]
     rules = []
     for question, own in pairs:
         for passage in passages:
-            score = (3 if passage == own else 0) if judge == "correct" else rng.randint(0, 3)
+            if judge == "lenient":
+                score = 3 if _topic(passage) == _topic(question) else 0
+            else:
+                score = (3 if passage == own else 0) if judge == "correct" else \
+                    rng.randint(0, 3)
             rules.append(Rule(_prompt(question, passage),
                               (Action.answer({"final_score": score}),)))
     return Script(default=Action.answer({"final_score": 0}), rules=tuple(rules))
@@ -97,12 +107,16 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     with ScriptedServer(_script(pairs, "correct")) as server:
         labeled = _label(root, server.url, tmp_path / "c.sqlite")
     assert labeled.exit_code == 0, labeled.output
-    assert "judge controls (16 control pairs mixed in): trusted" in labeled.output
+    assert "judge controls (19 control pairs mixed in): trusted" in labeled.output
     entry = read_judges(root)["relevance"]
     assert entry["status"] == "trusted" and entry["qrels_splits"] == ["test"]
     ensemble = entry["steps"]["relevance.ensemble"]
     assert ensemble["accuracy"] == 1.0 and ensemble["auc"] == 1.0
-    assert ensemble["positives"] == ensemble["negatives"] == 8
+    assert (ensemble["positives"], ensemble["negatives"]) == (8, 11)
+    # near-misses: the other bike passages (one document, bikes.txt) that share a word with
+    # the query ("bicycle"); the disc-brake query and the bird queries share none, so get none
+    assert {k: (v["controls"], v["accuracy"]) for k, v in ensemble["by_kind"].items()} == {
+        "positive": (8, 1.0), "other-document": (8, 1.0), "near-miss": (3, 1.0)}
     bench = Benchmark(root)
     # controls never enter qrels, judgments or failures: only the 8 real pairs are there
     qrels = bench.qrels_dict()
@@ -111,7 +125,8 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     assert {j.query_id for j in bench.judgments()} == set(qrels)
     assert not bench.failures_path.exists() or not list(bench.failures())
     log = [row for _, row in iter_jsonl(root / "relevance" / "controls.jsonl")]
-    assert len(log) == 16 and {row["kind"] for row in log} == {"positive", "other-document"}
+    assert len(log) == 19
+    assert {row["kind"] for row in log} == {"positive", "other-document", "near-miss"}
     assert all(row["control_id"] not in qrels for row in log)
     # negatives come from the other topic
     for row in log:
@@ -122,6 +137,7 @@ def test_a_correct_judge_passes_its_controls(tmp_path: Path) -> None:
     report = (root / "eval" / "report.md").read_text(encoding="utf-8")
     assert report.index("## Verdict") < report.index("## Means")
     assert "judge relevance (openai/scripted): trusted on its controls" in report
+    assert "by kind: positive 8/8, other-document 8/8, near-miss 3/3" in report
     assert "intents: kept 8, rejected 0; judges: relevance trusted -> usable" in report
     assert "UNTRUSTED" not in report
 
@@ -159,6 +175,25 @@ def test_a_random_judge_is_caught_and_eval_refuses_its_qrels(tmp_path: Path) -> 
     assert "UNTRUSTED QRELS" in (root / "eval" / "table.tex").read_text(encoding="utf-8")
     results = json.loads((root / "eval" / "results.json").read_text(encoding="utf-8"))
     assert results["untrusted_allowed"] is True
+
+
+def test_a_judge_that_calls_every_on_topic_passage_relevant_is_untrusted(
+        tmp_path: Path) -> None:
+    root = tmp_path / "bench"
+    pairs = _bench(root)
+    with ScriptedServer(_script(pairs, "lenient")) as server:
+        labeled = _label(root, server.url, tmp_path / "c.sqlite")
+    assert isinstance(labeled.exception, UntrustedLabels), labeled.output
+    entry = read_judges(root)["relevance"]
+    assert entry["status"] == "untrusted"
+    ensemble = entry["steps"]["relevance.ensemble"]
+    kinds = {k: v["accuracy"] for k, v in ensemble["by_kind"].items()}
+    # it passes the easy kinds, and its overall figures (accuracy 0.84, AUC 0.86) would pass
+    # the bar: the near-misses alone expose it
+    assert kinds == {"positive": 1.0, "other-document": 1.0, "near-miss": 0.0}
+    assert ensemble["accuracy"] >= 0.8 and ensemble["auc"] >= 0.8
+    assert entry["reasons"] == ["near-miss accuracy 0.00 (0/3; interval high 0.56 < 0.8)"]
+    assert "near-miss 0/3" in str(labeled.exception)
 
 
 def test_switching_controls_off_is_recorded_as_not_verified(tmp_path: Path) -> None:

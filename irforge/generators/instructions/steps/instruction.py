@@ -34,6 +34,7 @@ from irforge.generators.instructions.units import (
     Unit,
     unit_id,
 )
+from irforge.prompts.forms import form_metadata, query_form
 from irforge.steps import Rejected, Step
 
 # -- step 3: instructions (A.3) ------------------------------------------------------------------
@@ -183,7 +184,10 @@ def instruction_step() -> Step[InstructionItem, Unit]:
                                "condition": item.member.condition,
                                "source_doc": item.member.doc.doc_id},
         queries_of=lambda item, unit: [unit.instructed],
+        # the instructed form (irforge/prompts/forms.yaml): grounded on its core query; the
+        # instruction is the instruction rules' to check
         query_metadata=lambda item, unit: {
+            **form_metadata(query_form("instructed")),
             "core_query": item.group.query, "dimension": item.group.dimension,
             "condition": item.member.condition,
             "condition_description": item.condition.description,
@@ -252,6 +256,7 @@ def reverse_step() -> Step[ReverseItem, Unit]:
                                "source_doc": item.unit.gold_doc_id},
         queries_of=lambda item, unit: [unit.reversed],
         query_metadata=lambda item, unit: {
+            **form_metadata(query_form("reversed")),
             "core_query": item.query, "dimension": item.unit.dimension,
             "positive_passages": list(item.members or (item.gold,)),
             "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id},

@@ -193,6 +193,27 @@ class RewriteItem:
         return rewritten_doc_id(self.source.doc.doc_id, self.group.dimension, self.target)
 
 
+def rewrite_tokens(condition: ConditionValue, source_text: str) -> int:
+    """Step 4's output limit: the words the rewrite may take (the target's word bound, else
+    the source's length, which an unbounded rewrite keeps), never under the schema's."""
+    from irforge.llm.degeneration import schema_token_limit
+    from irforge.steps.word_budget import OPEN_ENDED, tokens_for_words
+
+    bounds = dict(condition.bounds)
+    if "max_words" in bounds:
+        allowed = int(bounds["max_words"])
+    else:
+        floor = int(bounds.get("min_words", 0))
+        allowed = int(max(floor, len(words(source_text))) * OPEN_ENDED)
+    return max(schema_token_limit(RewrittenDocument.model_json_schema()),
+               tokens_for_words([allowed]))
+
+
+def rewrite_token_limit(item: RewriteItem) -> int:
+    """:func:`rewrite_tokens` of one step-4 item."""
+    return rewrite_tokens(item.spec.value(item.target), item.source.doc.text)
+
+
 def rewrite_step(template: str) -> Step[RewriteItem, str]:
     """Step 4: the source document rewritten into the target condition value (one template
     per dimension, named by the dimension's rewrite rule)."""
@@ -210,7 +231,8 @@ def rewrite_step(template: str) -> Step[RewriteItem, str]:
 
     return Step(
         name=f"{STEP}.rewrite", template=template, output_model=RewrittenDocument,
-        variables=variables, item_id=lambda item: f"{item.group.query_id}/{item.doc_id}",
+        max_tokens=rewrite_token_limit, variables=variables,
+        item_id=lambda item: f"{item.group.query_id}/{item.doc_id}",
         validators=(valid,), accept=lambda item, value: value.document.strip(),
         metadata=lambda item: {"dimension": item.group.dimension, "condition": item.target,
                                "source_doc_id": item.source.doc.doc_id,

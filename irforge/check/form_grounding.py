@@ -1,0 +1,163 @@
+"""How a query's words must come from its passage, by the form it was asked for.
+
+The form's declaration (irforge/prompts/forms.yaml, ``grounding``) names the rule:
+
+- ``strict`` (keyword, question, supported claim, logical): every name and number, and
+  GROUND_MIN_SHARE of the content words, occur in the passage (paraphrases included);
+- ``persona`` (long requests): names and numbers stay strict; the person's context may use
+  words the passage lacks when the passage carries the need: the request's question (or a
+  sentence of it) is grounded, or as close to a passage sentence as REQUEST_SIMILARITY;
+- ``refuted`` (claims with one fact changed, stance ``refuted``): the fact the passage
+  contradicts may be missing from it: at most one changed name or number, with a passage
+  name or number of the same kind in its place; the rest is grounded as ``strict``, or the
+  claim is as close to a passage sentence as CLAIM_SIMILARITY. A claim about something
+  the passage does not discuss stays ungrounded;
+- ``core`` (instructed and reversed queries): the core query is grounded strictly; the
+  instruction is the instruction rules' to check.
+
+A query with no declared form is grounded strictly, or as refuted when its metadata records
+``stance: refuted``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from irforge.check.aliases import Aliases
+from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.grounding import Ungrounded, evidence, texts, ungrounded
+from irforge.check.text import names, quantities
+from irforge.prompts.forms import is_question, query_forms, sentences
+
+
+def form_grounding(case: Case) -> str:
+    """The grounding rule of the query's declared form (``strict`` when none is declared)."""
+    declared = query_forms().get(str(case.meta.get("query_form", "")))
+    if declared is not None:
+        return declared.grounding
+    return "refuted" if case.meta.get("stance") == "refuted" else "strict"
+
+
+def _words(text: str, passages: Sequence[str], aliases: Aliases,
+           rescue: bool = False) -> Ungrounded:
+    """What of ``text`` its passages lack: by words first; the paraphrase model is asked
+    only when the words fall short and names and numbers pass (or ``rescue`` says to)."""
+    found = ungrounded(text, passages, aliases)
+    if found.words_ok() or ((found.names or found.numbers) and not rescue):
+        return found
+    return ungrounded(text, passages, aliases, paraphrase=True)
+
+
+def _strict(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+    return _words(case.text, passages, aliases).problem()
+
+
+def _asked(text: str) -> list[str]:
+    """The sentences of a request that ask (questions), else all its sentences."""
+    parts = sentences(text)
+    return [s for s in parts if is_question(s)] or parts
+
+
+def _need_grounded(text: str, passages: Sequence[str], aliases: Aliases,
+                   paraphrase: bool) -> bool:
+    """A sentence of the request that asks (else any sentence) is grounded, with 2+ content
+    words."""
+    for sentence in _asked(text):
+        own = ungrounded(sentence, passages, aliases, paraphrase=paraphrase)
+        if own.content >= 2 and own.problem() is None:
+            return True
+    return False
+
+
+def _persona(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+    from irforge.check.semantic import REQUEST_SIMILARITY, closest_sentence
+
+    found = ungrounded(case.text, passages, aliases)
+    problem = found.problem()
+    if problem is None or found.names or found.numbers:
+        return problem
+    if _need_grounded(case.text, passages, aliases, paraphrase=False):
+        return None
+    rescued = ungrounded(case.text, passages, aliases, paraphrase=True)
+    if rescued.problem() is None or _need_grounded(case.text, passages, aliases, True) \
+            or max(closest_sentence(s, passages) for s in _asked(case.text)) \
+            >= REQUEST_SIMILARITY:
+        return None
+    return f"{rescued.problem()}; no sentence of the request is about the passage"
+
+
+def _changed_slots(text: str, found: Ungrounded, passages: Sequence[str]) -> int | None:
+    """How many facts of the claim its passages do not hold (adjacent names are one fact,
+    numbers of one kind are one fact); None when one has no passage counterpart of its kind
+    (a number of a kind the passage never gives, a name where the passage names nothing)."""
+    prepared = [evidence(p) for p in passages if p]
+    kinds = {q.dimension for p in prepared for q in p.numbers}
+    missing = [q for q in quantities(text) if str(q) in found.numbers]
+    if any(q.dimension not in kinds for q in missing):
+        return None
+    claim_names = {n.lower() for n in names(text)}
+    if found.names and not any(n.lower() not in claim_names
+                               for p in passages for n in names(p)):
+        return None
+    groups = 0
+    for name in found.names:  # "Sergei Winogradsky": one fact
+        joined = re.search(rf"[A-Z][\w'’-]*\s+{re.escape(name)}\b", text)
+        if not (joined and joined.group().split()[0] in found.names):
+            groups += 1
+    return groups + len({q.dimension for q in missing})
+
+
+def _refuted(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+    found = ungrounded(case.text, passages, aliases)
+    if found.problem() is None:
+        return None
+    slots = _changed_slots(case.text, found, passages)
+    if slots is None or slots > 1:
+        return f"{found.problem()}; a refuted claim changes one fact of its passage"
+    if found.words_ok():
+        return None
+    from irforge.check.semantic import CLAIM_SIMILARITY, closest_sentence
+
+    rescued = _words(case.text, passages, aliases, rescue=True)
+    if rescued.words_ok() or closest_sentence(case.text, passages) >= CLAIM_SIMILARITY:
+        return None
+    return f"{rescued.problem()}; the claim is not about what its passage says"
+
+
+def _core(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+    core = case.meta.get("core_query")
+    text = core if isinstance(core, str) and core.strip() else case.text
+    return _words(text, passages, aliases).problem()
+
+
+#: grounding rule name (forms.yaml ``grounding``) -> the rule
+RULES: dict[str, Callable[[Case, Sequence[str], Aliases], str | None]] = {
+    "strict": _strict, "persona": _persona, "refuted": _refuted, "core": _core,
+}
+
+
+def grounding_problem(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+    """What of the query its passages do not ground, by its form's rule (None: grounded)."""
+    return RULES[form_grounding(case)](case, passages, aliases)
+
+
+@validator("grounding.query")
+def check_query(case: Case, context: Context) -> Iterator[Finding]:
+    """Every name and number, and most content words, of the query occur in its passages,
+    as its declared form grounds them (a persona's context, a refuted claim's changed fact,
+    an instructed query's core: irforge.check.form_grounding)."""
+    grounds = list(case.grounds)
+    generated = [d for d in grounds if d.metadata.get("generated")]
+    for doc in generated:  # a generated passage grounds nothing by itself: add its seed
+        seed = context.docs.get(str(doc.metadata.get("seed_doc_id", "")))
+        if seed is not None:
+            grounds.append(seed)
+    if not grounds:
+        return
+    problem = grounding_problem(case, texts(grounds), context.aliases)
+    if problem:
+        where = ", ".join(d.doc_id for d in case.grounds)
+        yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "
+                      f"{problem}", "ground the query in its passage (or fix its qrels); "
+                      "invented names and numbers measure nothing")

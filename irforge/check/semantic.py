@@ -1,0 +1,89 @@
+"""Meaning at phrase level, from the bundled all-MiniLM-L6-v2 (offline, irforge.corpus.embed).
+
+Grounding asks it only what words cannot settle: whether a content word the passage does not
+hold is a paraphrase of one of its words ("laptop" for "computer"), and how close a persona's
+request or a refuted claim is to the passage's closest sentence. The thresholds were
+calibrated on the labelled sets of benchmarks/validity.py (docs/generation.md gives the
+measured separations); the model loads on first need, so a query grounded by its words never
+waits for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from irforge.check.text import STOPWORDS, words
+
+#: a missing content word is a paraphrase when its cosine to a passage word reaches this
+#: (labelled sets: valid paraphrases 0.71 to 0.88; below 0.7 valid and invalid words mix)
+WORD_SIMILARITY = 0.7
+#: a refuted claim is about its passage when its cosine to the passage's closest sentence
+#: reaches this (labelled sets: valid refuted claims 0.60 to 0.90, unrelated claims 0.28 to
+#: 0.40)
+CLAIM_SIMILARITY = 0.55
+#: a persona's request is carried by the passage when a sentence that asks (else any
+#: sentence) reaches this cosine to a passage sentence (labelled sets: carried needs 0.53 and
+#: up, needs the passage does not carry 0.15 and 0.48: a thin margin, see docs/generation.md)
+REQUEST_SIMILARITY = 0.5
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
+
+
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    """The bundled MiniLM (the eval's offline model), loaded once per process."""
+    from irforge.core.models import minilm_path, sentence_transformer
+
+    return sentence_transformer(str(minilm_path()), "cpu")
+
+
+def _encode(texts: Sequence[str]) -> Any:
+    return _model().encode(list(texts), batch_size=64, normalize_embeddings=True,
+                           convert_to_numpy=True, show_progress_bar=False)
+
+
+_VECTORS: dict[str, Any] = {}
+
+
+def vectors(texts: Sequence[str]) -> Any:
+    """Unit-length vectors of ``texts`` (each text encoded once per process)."""
+    import numpy as np
+
+    todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+    if todo:
+        for text, vector in zip(todo, _encode(todo), strict=True):
+            _VECTORS[text] = vector
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.stack([_VECTORS[t] for t in texts])
+
+
+@lru_cache(maxsize=1024)
+def phrases(passage: str) -> tuple[str, ...]:
+    """The passage's content words and hyphenated compounds ("wood-winds"), each once (the
+    model encodes each once per process; two-word phrases would double that work)."""
+    return tuple(dict.fromkeys(w for w in words(passage) if w not in STOPWORDS and len(w) > 2))
+
+
+def passage_sentences(passage: str) -> tuple[str, ...]:
+    """The passage's sentences (and the passage itself, for what spans several)."""
+    parts = [s.strip() for s in _SENTENCE.split(passage) if len(s.split()) >= 3]
+    return tuple(dict.fromkeys([*parts, passage]))
+
+
+def closest_phrase(term: str, passages: Sequence[str]) -> float:
+    """The highest cosine of ``term`` to any phrase of ``passages``."""
+    candidates = [p for passage in passages for p in phrases(passage)]
+    if not candidates:
+        return 0.0
+    return float((vectors(candidates) @ vectors([term])[0]).max())
+
+
+def closest_sentence(text: str, passages: Sequence[str]) -> float:
+    """The highest cosine of ``text`` to a sentence of ``passages`` (or a whole passage)."""
+    candidates = [s for passage in passages for s in passage_sentences(passage)]
+    if not candidates:
+        return 0.0
+    return float((vectors(candidates) @ vectors([text])[0]).max())

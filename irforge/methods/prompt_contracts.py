@@ -1,0 +1,204 @@
+"""What the code does with each built-in template's answer: the prompt lint's contracts.
+
+A contract names, from a template's inputs, the output model the step holds the answer to,
+the step's own validators, its output token limit, the other inputs the step passes (the
+length attributes of every built-in intent, each condition a rewrite targets, each logical
+type's demonstration, queries of every form), the query forms a variable may hold, and the
+facts about its inputs the code checks. Each is built from the step's own functions, so a
+contract cannot drift from the step it describes. A user template with a built-in id is held
+to the built-in's contract (the code reading its answer is the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+Inputs = Mapping[str, Any]
+Variants = Callable[[Inputs], Sequence[Inputs]]
+ALL_FORMS = ("question", "keyword", "claim")
+# queries of every form a step that takes any intent's query may be given
+QUERY_FORMS: tuple[Inputs, ...] = (
+    {"query": "Why do users leave a slow website?"},
+    {"query": "slow website users leave"},
+    {"query": "Slow websites lose half of their visitors within three seconds."},
+)
+
+
+def _none(base: Inputs) -> Sequence[Inputs]:
+    return ()
+
+
+@dataclass(frozen=True)
+class PromptContract:
+    """How one template's answer is read (see the module docstring)."""
+
+    model: Callable[[Inputs], type]
+    validators: tuple[Callable[[Inputs, Any], Sequence[str]], ...] = ()
+    token_limit: Callable[[Inputs], int] | None = None
+    variants: Variants = _none
+    forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    checked: tuple[str, ...] = ()
+    # the inputs whose length asks are about the answer (None: every ask in the prompt)
+    asked_fields: tuple[str, ...] | None = None
+
+
+def contract_for(name: str) -> PromptContract | None:
+    """The contract of template id ``name``, or None when irforge has none for it."""
+    return _contracts().get(name)
+
+
+@lru_cache(maxsize=1)
+def _contracts() -> dict[str, PromptContract]:
+    out: dict[str, PromptContract] = {}
+    for build in (_intents, _instructions, _logical):
+        out.update(build())
+    return out
+
+
+# -- intents -------------------------------------------------------------------------------
+
+def _intents() -> dict[str, PromptContract]:
+    from irforge.generators.intents.config import load_intents
+    from irforge.generators.intents.steps import (
+        GeneratedExample,
+        GeneratedQuery,
+        Needs,
+        check_example,
+        example_token_limit,
+    )
+
+    pools: dict[str, tuple[bool, list[Inputs]]] = {}
+    needs: set[str] = set()
+    for intent in load_intents().values():
+        needs.add(intent.needs_template)
+        attributes = intent.attributes
+        combos = [{"query_length": q, "passage_length": p}
+                  for q in attributes["query_length"] for p in attributes["passage_length"]]
+        _, known = pools.setdefault(intent.query_template, (intent.generates_passage, []))
+        known.extend(combos)
+    out: dict[str, PromptContract] = {}
+    for name, (passage, combos) in pools.items():
+        model = GeneratedExample if passage else GeneratedQuery
+
+        def valid(inputs: Inputs, value: Any, passage: bool = passage) -> list[str]:
+            problem = check_example(value.query, value.passage if passage else None,
+                                    str(inputs.get("passage", "")))
+            return [problem] if problem else []
+
+        out[name] = PromptContract(
+            model=lambda inputs, model=model: model, validators=(valid,),
+            token_limit=lambda inputs, passage=passage: example_token_limit(inputs, passage),
+            variants=lambda base, combos=tuple(combos): combos,
+            asked_fields=("query_length", "passage_length"))
+    for name in needs:
+        out[name] = PromptContract(model=lambda inputs: Needs)
+    return out
+
+
+# -- instructions --------------------------------------------------------------------------
+
+def _condition(name: str) -> Any:
+    """The condition value shown as ``name`` in a prompt (``forum post``), from the shipped
+    dimensions; an unknown one stands for itself."""
+    from irforge.generators.instructions.dimensions import ConditionValue, load_dimensions
+    from irforge.generators.instructions.steps.common import shown
+
+    for dimension in load_dimensions().values():
+        for key, value in dimension.values.items():
+            if shown(key) == name or key == name:
+                return value
+    return ConditionValue(name=name, description=name, terms=(name,))
+
+
+def _instructions() -> dict[str, PromptContract]:
+    from irforge.generators.instructions.dimensions import load_dimensions
+    from irforge.generators.instructions.steps.common import shown
+    from irforge.generators.instructions.steps.instruction import (
+        InstructedQuery,
+        ReversedQuery,
+        _request_model,
+        check_instruction,
+        check_reversal,
+        request_pattern,
+    )
+    from irforge.generators.instructions.steps.rewrite import (
+        RewrittenDocument,
+        requirements,
+        rewrite_tokens,
+        user_names,
+    )
+
+    def instructed(inputs: Inputs) -> type:
+        terms = _condition(str(inputs["condition"])).terms
+        return _request_model(InstructedQuery, "instructed_query",
+                              request_pattern(str(inputs["query"]), terms))
+
+    def reversed_model(inputs: Inputs) -> type:
+        terms = _condition(str(inputs["condition"])).terms
+        return _request_model(ReversedQuery, "reversed_query",
+                              request_pattern(str(inputs["query"]), terms, negated=True))
+
+    out = {
+        "instructions.instruction": PromptContract(
+            model=instructed, variants=lambda base: QUERY_FORMS,
+            forms={"query": ALL_FORMS},
+            validators=(lambda inputs, value: check_instruction(
+                value.instructed_query, str(inputs["query"]),
+                _condition(str(inputs["condition"]))),)),
+        "instructions.reverse": PromptContract(
+            model=reversed_model, variants=lambda base: QUERY_FORMS,
+            forms={"query": ALL_FORMS},
+            validators=(lambda inputs, value: check_reversal(
+                value.reversed_query, str(inputs["instructed"]), str(inputs["query"]),
+                _condition(str(inputs["condition"]))),)),
+    }
+    names = tuple(user_names(0, "lint", 3))
+    for dimension in load_dimensions().values():
+        rule = dimension.rewrite
+        if rule is None:
+            continue
+        targets = [{"target": shown(target), "target_description":
+                    dimension.values[target].description,
+                    "requirements": requirements(dimension.values[target], names)}
+                   for target in rule.targets if target in dimension.values]
+
+        out[rule.template] = PromptContract(
+            model=lambda inputs: RewrittenDocument,
+            token_limit=lambda inputs: rewrite_tokens(_condition(str(inputs["target"])),
+                                                      str(inputs["document"])),
+            variants=lambda base, targets=tuple(targets): [
+                {**t, **q} for t in targets for q in QUERY_FORMS],
+            forms={"query": ALL_FORMS}, asked_fields=("requirements",))
+    return out
+
+
+# -- logical -------------------------------------------------------------------------------
+
+def _logical() -> dict[str, PromptContract]:
+    from irforge.generators.logical.demos import DEMONSTRATIONS
+    from irforge.generators.logical.steps import (
+        LogicalQueryOutput,
+        StructureJudgment,
+        demo_variables,
+        open_query_model,
+        query_problems,
+    )
+    from irforge.generators.logical.types import get_type
+
+    def problems(inputs: Inputs, value: LogicalQueryOutput) -> list[str]:
+        return query_problems(get_type(str(inputs["type_name"])), value,
+                              [str(inputs["demo_passage"])])[1]
+
+    return {
+        # the worked example must fit the open schema (every key, the type's group sizes)
+        # and the checks every answer passes, on its own demonstration passage
+        "logical.query": PromptContract(
+            model=lambda inputs: open_query_model(str(inputs["type_name"]), 1),
+            validators=(problems,),
+            variants=lambda base: [demo_variables(name, demo)
+                                   for name, demo in DEMONSTRATIONS.items()]),
+        "logical.judge": PromptContract(model=lambda inputs: StructureJudgment),
+    }

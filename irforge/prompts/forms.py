@@ -1,0 +1,143 @@
+"""Declared query forms: one :class:`QueryForm` per style a generation step may ask for.
+
+A form (keyword, question, long persona request, supported or refuted claim, instructed,
+reversed, logical) is declared once in ``forms.yaml``: the instruction a prompt shows, its
+worked example, the shape test a query of the form passes, its word bounds, how its words
+must be grounded and a claim's stance. Steps ask for a form by name and record it on each
+query (``query_form``); ``irforge check``'s form and grounding rules read the same
+declaration, so a validator accepts exactly what the prompt asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+FORMS_FILE = Path(__file__).with_name("forms.yaml")
+
+_OPENERS = (
+    "what which who whom whose when where why how is are was were do does did can could "
+    "should would will shall may might must has have had")
+QUESTION_OPENERS = frozenset(_OPENERS.split())
+#: openers that also start a subordinate clause of a statement ("When X, Y.")
+CLAUSE_OPENERS = frozenset({"when", "where"})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’./-]*")
+
+
+def _first_word(text: str) -> str:
+    found = re.findall(r"[A-Za-z']+", text.lower())
+    return found[0] if found else ""
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (split after . ! ? before a capital or digit)."""
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+def word_count(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def is_question(text: str) -> bool:
+    """A question: ends with '?' or opens with a question word or an auxiliary verb."""
+    stripped = text.strip()
+    return stripped.endswith("?") or _first_word(stripped) in QUESTION_OPENERS
+
+
+def is_claim(text: str) -> bool:
+    """A statement: no question mark at the end, and no question opener, except 'When'
+    or 'Where' opening a clause that a comma closes ("When CO2 is injected, ...")."""
+    stripped = text.strip()
+    if not stripped or stripped.endswith("?"):
+        return False
+    first = _first_word(stripped)
+    return first not in QUESTION_OPENERS or (first in CLAUSE_OPENERS and "," in stripped)
+
+
+def is_keyword_query(text: str) -> bool:
+    """Search-box words: at most one sentence, not a statement closed by a full stop."""
+    stripped = text.strip()
+    return bool(stripped) and len(sentences(stripped)) == 1 and not stripped.endswith(".")
+
+
+def is_request(text: str) -> bool:
+    """A person's request in context: a question sentence, or several sentences (context,
+    then what they want to know)."""
+    parts = sentences(text)
+    return any(is_question(part) for part in parts) or len(parts) >= 2
+
+
+#: shape name -> the test a query of that shape passes
+SHAPES: dict[str, Callable[[str], bool]] = {
+    "keyword": is_keyword_query,
+    "question": is_question,
+    "claim": is_claim,
+    "long": is_request,
+    "any": lambda text: bool(text.strip()),
+}
+GROUNDINGS = ("strict", "persona", "refuted", "core")
+
+
+@dataclass(frozen=True)
+class QueryForm:
+    """One declared query form: prompt instruction and example, shape, bounds, grounding."""
+
+    name: str
+    shape: str
+    grounding: str
+    describes: str
+    instruction: str
+    example: str
+    min_words: int
+    max_words: int
+    stance: str | None = None
+
+    def problem(self, text: str) -> str | None:
+        """Why ``text`` is not a query of this form (None: it is one)."""
+        if not SHAPES[self.shape](text):
+            return f"is not {self.describes}"
+        count = word_count(text)
+        if count < self.min_words or count > self.max_words:
+            return (f"has {count} words; the {self.name} form takes {self.min_words} to "
+                    f"{self.max_words}")
+        return None
+
+
+def _form(name: str, body: Mapping[str, object]) -> QueryForm:
+    low, high = body.get("words", [1, 400])  # type: ignore[misc]
+    shape, grounding = str(body["shape"]), str(body["grounding"])
+    if shape not in SHAPES or grounding not in GROUNDINGS:
+        raise ValueError(f"{FORMS_FILE}: form {name!r}: unknown shape {shape!r} or grounding "
+                         f"{grounding!r} (shapes: {sorted(SHAPES)}; groundings: {GROUNDINGS})")
+    stance = body.get("stance")
+    return QueryForm(name, shape, grounding, " ".join(str(body["describes"]).split()),
+                     " ".join(str(body["instruction"]).split()),
+                     " ".join(str(body["example"]).split()), int(low), int(high),
+                     str(stance) if stance else None)
+
+
+@lru_cache(maxsize=1)
+def query_forms() -> dict[str, QueryForm]:
+    """Every declared form by name, read once from ``forms.yaml``."""
+    import yaml
+
+    data = yaml.safe_load(FORMS_FILE.read_text(encoding="utf-8"))
+    return {str(name): _form(str(name), body) for name, body in data.items()}
+
+
+def query_form(name: str) -> QueryForm:
+    """The declared form ``name``; an unknown name lists the known ones."""
+    forms = query_forms()
+    if name not in forms:
+        raise KeyError(f"unknown query form {name!r}; declared forms: {', '.join(forms)}")
+    return forms[name]
+
+
+def form_metadata(form: QueryForm) -> dict[str, str]:
+    """What a written query records of the form it was asked for: the name, and a claim's
+    stance towards its passage."""
+    return {"query_form": form.name, **({"stance": form.stance} if form.stance else {})}

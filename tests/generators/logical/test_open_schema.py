@@ -1,0 +1,84 @@
+"""Schemas by model profile: the small model keeps enums of the passages' names and
+sentences; a capable model gets open subject, object, answer and evidence fields that the
+same checks hold to the passages afterwards. Evidence choices never exceed the quote limit."""
+
+from __future__ import annotations
+
+from irforge.core.records import Doc
+from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.selection import QueryPlan
+from irforge.generators.logical.steps import (
+    EVIDENCE_CHARS,
+    QueryItem,
+    evidence_pieces,
+    query_problems,
+    query_step,
+)
+from irforge.generators.logical.types import get_type
+
+FILMS = DEMONSTRATIONS["pin"].passage
+LONG = ("Numbers in running text are written in words from one to nine and in figures from 10 "
+        "upwards, except in tables, in measurements with units, in dates, in page references, "
+        "in percentages, in sums of money, in scores of games, in ages given after a name, in "
+        "times of day and in any passage where several numbers are compared with each other "
+        "and mixing the two forms would confuse the reader")
+
+
+def _item(text: str, qtype: str = "2i") -> QueryItem:
+    plan = QueryPlan(f"lq-{qtype}-0001", qtype, "g", ("d1",))
+    return QueryItem(plan, (Doc("d1", text, "Style"),), DEMONSTRATIONS[qtype])
+
+
+def _schema(item: QueryItem, open_fields: bool) -> dict:
+    return query_step(open_fields).model_for(item).model_json_schema()
+
+
+def test_the_small_profile_enumerates_and_the_capable_one_leaves_fields_open() -> None:
+    item = _item(FILMS)
+    small, capable = _schema(item, False), _schema(item, True)
+    assert "enum" in small["properties"]["answer"]
+    assert "enum" not in capable["properties"]["answer"]
+    assert "anyOf" in small["properties"]["evidence"]["items"]
+    text = capable["properties"]["evidence"]["items"]["properties"]["text"]
+    assert text == {"type": "string", "maxLength": EVIDENCE_CHARS}
+    # both ask for every key and the type's group sizes
+    assert set(capable["required"]) == set(small["required"]) == {
+        "query", "answer", "triples", "evidence"}
+
+
+def test_an_entity_list_of_one_name_no_longer_forces_degenerate_triples() -> None:
+    # a passage naming one entity: the small schema's subject/object enum holds only it
+    item = _item("Numbers are written as words up to nine.")
+    capable = query_step(True).model_for(item)
+    output = capable.model_validate({
+        "query": "Which style writes numbers as words?", "answer": "Numbers",
+        "triples": {"projection": [], "union": [], "negation": [], "intersection": [
+            {"subject": "numbers up to nine", "relation": "written as", "object": "?t"},
+            {"subject": "style guide", "relation": "rule for", "object": "?t"}]},
+        "evidence": [{"passage": 1, "text": "Numbers are written as words up to nine."}]})
+    reasons = query_problems(get_type("2i"), output, item.texts)[1]
+    assert not [r for r in reasons if r.startswith("structure")]  # a real 2i structure
+
+
+def test_open_fields_are_still_checked_against_the_passages() -> None:
+    item = _item(FILMS)
+    model = query_step(True).model_for(item)
+    invented = model.model_validate({
+        "query": "Which film did Lena Ortiz direct?", "answer": "Blue Lagoon",
+        "triples": {"projection": [], "union": [], "negation": [], "intersection": [
+            {"subject": "Lena Ortiz", "relation": "directed", "object": "?t"},
+            {"subject": "Golden Reed", "relation": "awarded to", "object": "?t"}]},
+        "evidence": [{"passage": 1, "text": "Lena Ortiz directed Blue Lagoon in 2020."}]})
+    reasons = query_problems(get_type("2i"), invented, item.texts)[1]
+    assert any("does not appear in the passages" in r for r in reasons)
+    assert any("is not found in passage 1" in r for r in reasons)
+
+
+def test_evidence_choices_fit_the_quote_limit() -> None:
+    assert len(LONG) > EVIDENCE_CHARS  # one unsplit sentence, longer than the limit
+    pieces = evidence_pieces(LONG)
+    assert pieces and all(len(piece) <= EVIDENCE_CHARS for piece in pieces)
+    assert all(piece in LONG for piece in pieces)  # verbatim
+    schema = _schema(_item(LONG), False)
+    enum = schema["properties"]["evidence"]["items"]["anyOf"][0]["properties"]["text"]["enum"]
+    assert enum == list(pieces)

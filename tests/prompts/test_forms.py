@@ -1,0 +1,52 @@
+"""Declared query forms: each form's worked example is a query of that form, and each shape
+test accepts the real language a prompt asks for while its near misses stay rejected."""
+
+from __future__ import annotations
+
+import pytest
+
+from irforge.prompts.forms import form_metadata, query_form, query_forms
+
+
+def test_every_declared_form_accepts_its_own_worked_example() -> None:
+    forms = query_forms()
+    assert {"keyword", "question", "long", "claim-supported", "claim-refuted", "instructed",
+            "reversed", "logical"} <= set(forms)
+    for form in forms.values():
+        assert form.instruction and form.example, form.name
+        assert form.problem(form.example) is None, (form.name, form.problem(form.example))
+
+
+@pytest.mark.parametrize(("form", "text"), [
+    ("keyword", "em vs en dash when use"),
+    ("keyword", "neutral titles in writing"),
+    ("question", "How long should the eggs boil?"),
+    ("long", "I'm cooking for my kids and I don't want the eggs too hard or too mushy. "
+             "I'd like to know how long to boil them."),
+    ("long", "My grandmother's recipe never says, so how long do the eggs boil?"),
+    ("claim-supported", "When the water boils, the eggs go in for ten minutes."),
+    ("claim-refuted", "Aljotta is a traditional Greek fish soup."),
+])
+def test_the_language_each_form_asks_for_is_accepted(form: str, text: str) -> None:
+    assert query_form(form).problem(text) is None
+
+
+@pytest.mark.parametrize(("form", "text"), [
+    ("keyword", "The shell looks for commands in the directories of PATH."),
+    ("keyword", "dash"),
+    ("question", "Repeaters on the 2 metre band use a 600 kHz offset."),
+    ("long", "Eggs boil for ten minutes."),
+    ("claim-supported", "Does FT8 decode signals below the noise?"),
+    ("claim-refuted", "How many times a loan can be renewed."),
+    ("claim-supported", "When does the pool open."),
+])
+def test_a_query_of_another_form_is_rejected(form: str, text: str) -> None:
+    assert query_form(form).problem(text)
+
+
+def test_a_claim_records_its_stance_and_an_unknown_form_names_the_declared_ones() -> None:
+    assert form_metadata(query_form("claim-refuted")) == {"query_form": "claim-refuted",
+                                                          "stance": "refuted"}
+    assert form_metadata(query_form("keyword")) == {"query_form": "keyword"}
+    with pytest.raises(KeyError, match="declared forms: keyword"):
+        query_form("haiku")
