@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from irforge.core.records import Doc
 from irforge.generators.domain_profile import tokens
 from irforge.generators.intents.plan import PlannedQuery, Task, pick_need
+from irforge.prompts.context import doc_context
 from irforge.prompts.forms import form_metadata, query_form
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered
@@ -136,7 +137,8 @@ MIN_NEED_WORDS = 3
 
 def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
     task: Task = item.task
-    return {"passage": seed_text(item.seed_doc), "category": task.category.name,
+    return {"passage": seed_text(item.seed_doc), "context": doc_context(item.seed_doc),
+            "category": task.category.name,
             "category_description": task.category.description or task.category.name,
             "n_needs": n_needs, "intent_description": task.intent.description,
             "sentences": numbered(need_sentences(item.seed_doc))}
@@ -234,6 +236,7 @@ def query_values(item: PlannedQuery, need: str) -> dict[str, Any]:
     intent = item.task.intent
     form = query_form(item.form) if item.form else None
     return {"task": need, "passage": seed_text(item.seed_doc),
+            "context": doc_context(item.seed_doc),
             "category": item.task.category.name, **item.attributes,
             "intent_description": intent.description, "query_name": intent.query_name,
             "passage_name": intent.passage_name, "generates_passage": intent.generates_passage,

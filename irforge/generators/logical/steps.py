@@ -39,6 +39,7 @@ from irforge.generators.logical.structure import (
     is_variable,
 )
 from irforge.generators.logical.types import QueryType, get_type
+from irforge.prompts.context import doc_context
 from irforge.steps import Rejected, Step
 
 QUERY_STEP = "logical.query"
@@ -392,7 +393,7 @@ def demo_variables(type_name: str, demo: Demonstration) -> dict[str, Any]:
 
 def query_variables(item: QueryItem) -> dict[str, Any]:
     """Template variables of ``logical.query`` for one item."""
-    passages = [{"number": number, "title": doc.title, "text": doc.text}
+    passages = [{"number": number, "context": doc_context(doc), "text": doc.text}
                 for number, doc in enumerate(item.passages, start=1)]
     return {**demo_variables(item.plan.qtype, item.demo), "passages": passages,
             "passage_count": len(passages)}

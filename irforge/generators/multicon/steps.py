@@ -44,6 +44,7 @@ from irforge.generators.multicon.terms import (
     key_terms,
     salient_terms,
 )
+from irforge.prompts.context import doc_context
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
 
@@ -298,6 +299,7 @@ def conditions_step(domain: Domain, n: int) -> Step[Doc, list[Located]]:
         output_model=lambda doc: choice_model(len(candidate_sentences(doc.text)), n),
         variables=lambda doc: {"domain": domain.name, "entity": domain.entity,
                                "features": list(domain.features), "n": n,
+                               "context": doc_context(doc),
                                "sentences": numbered([s.text for s in
                                                       candidate_sentences(doc.text)])},
         item_id=lambda doc: doc.doc_id,

@@ -33,6 +33,7 @@ from irforge.generators.relevance.pairs import read_pairs
 from irforge.generators.relevance.settings import LabelSettings
 from irforge.generators.relevance.steps import STEP
 from irforge.generators.run_summary import RunSummary, estimate_calls
+from irforge.prompts.context import doc_context
 from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner
 
@@ -70,7 +71,8 @@ def collect_pairs(bench: Benchmark, pair_files: Sequence[Path],
                                       f"is not defined", line=line, field="intent",
                                       hint=f"pass --intent with one of {sorted(intents)}, or "
                                       "define it with --intents-file"))
-        pairs.append(relsteps.Pair(query_id, doc_id, query.text, docs[doc_id].text, intents[name]))
+        pairs.append(relsteps.Pair(query_id, doc_id, query.text, docs[doc_id].text, intents[name],
+                                   doc_context(docs[doc_id])))
     return pairs
 
 
@@ -175,7 +177,8 @@ def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
     made = list(extra_controls) + (rcontrols.folder_controls(bench, settings.seed,
                                                               settings.control_limit)
                                    if settings.controls and pairs else [])
-    checks = rcontrols.control_pairs(made, intents, settings.default_intent)
+    checks = rcontrols.control_pairs(made, intents, settings.default_intent,
+                                     {doc.doc_id: doc for doc in bench.corpus()} if made else {})
     report = LabelReport(counts={"pairs": len(pairs), "judgments_written": 0,
                                  "judgments_reused": 0, "failures": 0, "qrels": 0,
                                  "flagged": 0, "positives_checked": 0,

@@ -14,6 +14,7 @@ from typing import Any
 from irforge.core.bench import Benchmark
 from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.relevance import LAYOUT
+from irforge.core.records import Doc
 from irforge.core.trust import record_judge
 from irforge.generators.controls import (
     Control,
@@ -24,6 +25,7 @@ from irforge.generators.controls import (
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import strategies as strat
 from irforge.generators.relevance.steps import STEP, Pair
+from irforge.prompts.context import doc_context
 from irforge.steps.judge_report import control_summary, raise_if_untrusted
 from irforge.validators.control_stats import StepFigures, judge_status, step_figures
 
@@ -40,15 +42,19 @@ def folder_controls(bench: Benchmark, seed: int = 0, limit: int = 50) -> list[Co
 
 
 def control_pairs(controls: Sequence[Control], intents: Mapping[str, IntentSpec],
-                  default_intent: str | None) -> list[tuple[Control, Pair]]:
-    """Each control as the pair the judge sees (same prompt as a real pair of its intent);
-    controls of an intent the run does not know are left out."""
+                  default_intent: str | None, docs: Mapping[str, Doc] | None = None
+                  ) -> list[tuple[Control, Pair]]:
+    """Each control as the pair the judge sees (same prompt as a real pair of its intent,
+    with its passage's title and section when ``docs`` holds it); controls of an intent the
+    run does not know are left out."""
     out = []
     for control in controls:
         name = control.intent or default_intent
         if name in intents:
+            doc = (docs or {}).get(control.doc_id)
             out.append((control, Pair(control.control_id, control.doc_id, control.query,
-                                      control.passage, intents[name])))
+                                      control.passage, intents[name],
+                                      doc_context(doc) if doc is not None else "")))
     return out
 
 

@@ -39,6 +39,7 @@ class Pair:
     query: str
     passage: str
     intent: IntentSpec
+    context: str = ""  # the passage's title and section lines (prompts/context.py)
 
     @property
     def item_id(self) -> str:
@@ -109,7 +110,7 @@ def check_cot_phase(has_answer: str, score: int) -> int:
 
 def base_variables(pair: Pair) -> dict[str, Any]:
     spec = pair.intent.relevance
-    return {"query": pair.query, "passage": pair.passage,
+    return {"query": pair.query, "passage": pair.passage, "context": pair.context,
             "query_name": spec.query_name, "passage_name": spec.passage_name}
 
 

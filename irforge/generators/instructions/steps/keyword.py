@@ -27,6 +27,7 @@ from irforge.generators.instructions.units import (
     Group,
     Member,
 )
+from irforge.prompts.context import doc_context
 from irforge.steps import Step
 
 # -- step 1: keyword condition (A.1) -----------------------------------------------------------
@@ -130,7 +131,8 @@ def keyword_step() -> Step[KeywordItem, str]:
         name=f"{STEP}.keyword", template="instructions.keyword",
         output_model=lambda item: keyword_model(keyword_choices(
             item.group.query, item.member.doc.text, item.others)),
-        variables=lambda item: {"query": item.group.query, "document": item.member.doc.text},
+        variables=lambda item: {"query": item.group.query, "document": item.member.doc.text,
+                                "context": doc_context(item.member.doc)},
         item_id=lambda item: item.key, validators=(valid,),
         accept=lambda item, value: clean_keyword(value.keyword),
         metadata=lambda item: {"dimension": item.group.dimension,

@@ -37,6 +37,7 @@ from irforge.generators.instructions.units import (
     Member,
     rewritten_doc_id,
 )
+from irforge.prompts.context import doc_context
 from irforge.steps import Step
 
 # -- step 4: document rewriting (A.4) ------------------------------------------------------------
@@ -225,6 +226,7 @@ def rewrite_step(template: str) -> Step[RewriteItem, str]:
     def variables(item: RewriteItem) -> dict[str, Any]:
         value = item.spec.value(item.target)
         return {"query": item.group.query, "document": item.source.doc.text,
+                "context": doc_context(item.source.doc),
                 "source_description": item.spec.value(item.source.condition).description,
                 "target": shown(item.target), "target_description": value.description,
                 "requirements": requirements(value, item.names)}
