@@ -34,6 +34,8 @@ DEBRIS = {
                                    r"\b(?:Next|Previous|Up|Prev|Contents|Index)\s*:"),
     "gutenberg_boilerplate": re.compile(r"Project Gutenberg|gutenberg\.org|Gutenberg-tm|"
                                         r"(?:START|END) OF TH(?:E|IS) PROJECT", re.IGNORECASE),
+    "page_markers": re.compile(r"\[(?:Pg|Page|p\.)\s*\d+\]", re.IGNORECASE),
+    "glued_note_marks": re.compile(r"[^\W\d_]{2,}\d+\.\d+(?=\s|$)"),  # "loader2.1 A boot"
 }
 
 

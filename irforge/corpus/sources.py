@@ -41,7 +41,10 @@ _NOT_SOURCE_TITLE = re.compile(
     r"copyright(?: notice| and licen[cs]e)?|"
     rf"(?:the )?(?:(?:{_LICENCE_WORDS}) ){{0,4}}licen[cs]e(?: agreement)?(?:,? version [\d.]+)?)"
     r"\W*$", re.IGNORECASE)
+_PAGE_REF = re.compile(r"(?<=[,;])\s*\d{1,4}(?:\s*[\u2013-]\s*\d{1,4})?(?=[,;.]|\s|$)")
 MIN_WORDS = 25
+MIN_INDEX_REFS = 6  # "Bassoon, 74, 82, 99": an index entry's page numbers after commas
+MAX_PAGE_REF_SHARE = 0.2
 MIN_SENTENCES = 2
 MAX_BOILERPLATE_SHARE = 0.34
 
@@ -59,6 +62,7 @@ class Features:
     boilerplate: int  # sentences with licence, legal or site-chrome words
     attributes: int  # distinct informative sentences that name a thing or a number
     labels: tuple[str, ...] = ()  # the title and section path
+    page_refs: int = 0  # numbers right after a comma or semicolon, as an index lists pages
 
 
 def _content(sentence: str) -> frozenset[str]:
@@ -86,7 +90,8 @@ def features(text: str, labels: Sequence[str] = ()) -> Features:
         if useful and found:
             attributes.add(content)
     return Features(len(text.split()), len(sentences), informative, names, numbers,
-                    relations, boilerplate, len(attributes), tuple(labels))
+                    relations, boilerplate, len(attributes), tuple(labels),
+                    page_refs=len(_PAGE_REF.findall(text)))
 
 
 Rejection = Callable[[Features], "str | None"]
@@ -113,6 +118,14 @@ def contents_or_licence_page(f: Features) -> str | None:
     return None
 
 
+def index_entries(f: Features) -> str | None:
+    """A book index read by structure, whatever its heading: terms followed by comma lists
+    of page numbers ("Viola, 74, 77, 82"), the numbers a fifth or more of its words."""
+    if f.page_refs >= MIN_INDEX_REFS and f.page_refs / max(1, f.words) >= MAX_PAGE_REF_SHARE:
+        return (f"an index: {f.page_refs} page numbers in comma lists among {f.words} words")
+    return None
+
+
 def boilerplate(f: Features) -> str | None:
     if f.sentences and f.boilerplate / f.sentences > MAX_BOILERPLATE_SHARE:
         return (f"boilerplate: {f.boilerplate} of {f.sentences} sentences are licence, "
@@ -122,6 +135,7 @@ def boilerplate(f: Features) -> str | None:
 
 REJECTIONS: dict[str, Rejection] = {
     "contents_or_licence_page": contents_or_licence_page,
+    "index_entries": index_entries,
     "too_short": too_short,
     "not_prose": not_prose,
     "boilerplate": boilerplate,

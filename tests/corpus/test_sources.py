@@ -102,3 +102,25 @@ def test_documents_are_sources_for_multicon_with_their_passages_in_order() -> No
 def test_domain_sample_takes_documents_from_across_the_corpus() -> None:
     sample = domain_sample(CORPUS, size=2)
     assert [doc.metadata["doc_id"] for doc in sample] == ["a", "c"]
+
+
+BOOK_INDEX = ("Bassoon, 74, 82, 99, 101 et seq. Bastardella, La, 239 Bayreuth Festival orchestra, "
+              "81, 82 Beethoven, 27, 28, 29, 30, 31, 44, 46, 47; his chamber music, 47; his "
+              "sonatas, 182; his overtures, 147; his technique as a player, 186; Fifth symphony, "
+              "28, 29, 30, 31, 92, 103. Viola, 74, 77, 82, 92, 93 Violin concertos, 145.")
+CENSUS = ("The town had 4,210 people in 1901, 5,030 in 1911 and 6,480 in 1921, when the mill "
+          "opened. Most new families came from the valley to work its looms. By 1931 the mill "
+          "employed 900 people, a third of the town's workers, and paid the best wages nearby.")
+
+
+def test_a_book_index_is_rejected_by_its_structure_whatever_its_heading() -> None:
+    """An index under a chapter's heading (or none) is still an index; prose that lists
+    years and counts after commas is not."""
+    docs = [_doc("k_0", BOOK_INDEX, "How to Listen to Music", "PLATE XII"),
+            _doc("k_1", BOOK_INDEX, "How to Listen to Music"),
+            _doc("m_0", CENSUS, "Millbrook", "History")]
+    selection = select_passages(docs, 10, "informative", seed=0)
+    reasons = {c.source_id: c.reason for c in selection.rejected}
+    assert reasons["k_0"].startswith("index_entries: an index")
+    assert reasons["k_1"].startswith("index_entries: an index")
+    assert [c.source_id for c in selection.chosen] == ["m_0"]

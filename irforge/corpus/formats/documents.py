@@ -22,6 +22,7 @@ from irforge.core.errors import require
 from irforge.corpus.formats.debris import book_title, clean_parts, clean_source
 from irforge.corpus.formats.frontmatter import FrontMatter, passage_fields, split_front_matter
 from irforge.corpus.formats.markup import markdown_parts, rst_parts
+from irforge.corpus.formats.page_debris import clean_tree
 from irforge.corpus.formats.structure import Part, TooLarge, assemble
 from irforge.corpus.formats.stubs import Page, stub_reason
 from irforge.corpus.formats.text import decode_file
@@ -197,6 +198,8 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
     page_title = " ".join((tree.findtext(".//title") or "").split())
     refresh = _refresh_target(tree)
     share = _link_share(tree)
+    removed: Counter[str] = Counter()
+    clean_tree(tree, removed)
     _mark_headings(tree)
     markdown = trafilatura.extract(tree, output_format="markdown", include_comments=False,
                                    include_tables=True, include_images=False,
@@ -209,7 +212,7 @@ def read_html(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                 "reason": "empty: no main content found in the HTML page"}
     parts = list(_headings_back(markdown_parts(markdown)))
     return row(name, "html", page_title, parts, settings, redirect=refresh,
-               link_share=share)
+               link_share=share, removed=removed)
 
 
 def _deep_html(data: bytes) -> Any:
@@ -321,10 +324,10 @@ _EPUB_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "pre", "li", "dt", "dd"
                 "blockquote")
 
 
-def _epub_chapter_parts(content: bytes) -> Iterator[Part]:
+def _epub_chapter_parts(content: bytes, removed: Counter[str]) -> Iterator[Part]:
     from lxml import html
 
-    root = html.fromstring(content)
+    root = clean_tree(html.fromstring(content), removed)
     for element in root.iter(*_EPUB_BLOCKS):
         if any(child.tag in _EPUB_BLOCKS for child in element.iterdescendants()):
             continue  # a container: its inner blocks are read on their own
@@ -352,8 +355,9 @@ def read_epub(name: str, source: Path | bytes, settings: Any) -> dict[str, Any]:
                 continue  # the table of contents repeats the chapter titles
             number += 1
             yield Part("", unit=number)
-            yield from _epub_chapter_parts(item.get_content())
+            yield from _epub_chapter_parts(item.get_content(), removed)
 
+    removed: Counter[str] = Counter()
     titles = book.get_metadata("DC", "title")
     title = titles[0][0] if titles else ""
-    return row(name, "epub", title, parts(), settings, unit="chapter")
+    return row(name, "epub", title, parts(), settings, unit="chapter", removed=removed)
