@@ -3,117 +3,20 @@ requests in flight, one RPM/TPM budget and one provider-header estimate per mode
 
 ``irforge run`` runs independent stages in threads, each stage with its own :class:`Engine`
 (its own accounting: requests, tokens and dollars per stage) and its own event loop. Passed
-``shared=``, those engines take their slots, buckets and cache from one :class:`RunShare`, so
-three stages at once send what one would: at most ``concurrency`` requests in flight and the
-configured requests and tokens per minute in total (docs/recipe.md "Concurrency").
+``shared=``, those engines take their slots, buckets (one :class:`~irforge.llm.traffic.Traffic`
+gate on the run's) and cache from one :class:`RunShare`, so three stages at once send what one
+would: at most ``concurrency`` requests in flight and the configured requests and tokens per
+minute in total (docs/recipe.md "Concurrency").
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
-from collections import deque
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from irforge.llm.cache import ResponseCache
 from irforge.llm.header_limits import HeaderLimits
-from irforge.llm.limits import RateLimiter
-
-
-class SlotPool:
-    """At most ``size`` holders at once, across threads and event loops (an async semaphore
-    that any loop may wait on; a freed slot goes to the longest waiter)."""
-
-    def __init__(self, size: int) -> None:
-        if size < 1:
-            raise ValueError("a slot pool needs at least one slot")
-        self.size = size
-        self.held = 0
-        self.peak = 0  # most slots held at once (tests and benchmarks read it)
-        self._lock = threading.Lock()
-        self._waiters: deque[list[object]] = deque()  # [loop, future, handed]
-
-    async def acquire(self) -> None:
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self.held < self.size and not self._waiters:
-                self._take()
-                return
-            future: asyncio.Future[None] = loop.create_future()
-            waiter: list[object] = [loop, future, False]
-            self._waiters.append(waiter)
-        try:
-            await future
-        except asyncio.CancelledError:
-            with self._lock:
-                handed = bool(waiter[2])
-                if not handed:
-                    self._waiters.remove(waiter)
-            if handed:  # the slot came as the wait was cancelled: pass it on
-                self.release()
-            raise
-
-    def release(self) -> None:
-        with self._lock:
-            if not self._waiters:
-                self.held -= 1
-                return
-            waiter = self._waiters.popleft()
-            waiter[2] = True  # the slot moves to the waiter: ``held`` stays
-        loop, future = waiter[0], waiter[1]
-        assert isinstance(loop, asyncio.AbstractEventLoop) and isinstance(future, asyncio.Future)
-        loop.call_soon_threadsafe(_wake, future)
-
-    def _take(self) -> None:
-        self.held += 1
-        self.peak = max(self.peak, self.held)
-
-
-def _wake(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-class SharedHeaderLimits(HeaderLimits):
-    """:class:`HeaderLimits` safe to update from several threads (one estimate per model)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(clock)
-        self._lock = threading.RLock()
-
-    def delay_for(self, tokens: int) -> float:
-        with self._lock:
-            return super().delay_for(tokens)
-
-    def take(self, tokens: int) -> None:
-        with self._lock:
-            super().take(tokens)
-
-    def observe(self, headers: Mapping[str, str] | None) -> None:
-        with self._lock:
-            super().observe(headers)
-
-
-class SharedRateLimiter(RateLimiter):
-    """:class:`RateLimiter` whose buckets any thread's loop may draw from: the check and the
-    take happen under one thread lock, the wait outside it."""
-
-    def __init__(self, rpm: float | None = None, tpm: float | None = None) -> None:
-        super().__init__(rpm, tpm)
-        self._thread_lock = threading.Lock()
-
-    async def acquire(self, tokens: int = 0, headers: HeaderLimits | None = None) -> None:
-        """Block until one request fits the shared buckets and ``headers`` (the model's)."""
-        while True:
-            with self._thread_lock:
-                delay = self.delay(tokens, headers)
-                if delay <= 0:
-                    self.take_now(tokens, headers)
-                    return
-            self.waited += delay
-            await self.sleep(delay)
+from irforge.llm.traffic import SharedHeaderLimits, SharedRateLimiter, SlotPool, Traffic
 
 
 class RunShare:
@@ -142,6 +45,11 @@ class RunShare:
             if self._limiter is None:
                 self._limiter = SharedRateLimiter(self.rpm or rpm, self.tpm or tpm)
             return self._limiter
+
+    def traffic(self, concurrency: int, rpm: float | None, tpm: float | None,
+                headers: HeaderLimits | None) -> Traffic:
+        """An engine's gate on the run's slots and budget, with its model's ``headers``."""
+        return Traffic(self.slots(concurrency), self.limiter(rpm, tpm), headers)
 
     def cache(self, path: Path) -> ResponseCache:
         """One connection per cache file, closed by :meth:`close`, not by the engines."""

@@ -179,13 +179,8 @@ def _instructions() -> dict[str, PromptContract]:
 
 def _logical() -> dict[str, PromptContract]:
     from irforge.generators.logical.demos import DEMONSTRATIONS
-    from irforge.generators.logical.steps import (
-        LogicalQueryOutput,
-        StructureJudgment,
-        demo_variables,
-        open_query_model,
-        query_problems,
-    )
+    from irforge.generators.logical.query_schema import LogicalQueryOutput, open_query_model
+    from irforge.generators.logical.steps import StructureJudgment, demo_variables, query_problems
     from irforge.generators.logical.types import get_type
 
     def problems(inputs: Inputs, value: LogicalQueryOutput) -> list[str]:

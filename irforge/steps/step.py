@@ -10,6 +10,7 @@ rejected by reason). Nothing is dropped silently: every item is accepted or has 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -209,19 +210,39 @@ FINAL_STATUSES = frozenset({"skipped", "error"})
 
 def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],
          sample: int) -> dict[int, Any]:
-    """One engine call per output model for the items at ``indexes``; results by index."""
+    """One engine call per output model for the items at ``indexes``; results by index.
+
+    The calls go out together when the engine has ``arun`` (its one gate bounds what is in
+    flight, irforge/llm/traffic.py): a step whose output model differs per item (a schema
+    enumerating each item's choices) is not sent one item at a time. Results are by index,
+    so what is judged, and in which order, does not depend on which answer came first.
+    """
     groups: dict[type, list[int]] = {}
     for index in indexes:
         groups.setdefault(step.model_for(items[index]), []).append(index)
-    results: dict[int, Any] = {}
+    calls = []
     for model, members in groups.items():
         options: dict[str, Any] = {"max_tokens": max(step.token_limit(items[i])
                                                      for i in members)}
         if sample:
             options["sample"] = sample
-        answers = engine.run([dict(step.variables(items[i])) for i in members], step.template,
-                             model, step=step.name, **options)
-        results.update(zip(members, answers, strict=True))
+        calls.append(([dict(step.variables(items[i])) for i in members], model, options))
+    arun = getattr(engine, "arun", None)
+    if arun is None or len(calls) == 1 or getattr(engine, "batch", False):
+        answers = [engine.run(variables, step.template, model, step=step.name, **options)
+                   for variables, model, options in calls]
+    else:
+        from irforge.llm.sync import run_sync
+
+        async def together() -> list[list[Any]]:
+            return list(await asyncio.gather(*(
+                arun(variables, step.template, model, step=step.name, **options)
+                for variables, model, options in calls)))
+
+        answers = run_sync(together())
+    results: dict[int, Any] = {}
+    for members, got in zip(groups.values(), answers, strict=True):
+        results.update(zip(members, got, strict=True))
     return results
 
 

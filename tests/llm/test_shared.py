@@ -12,7 +12,8 @@ import pytest
 from pydantic import BaseModel
 
 from irforge.llm import Engine
-from irforge.llm.shared import RunShare, SlotPool
+from irforge.llm.shared import RunShare
+from irforge.llm.traffic import SlotPool
 from irforge.testing.scripted import Action, Script, ScriptedServer
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from irforge.generators.logical.steps import Demonstration, Evidence, LogicalQueryOutput
+from irforge.generators.logical.query_schema import Demonstration, Evidence, LogicalQueryOutput
 from irforge.generators.logical.structure import Triple, TripleGroups
 
 

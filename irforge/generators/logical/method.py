@@ -25,7 +25,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
     """What the query step would send for the seeded plans (``--dry-run``)."""
     from irforge.generators.logical.build import query_items
-    from irforge.generators.logical.steps import LogicalQueryOutput
+    from irforge.generators.logical.query_schema import LogicalQueryOutput
 
     _, items = query_items(inputs.documents(), config)
     return runner.engine.estimate(items, "logical.query", LogicalQueryOutput)

@@ -21,13 +21,9 @@ from irforge.generators.logical.build import (
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.generators.logical.method import Config as LogicalConfig
+from irforge.generators.logical.query_schema import Evidence
 from irforge.generators.logical.selection import QueryPlan
-from irforge.generators.logical.steps import (
-    Evidence,
-    HypotheticalPassage,
-    QueryItem,
-    StructureJudgment,
-)
+from irforge.generators.logical.steps import HypotheticalPassage, QueryItem, StructureJudgment
 from irforge.llm import LLMResult
 from irforge.prompts import get_template
 from irforge.steps import Rejected, run_step

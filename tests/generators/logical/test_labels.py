@@ -15,6 +15,7 @@ from irforge.generators.logical.labels import (
     read_violations,
     write_negation_labels,
 )
+from irforge.generators.logical.query_schema import Evidence, LogicalQueryOutput
 from irforge.generators.logical.selection import (
     SelectionError,
     group_docs,
@@ -24,8 +25,6 @@ from irforge.generators.logical.selection import (
     split_passages,
 )
 from irforge.generators.logical.steps import (
-    Evidence,
-    LogicalQueryOutput,
     answer_parts,
     answer_problems,
     evidence_problems,

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from irforge.core.records import Doc
 from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.query_schema import EVIDENCE_CHARS, evidence_pieces
 from irforge.generators.logical.selection import QueryPlan
-from irforge.generators.logical.steps import (
-    EVIDENCE_CHARS,
-    QueryItem,
-    evidence_pieces,
-    query_problems,
-    query_step,
-)
+from irforge.generators.logical.steps import QueryItem, query_problems, query_step
 from irforge.generators.logical.types import get_type
 
 FILMS = DEMONSTRATIONS["pin"].passage

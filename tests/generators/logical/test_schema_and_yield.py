@@ -18,15 +18,14 @@ from irforge.generators.logical.build import build_logical
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.generators.logical.labels import labels_path, read_violations
 from irforge.generators.logical.method import Config as LogicalConfig
-from irforge.generators.logical.selection import QueryPlan
-from irforge.generators.logical.steps import (
+from irforge.generators.logical.query_schema import (
     Evidence,
-    QueryItem,
     answer_choices,
     passage_sentences,
     query_model,
-    query_reasons,
 )
+from irforge.generators.logical.selection import QueryPlan
+from irforge.generators.logical.steps import QueryItem, query_reasons
 from irforge.generators.logical.structure import Triple, TripleGroups
 from irforge.steps.runner import BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
