@@ -224,7 +224,8 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
 }
 #: writing verbs without a case of their own, and why a kill cannot leave them mixed
 WITHOUT_CASE: dict[tuple[str | None, str], str] = {
-    (None, "run"): "runs the verbs above, one generation per stage, resumable (tests/recipe)",
+    (None, "run"): "runs the verbs above, one generation per stage (a kill loses the stage in "
+                   "flight; the re-run resumes); no kill case yet: a recipe run costs a minute",
     ("corpus", "collect"): "a stage of corpus build (its case); needs URLs or a search API",
     ("corpus", "extract"): "a stage of corpus build, the same code under the same generation",
     ("corpus", "dedup"): "a stage of corpus build, the same code under the same generation",
