@@ -8,6 +8,7 @@ is cut in half first). After the recovery the next writer makes (``rollback``), 
 must equal the previous state or the clean run's; then a re-run must reach the clean run's
 state (checked after the last two kills). The quick run (CI runs it) kills each verb at its
 middle write; the exhaustive run (``IRFORGE_CRASH_EVERY_WRITE=1``) at every write.
+:data:`COVERED` and :data:`WITHOUT_CASE` list every writing verb: a new one fails a test.
 """
 
 from __future__ import annotations
