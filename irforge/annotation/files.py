@@ -80,7 +80,7 @@ def import_tasks(bench: Benchmark, job: LabelingJob, export_file: Path,
                            f"pass the downloaded file")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     saved = bench.root / "annotation" / "exports" / f"file-{stamp}-{export_file.name}"
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(export_file, saved)
+    with atomic_open(saved, "wb") as handle, export_file.open("rb") as source:
+        shutil.copyfileobj(source, handle)  # journaled: a killed import leaves no copy
     return ingest(bench, job, saved, FILE_PROJECT, {}, tie_break, split,
                   step=f"annotate.import_tasks.{job.name}")

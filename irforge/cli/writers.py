@@ -42,7 +42,12 @@ WRITERS: dict[tuple[str | None, str], Writes] = {
     ("build", "logical"): Writes("bench_dir"),
     ("build", "multicon"): Writes("bench_dir"),
     ("build", "instructions"): Writes("bench_dir"),
+    ("build", "instructions-review"): Writes("bench_dir", creates=False),
+    # push keeps the project registry as soon as Label Studio made the project (a server-side
+    # effect no rollback undoes), so a re-run reuses it: the lock only, no generation
+    ("annotate", "push"): Writes("bench_dir", creates=False, atomic=False),
     ("annotate", "pull"): Writes("bench_dir", creates=False),
+    ("annotate", "export-tasks"): Writes("bench_dir", creates=False),
     ("annotate", "import-tasks"): Writes("bench_dir", creates=False),
     ("qrels", "merge"): Writes("bench_dir", creates=False),
     # audits write their reports into BENCH_DIR/audits (or --out)

@@ -66,6 +66,7 @@ def estimate_tokens(messages: list[dict[str, str]]) -> int:
 def count_prompt_tokens(spec: ModelSpec, messages: list[dict[str, str]]) -> int:
     """Prompt tokens by litellm's tokenizer for the model, else the cheap estimate."""
     if spec.backend == "litellm":
+        silence_litellm()  # its bundled price map: no download at import
         import litellm
 
         try:

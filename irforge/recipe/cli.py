@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Annotated
 
@@ -70,10 +69,12 @@ def init_command(
     force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write the documented default recipe to edit."""
+    from irforge.core.jsonl import atomic_open
     from irforge.recipe.model import DEFAULT_RECIPE
 
     if path.exists() and not force:
         raise IrforgeError(f"{path} exists; pass --force to overwrite it")
-    shutil.copyfile(DEFAULT_RECIPE, path)
+    with atomic_open(path, "wb") as handle:  # a killed init leaves no half recipe
+        handle.write(Path(DEFAULT_RECIPE).read_bytes())
     typer.echo(f"wrote {path}: set corpus.input, pick methods, then: irforge run BENCH "
                f"--recipe {path}")

@@ -47,25 +47,33 @@ def test_input_errors_are_clear(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-@pytest.fixture()
-def server():
-    script = Script(default=Action.answer({"document": "unused"}), rules=(
+def script() -> Script:
+    """Instructed and reversed queries for the layman unit; the hard-negative topic refused."""
+    return Script(default=Action.answer({"document": "unused"}), rules=(
         Rule("Shape of the answer: {\"instructed_query\"", (Action.answer({
             "instructed_query": "How do flood warnings work? Please explain it for a layman."}),)),
         Rule("Shape of the answer: {\"reversed_query\"", (Action.answer({
             "reversed_query": "How do flood warnings work? Please do not write for a layman."}),)),
         Rule("related topic", (Action.refusal(),)),
     ))
-    with ScriptedServer(script).start() as running:
+
+
+def pairs(path, rows=None):
+    """The pairs file of one expert and one plain passage for the same query."""
+    return _pairs(path, rows or [_row("d1", EXPERT, "expert"), _row("d2", PLAIN, "layman")])
+
+
+@pytest.fixture()
+def server():
+    with ScriptedServer(script()).start() as running:
         yield running
 
 
 def test_build_through_http_records_faults_and_writes_the_folder(tmp_path, server):
-    pairs = _pairs(tmp_path / "p.jsonl", [_row("d1", EXPERT, "expert"),
-                                          _row("d2", PLAIN, "layman")])
+    written = pairs(tmp_path / "p.jsonl")
     env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-secret", "PYTHONPATH": os.getcwd()}
     out = tmp_path / "bench"
-    result = _cli("build", "instructions", out, "--pairs", pairs, "--model", "openai/scripted",
+    result = _cli("build", "instructions", out, "--pairs", written, "--model", "openai/scripted",
                   "--api-base", server.url, "--cache", tmp_path / "c.sqlite", env=env)
     assert result.returncode == 0, result.stderr
     assert "units=1" in result.stdout
