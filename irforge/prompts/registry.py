@@ -190,6 +190,13 @@ def _index(folder: Path) -> dict[str, Path]:
     return found
 
 
+@lru_cache(maxsize=1)
+def _shipped_index() -> dict[str, Path]:
+    """The templates shipped inside the package: read once (an override folder is read on
+    every call, so a user's edits take effect without a restart)."""
+    return _index(TEMPLATES_DIR)
+
+
 def folder_template_names(folder: Path | str) -> list[str]:
     """The template ids a prompt folder holds (``<group>.<name>`` per YAML file)."""
     return sorted(_index(Path(folder)))
@@ -209,7 +216,7 @@ def override_dir(prompts_dir: Path | str | None = None) -> Path | None:
 
 def template_paths(prompts_dir: Path | str | None = None) -> dict[str, Path]:
     """Every template id and the file it loads from, overrides taking precedence."""
-    paths = _index(TEMPLATES_DIR)
+    paths = dict(_shipped_index())
     folder = override_dir(prompts_dir)
     if folder is not None:
         paths.update(_index(folder))
