@@ -9,14 +9,18 @@ the ensemble decides the verdict, since it is what becomes qrels. Figures go to
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.relevance import LAYOUT
+from irforge.core.records import Doc, Qrel, Query
 from irforge.core.trust import record_judge
 from irforge.generators.controls import (
     Control,
+    ControlSource,
     make_controls,
     relevant_from,
     sources_from_queries,
@@ -37,6 +41,39 @@ def folder_controls(bench: Benchmark, seed: int = 0, limit: int = 50) -> list[Co
     docs = list(bench.corpus())
     sources = sources_from_queries(list(bench.queries()), {doc.doc_id: doc for doc in docs})
     return make_controls(sources, docs, seed=seed, limit=limit) if sources else []
+
+
+def verified_controls(source: str, intents: Mapping[str, IntentSpec],
+                      default_intent: str | None, seed: int = 0, limit: int = 50
+                      ) -> list[Control]:
+    """Controls from hand-verified queries (``controls_from``): each query of a known intent
+    with a document judged relevant (grade >= 2) is a source, over that set's documents."""
+    docs, queries, qrels = verified_set(source)
+    relevant = {qrel.query_id: qrel.doc_id for qrel in qrels if qrel.relevance >= 2}
+    sources = []
+    for query in queries:
+        intent = query.metadata.get("intent") or default_intent
+        if intent in intents and query.query_id in relevant:
+            sources.append(ControlSource(query.query_id, query.text, relevant[query.query_id],
+                                         intent, None, query.metadata.get("answer")))
+    return make_controls(sources, docs, seed=seed, limit=limit)
+
+
+def verified_set(source: str) -> tuple[list[Doc], list[Query], list[Qrel]]:
+    """The documents, queries and qrels of ``source``: ``sample`` (the shipped sample
+    queries) or a benchmark folder; a folder missing one of them is a usage error."""
+    if source == "sample":
+        from irforge.data.sample import sample_docs, sample_qrels, sample_queries
+
+        return sample_docs(), sample_queries(), sample_qrels()
+    bench = Benchmark(Path(source))
+    missing = [path.name for path in (bench.corpus_path, bench.queries_path,
+                                      bench.qrels_path()) if not path.is_file()]
+    if missing:
+        raise IrforgeError(f"controls_from {source}: {', '.join(missing)} not found (give a "
+                           "benchmark folder with corpus.jsonl, queries.jsonl and "
+                           "qrels/test.tsv, or 'sample')")
+    return list(bench.corpus()), list(bench.queries()), list(bench.qrels())
 
 
 def control_pairs(controls: Sequence[Control], intents: Mapping[str, IntentSpec],
