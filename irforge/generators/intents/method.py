@@ -48,7 +48,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     ``(taxonomy, run)``."""
     from irforge.generators.intents import build_intents
 
-    plan = _prepared(config, inputs)
+    plan = prepare(config, inputs)
     run = build_intents(runner, plan.docs, plan.intents, plan.taxonomy, config.per_task,
                         config.seed, config.needs, seeds=plan.seeds,
                         keep_generated=config.keep_generated_passages)
@@ -59,7 +59,7 @@ def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
     """``(taxonomy, run)`` of a dry run: the plan and its estimate, nothing sent or written."""
     from irforge.generators.intents import build_intents
 
-    plan = _prepared(config, inputs)
+    plan = prepare(config, inputs)
     return plan.taxonomy, build_intents(runner, plan.docs, plan.intents, plan.taxonomy,
                                         config.per_task, config.seed, config.needs,
                                         dry_run=True, seeds=plan.seeds)
@@ -76,7 +76,7 @@ class Prepared:
     seeds: list[Any] | None
 
 
-def _prepared(config: Config, inputs: Inputs) -> Prepared:
+def prepare(config: Config, inputs: Inputs) -> Prepared:
     """The corpus's documents, the chosen intents, the taxonomy and the seed passages."""
     from irforge.core.errors import IrforgeError
     from irforge.generators.intents import load_intents, select_intents
