@@ -8,16 +8,22 @@ the ensemble decides the verdict, since it is what becomes qrels. Figures go to
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
 from irforge.core.errors import IrforgeError
-from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.records import Doc, Qrel, Query
-from irforge.core.trust import record_judge
+from irforge.generators.control_hook import (
+    ByStep,
+    Checked,
+    ControlReport,
+    JudgeSpec,
+    Reader,
+    report_judge,
+)
 from irforge.generators.controls import (
     Control,
     ControlSource,
@@ -26,10 +32,11 @@ from irforge.generators.controls import (
     sources_from_queries,
 )
 from irforge.generators.intents.config import IntentSpec
-from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.steps import STEP, Pair
+from irforge.generators.relevance.ensemble import ENSEMBLE_STEP, ensemble
+from irforge.generators.relevance.settings import LabelSettings
+from irforge.generators.relevance.steps import Pair
 from irforge.steps.judge_report import control_summary, raise_if_untrusted
-from irforge.validators.control_stats import StepFigures, judge_status, step_figures
+from irforge.steps.runner import BuildRunner
 
 __all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 
@@ -89,54 +96,48 @@ def control_pairs(controls: Sequence[Control], intents: Mapping[str, IntentSpec]
     return out
 
 
-def score_controls(pairs: Sequence[tuple[Control, Pair]],
-                   by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
-                   ensemble_rows: Sequence[Mapping[str, Any]], ensemble_step: str
-                   ) -> tuple[list[StepFigures], list[dict[str, Any]]]:
-    """Figures per strategy and for the ensemble, and one log row per control."""
-    expected = [control.expected for control, _ in pairs]
-    kinds = [control.kind for control, _ in pairs]
+def as_checked(pairs: Sequence[tuple[Control, Pair]]) -> list[Checked]:
+    """Each control pair as the judge-control hook takes it; its log row is the control."""
+    return [Checked(pair, control.kind, control.expected, control.to_json())
+            for control, pair in pairs]
+
+
+def reader(pairs: Sequence[tuple[Control, Pair]]) -> Reader:
+    """A strategy's label or the ensemble's grade of one control as a decision (at least
+    half its intent's scale: relevant) and its score."""
     cuts = [relevant_from(pair.intent.relevance.top_label) for _, pair in pairs]
-    figures = []
-    rows = [{**control.to_json(), "labels": {}} for control, _ in pairs]
-    for name, outcomes in by_strategy.items():
-        asked = [i for i in range(len(pairs)) if i in outcomes]
-        decided: list[int | None] = []
-        scores: list[float | None] = []
-        for i in asked:
-            outcome = outcomes[i]
-            decided.append(None if outcome.label is None else int(outcome.label >= cuts[i]))
-            scores.append(outcome.value)
-            rows[i]["labels"][name] = outcome.value
-        if asked:
-            figures.append(step_figures(f"{STEP}.{name}", [expected[i] for i in asked],
-                                        decided, scores, [kinds[i] for i in asked]))
-    by_id = {row["query_id"]: row for row in ensemble_rows}
-    decided, scores = [], []
-    for i, (control, _) in enumerate(pairs):
-        row = by_id.get(control.control_id)
-        decided.append(None if row is None else int(row["graded"] >= cuts[i]))
-        scores.append(None if row is None else float(row["score"]))
-        rows[i]["labels"]["ensemble"] = scores[-1]
-    figures.append(step_figures(ensemble_step, expected, decided, scores, kinds))
-    return figures, rows
+
+    def read(step: str, i: int, value: Any) -> tuple[int | None, float | None]:
+        if value is None:
+            return None, None
+        if step == ENSEMBLE_STEP:
+            return int(value["graded"] >= cuts[i]), float(value["score"])
+        return (None if value.label is None else int(value.label >= cuts[i])), value.value
+
+    return read
 
 
-def judge_entry(figures: Sequence[StepFigures], deciding: str, split: str, model: str,
-                demo_grade: bool, controls_file: str) -> dict[str, Any]:
-    """The ``judge_controls.json`` entry: status from the deciding step, every step's figures."""
-    decider = next((f for f in figures if f.step == deciding), None)
-    status = judge_status(decider) if decider is not None else "untested"
-    reasons = list(decider.reasons) if decider is not None else ["no control was labeled"]
-    return {"status": status, "trusted": status == "trusted", "reasons": reasons,
-            "deciding_step": deciding, "qrels_splits": [split], "model": model,
-            "demo_grade": demo_grade, "controls_file": controls_file,
-            "lines": [f.line() for f in figures],
-            "steps": {f.step: f.to_json() for f in figures}}
+def ensembled(pairs: Sequence[tuple[Control, Pair]], settings: LabelSettings
+              ) -> Callable[[ByStep], ByStep]:
+    """The ensemble step of the controls, from their strategies' outcomes: it decides."""
+    def derive(checked: ByStep) -> ByStep:
+        by_strategy = {step.rpartition(".")[2]: by for step, by in checked.items()}
+        rows, _, _ = ensemble([pair for _, pair in pairs], by_strategy, settings, set())
+        by_id = {row["query_id"]: row for row in rows}
+        return {ENSEMBLE_STEP: {i: by_id.get(control.control_id)
+                                for i, (control, _) in enumerate(pairs)}}
+
+    return derive
 
 
-def record_controls(bench: Benchmark, entry: Mapping[str, Any],
-                    rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write the control log and the folder's ``judge_controls.json`` entry."""
-    write_jsonl(LAYOUT.path(bench.root, "controls"), rows)
-    record_judge(bench.root, JUDGE, entry)
+def report_controls(runner: BuildRunner, report: ControlReport, settings: LabelSettings,
+                    made: bool) -> dict[str, Any]:
+    """Write the control log and the ``relevance`` entry of ``judge_controls.json``; the
+    entry (``made``: some control was mixed in, else why none was)."""
+    spec = JudgeSpec(JUDGE, ENSEMBLE_STEP, (settings.split,), LAYOUT.relative("controls"))
+    entry = report.entry(spec, () if made else [
+        "no query names a real source passage (seed_doc_id, source_doc, gold_doc_id or a "
+        "non-generated positive_doc_id) to make controls from" if settings.controls
+        else "controls were switched off"])
+    report_judge(runner, spec, entry, report.rows)
+    return entry
