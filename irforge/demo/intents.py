@@ -46,12 +46,12 @@ def first_passage(docs: list[Doc], doc_id: str) -> str:
 
 def intents_config() -> Any:
     """The demo's intents build: QA and FC as a small model runs them (``small-model``
-    profile), over DisastIR's MH and Geo categories, seeded from the disaster documents."""
+    query style), over DisastIR's MH and Geo categories, seeded from the disaster documents."""
     from irforge.generators.intents.method import Config
 
     return Config(intents=list(DEMO_INTENTS), per_task=1, taxonomy="disastir",
                   categories=list(DEMO_CATEGORIES), seed_prefixes=list(DISASTER_DOCS),
-                  profile="small-model", seed=0)
+                  query_style="small-model", seed=0)
 
 
 def label_config() -> Any:

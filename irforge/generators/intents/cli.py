@@ -63,9 +63,9 @@ def build_intents_command(
     seed_prefixes: Annotated[str, typer.Option(
         help="Comma-separated passage-id prefixes: seed only from those passages.")]
     = INTENTS.seed_prefixes,
-    profile: Annotated[str, typer.Option(
+    query_style: Annotated[str, typer.Option(
         help="'default', or 'small-model' for a small local model (docs/intents.md).")]
-    = INTENTS.profile,
+    = INTENTS.query_style,
     target_k: TargetKOption = INTENTS.target_k,
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
@@ -89,7 +89,7 @@ def build_intents_command(
                        taxonomy=taxonomy, intents_file=intents_file, needs=needs, seed=seed,
                        target_k=target_k, keep_generated_passages=keep_generated_passages,
                        categories=split_names(categories),
-                       seed_prefixes=split_names(seed_prefixes), profile=profile)
+                       seed_prefixes=split_names(seed_prefixes), query_style=query_style)
     inputs = Inputs(corpus_file(bench_dir, corpus))
     if dry_run:
         tax, run = estimate_method(METHOD, bench_dir, config, inputs, engine)

@@ -29,17 +29,17 @@ class Config(QueryMethodConfig):
     seed_prefixes: list[str] = Field(default_factory=list, description="seed queries only "
                                      "from passages whose id starts with one of these "
                                      "(empty: every passage)")
-    profile: str = Field("default", description="how queries are asked for: 'default' or "
-                         "'small-model' (a picked seed sentence, no worked example, the "
-                         "first declared form)")
+    query_style: str = Field("default", description="how queries are asked for: 'default' "
+                             "or 'small-model' (a picked seed sentence, no worked example, "
+                             "the first declared form)")
 
-    @field_validator("profile")
+    @field_validator("query_style")
     @classmethod
-    def _known_profile(cls, value: str) -> str:
-        from irforge.generators.intents.profiles import PROFILES
+    def _known_style(cls, value: str) -> str:
+        from irforge.generators.intents.styles import STYLES
 
-        if value not in PROFILES:
-            raise ValueError(f"unknown profile {value!r}; known: {sorted(PROFILES)}")
+        if value not in STYLES:
+            raise ValueError(f"unknown query style {value!r}; known: {sorted(STYLES)}")
         return value
 
 
@@ -67,7 +67,7 @@ def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
 
 @dataclass(frozen=True)
 class Prepared:
-    """What a build reads: the corpus, the intents as its profile runs them, the taxonomy
+    """What a build reads: the corpus, the intents in its query style, the taxonomy
     (cut to the chosen categories) and the seed passages (None: every source passage)."""
 
     docs: list[Any]
@@ -81,11 +81,11 @@ def prepare(config: Config, inputs: Inputs) -> Prepared:
     from irforge.core.errors import IrforgeError
     from irforge.generators.intents import load_intents, select_intents
     from irforge.generators.intents.build import source_docs
-    from irforge.generators.intents.profiles import with_profile
+    from irforge.generators.intents.styles import with_style
     from irforge.generators.intents.taxonomy import choose_taxonomy
 
     docs = inputs.documents()
-    chosen = with_profile(config.profile, select_intents(load_intents(config.intents_file),
+    chosen = with_style(config.query_style, select_intents(load_intents(config.intents_file),
                                                          list(config.intents)))
     try:
         taxonomy = choose_taxonomy(config.taxonomy, source_docs(docs), config.seed)

@@ -1,4 +1,5 @@
-"""Intent profiles: how a build asks its model for queries (``profile`` of the intents Config).
+"""Query styles: how a build asks its model for queries (``query_style`` of the intents
+Config; not the LLM's model profile, ``irforge/llm/profile.py``).
 
 ``default`` runs each intent as declared. ``small-model`` suits a small local model: the need
 is a seed sentence picked by id (``intents.pick_need``), the query prompt shows that sentence
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.intents.steps import PICK_NEED_TEMPLATE
 
-Profile = Callable[[IntentSpec], IntentSpec]
+Style = Callable[[IntentSpec], IntentSpec]
 
 
 def small_model(intent: IntentSpec) -> IntentSpec:
@@ -24,11 +25,11 @@ def small_model(intent: IntentSpec) -> IntentSpec:
                                      "forms": intent.forms[:1]})
 
 
-PROFILES: dict[str, Profile] = {"default": lambda intent: intent, "small-model": small_model}
+STYLES: dict[str, Style] = {"default": lambda intent: intent, "small-model": small_model}
 
 
-def with_profile(name: str, intents: Sequence[IntentSpec]) -> list[IntentSpec]:
-    """``intents`` as profile ``name`` runs them (a name the registry lacks: ValueError)."""
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; known: {sorted(PROFILES)}")
-    return [PROFILES[name](intent) for intent in intents]
+def with_style(name: str, intents: Sequence[IntentSpec]) -> list[IntentSpec]:
+    """``intents`` as query style ``name`` runs them (a name the registry lacks: ValueError)."""
+    if name not in STYLES:
+        raise ValueError(f"unknown query style {name!r}; known: {sorted(STYLES)}")
+    return [STYLES[name](intent) for intent in intents]
