@@ -118,9 +118,9 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
         pool = write_pool(bench, docs)
         labeled, _ = run_reported(LABEL, BuildRunner.open(engine, bench.root, "relevance"),
                                   labeling, Inputs(bench.corpus_path, pool))
-        # the build's own manifest entry ("intents", written by the build runner) carries the
-        # generation yield the demo's closing table and its empty check read; this entry
-        # repeats no yield, so no step is counted twice
+        # the build's own manifest entry ("intents", written by Method.run) carries the
+        # generation yield the demo's closing table and its empty check read (the labeling's
+        # "relevance" entry is left out there: demo.LABELING); this entry repeats no yield
         bench.record_step("demo.intents", {**manifest, "label": labeled.report.manifest(),
                                            "label_engine": engine.manifest_entry()})
         note = grade_note(engine.demo_grade)
