@@ -126,11 +126,16 @@ def _folders(out: Path) -> list[Path]:
             *sorted(p for p in out.glob("*/*") if p.is_dir())]
 
 
+# manifest entries of labeling (what the judge labeled is no generated item): the demo's yield
+# table and its empty check leave them out
+LABELING = ("relevance",)
+
+
 def demo_yield(out: Path) -> YieldTable:
     """The yield table of every benchmark folder the demo wrote (generators' steps)."""
     table = YieldTable()
     for folder in _folders(out):
-        table.extend(folder_yield(folder).steps.values())
+        table.extend(folder_yield(folder, skip=LABELING).steps.values())
     return table
 
 

@@ -44,92 +44,99 @@ def first_passage(docs: list[Doc], doc_id: str) -> str:
     return chunks[min(chunks)]
 
 
-def demo_intent(intent: Any) -> Any:
-    """The intent as the demo runs it with a small model: the need is a seed sentence picked
-    by id, the query prompt shows no worked example (the embedded model repeats the
-    built-in prompts' examples, which the echo check rejects), and it is asked for the
-    intent's first declared form only (a question, a supported claim)."""
-    from irforge.generators.intents.steps import PICK_NEED_TEMPLATE
+def intents_config() -> Any:
+    """The demo's intents build: QA and FC as a small model runs them (``small-model``
+    query style), over DisastIR's MH and Geo categories, seeded from the disaster documents."""
+    from irforge.generators.intents.method import Config
 
-    return intent.model_copy(update={"needs_template": PICK_NEED_TEMPLATE,
-                                     "query_template": "intents.sentence_query",
-                                     "forms": intent.forms[:1]})
+    return Config(intents=list(DEMO_INTENTS), per_task=1, taxonomy="disastir",
+                  categories=list(DEMO_CATEGORIES), seed_prefixes=list(DISASTER_DOCS),
+                  query_style="small-model", seed=0)
 
 
-def seed_controls(seed: int = 0) -> list[Any]:
-    """Controls from the hand-written QA/FC seed queries of the sample corpus (verified: each
-    judged 2 on its document) over the sample documents: the demo's judge is tested on them."""
-    from irforge.data.sample import sample_docs, sample_qrels, sample_queries
-    from irforge.generators.controls import ControlSource, make_controls
+def label_config() -> Any:
+    """The demo's labeling: all three strategies, its judge also tested on controls from the
+    shipped hand-written QA/FC sample queries (each judged 2 on its document)."""
+    from irforge.generators.relevance.method import Config
 
-    relevant = {q.query_id: q.doc_id for q in sample_qrels() if q.relevance >= 2}
-    sources = [ControlSource(q.query_id, q.text, relevant[q.query_id], q.metadata.get("intent"),
-                             None, q.metadata.get("answer"))
-               for q in sample_queries() if q.metadata.get("intent") in DEMO_INTENTS
-               and q.query_id in relevant]
-    return make_controls(sources, sample_docs(), seed=seed)
+    return Config(strategies=["zero_shot", "cot", "multi_dim"], controls_from="sample")
+
+
+def write_pool(bench: Benchmark, docs: list[Doc]) -> Path:
+    """Add the hand-written query to the folder's queries and write the labeling pool: it
+    with its two passages, each generated query with its seed passage."""
+    queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
+    bench.write_queries([*queries, HAND_QUERY])
+    rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id, "doc_ids": [
+        first_passage(docs, doc_id) for doc_id in HAND_POOL]}]
+    rows += [{"query_id": q.query_id, "doc_ids": [q.metadata["seed_doc_id"]]}
+             for q in queries if q.metadata.get("generated_by") == "intents"]
+    pool = bench.root / "intents" / "demo_pool.jsonl"
+    write_jsonl(pool, rows)
+    return pool
+
+
+def run_reported(method: Any, runner: Any, config: Any, inputs: Any) -> tuple[Any, str | None]:
+    """``Method.run`` printing the yield table; what it built and, when it stopped on an empty
+    result or a judge that failed its controls (the demo reports both), why."""
+    from irforge.core.errors import EmptyResultError, UntrustedLabels
+
+    shown: list[Any] = []
+
+    def show(built: Any) -> None:
+        shown.append(built)
+        typer.echo(runner.yields.render())
+
+    try:
+        method.run(runner, config, inputs, show)
+    except (EmptyResultError, UntrustedLabels) as exc:
+        return shown[0], str(exc)
+    return shown[0], None
 
 
 def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
-    """Generate, label and summarise; returns the one-line summary the demo prints."""
+    """Generate and label by ``Method.run`` and summarise; returns the one-line summary the
+    demo prints (an EmptyResultError when no query was generated)."""
     from irforge.cli.options import grade_note
-    from irforge.generators.intents import (
-        ChosenTaxonomy,
-        build_intents,
-        load_intents,
-        load_taxonomy,
-    )
-    from irforge.generators.intents.config import Taxonomy
-    from irforge.generators.relevance import LabelSettings, label_benchmark
-    from irforge.generators.relevance.probabilities import TOP_LOGPROBS
+    from irforge.core.errors import EmptyResultError
+    from irforge.generators.intents.method import METHOD as INTENTS
+    from irforge.generators.relevance.method import METHOD as LABEL
+    from irforge.generators.relevance.method import label_logprobs
     from irforge.llm import Engine
+    from irforge.steps.method import Inputs
     from irforge.steps.runner import BuildRunner
 
-    full = load_taxonomy()
-    taxonomy = Taxonomy(name="disastir-demo", categories=[
-        c for c in full.categories if c.key in DEMO_CATEGORIES])
-    intents = load_intents()
     docs = list(bench.corpus())
-    seeds = [doc for doc in docs if doc.doc_id[:3] in DISASTER_DOCS]
+    config, labeling = intents_config(), label_config()
     with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
-        built = build_intents(BuildRunner.open(engine, bench.root, "intents"), docs,
-                              [demo_intent(intents[n]) for n in DEMO_INTENTS],
-                              ChosenTaxonomy(taxonomy), per_task=1, seed=0, seeds=seeds)
-        manifest = {"build": built.manifest(), "build_engine": engine.manifest_entry()}
+        built, empty = run_reported(INTENTS, BuildRunner.open(engine, bench.root, "intents"),
+                                    config, Inputs(bench.corpus_path, docs=tuple(docs)))
+        taxonomy, run = built.report
+        manifest = {"build": run.manifest(), "build_engine": engine.manifest_entry()}
     with Engine(model=model, cache_path=cache, max_tokens=40, progress=False,
-                logprobs=TOP_LOGPROBS) as engine:
-        queries = [q for q in bench.queries() if q.query_id != HAND_QUERY.query_id]
-        bench.write_queries([*queries, HAND_QUERY])
-        pool_rows: list[dict[str, Any]] = [{"query_id": HAND_QUERY.query_id,
-                                            "doc_ids": [first_passage(docs, doc_id) for doc_id in
-                                                        HAND_POOL]}]
-        for query in queries:
-            if query.metadata.get("generated_by") == "intents":
-                pool_rows.append({"query_id": query.query_id,
-                                  "doc_ids": [query.metadata["seed_doc_id"]]})
-        pool = bench.root / "intents" / "demo_pool.jsonl"
-        write_jsonl(pool, pool_rows)
-        labeled = label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [pool],
-                                  intents, LabelSettings(), extra_controls=seed_controls())
-        labels = labeled.manifest()
-        # the build's own manifest entry ("intents", written by the build runner) carries the
-        # generation yield the demo's closing table and its empty check read; this entry
-        # repeats no yield, so no step is counted twice
-        bench.record_step("demo.intents", {**manifest, "label": labels,
+                logprobs=label_logprobs(labeling.label_probs)) as engine:
+        pool = write_pool(bench, docs)
+        labeled, _ = run_reported(LABEL, BuildRunner.open(engine, bench.root, "relevance"),
+                                  labeling, Inputs(bench.corpus_path, pool))
+        # the build's own manifest entry ("intents", written by Method.run) carries the
+        # generation yield the demo's closing table and its empty check read (the labeling's
+        # "relevance" entry is left out there: demo.LABELING); this entry repeats no yield
+        bench.record_step("demo.intents", {**manifest, "label": labeled.report.manifest(),
                                            "label_engine": engine.manifest_entry()})
         note = grade_note(engine.demo_grade)
-    typer.echo(built.yields.render())
-    typer.echo(labeled.yields.render())
     counts = labeled.counts
     judge = _say_controls(bench, counts)
-    made = built.counts
-    return (f"{made['queries']}/{made['planned']} queries generated for "
-            f"{'+'.join(DEMO_INTENTS)} x "
-            f"{len(taxonomy.categories)} categories; {counts['pairs']} pairs labeled with 3 "
-            f"strategies -> {counts['judgments_written']} judgments, {counts['qrels']} qrels, "
-            f"{counts['flagged']} generated passages flagged; judge controls "
-            f"{judge['status']} ({_ensemble_figures(judge)}); failures in "
-            f"{bench.failures_path.name}{note}")
+    made = run.counts
+    summary = (f"{made['queries']}/{made['planned']} queries generated for "
+               f"{'+'.join(DEMO_INTENTS)} x "
+               f"{len(taxonomy.taxonomy.categories)} categories; {counts['pairs']} pairs "
+               f"labeled with 3 strategies -> {counts['judgments_written']} judgments, "
+               f"{counts['qrels']} qrels, {counts['flagged']} generated passages flagged; "
+               f"judge controls {judge['status']} ({_ensemble_figures(judge)}); failures in "
+               f"{bench.failures_path.name}{note}")
+    if empty:
+        raise EmptyResultError(f"{summary} ({empty})")
+    return summary
 
 
 def _say_controls(bench: Benchmark, counts: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ in the report; :func:`require_yield` turns a run that accepted nothing into an
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -119,14 +119,17 @@ def require_yield(table: YieldTable, what: str, where: str = "") -> None:
     raise EmptyResultError("\n".join(lines))
 
 
-def folder_yield(folder: Path) -> YieldTable:
-    """Every step yield a benchmark folder's manifest records (step entries with ``yield``)."""
+def folder_yield(folder: Path, skip: Collection[str] = ()) -> YieldTable:
+    """Every step yield a benchmark folder's manifest records (step entries with ``yield``),
+    but those of the entries named in ``skip``."""
     from irforge.core.bench import Benchmark
 
     table = YieldTable()
     if not (Path(folder) / "manifest.json").is_file():
         return table
-    for entry in Benchmark(folder).manifest().get("steps", {}).values():
+    for name, entry in Benchmark(folder).manifest().get("steps", {}).items():
+        if name in skip:
+            continue
         if isinstance(entry, dict) and isinstance(entry.get("yield"), list):
             table.extend(YieldTable.from_manifest(entry["yield"]).steps.values())
     return table

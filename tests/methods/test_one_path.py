@@ -14,10 +14,6 @@ from pathlib import Path
 import irforge
 
 PACKAGE = Path(irforge.__file__).resolve().parent
-# the demo's DisastIR stage still calls its generators itself: it builds with demo-only
-# intents (templates), a two-category taxonomy, chosen seed passages and hand-made controls,
-# which the intents and relevance Configs cannot express yet (see the m32a report)
-STILL_DIRECT = {"demo/intents.py"}
 
 
 def running_code() -> set[str]:
@@ -54,8 +50,7 @@ def direct_calls(path: Path) -> set[str]:
 
 def test_verbs_recipe_and_demo_reach_the_generators_only_through_method_run() -> None:
     found = {path.relative_to(PACKAGE).as_posix(): direct_calls(path) for path in callers()}
-    direct = {module: sorted(names) for module, names in found.items()
-              if names and module not in STILL_DIRECT}
+    direct = {module: sorted(names) for module, names in found.items() if names}
     assert not direct, f"these call a generator's build code, not Method.run: {direct}"
 
 
@@ -76,8 +71,3 @@ def test_the_walk_sees_a_planted_direct_call(tmp_path: Path) -> None:
     assert direct_calls(planted) == {"build_logical", "build_multicon"}
     assert {"build_intents", "label_benchmark", "build_instructions"} <= running_code()
 
-
-def test_the_known_direct_callers_still_call_directly() -> None:
-    """A module that no longer calls a generator itself leaves :data:`STILL_DIRECT`."""
-    for module in STILL_DIRECT:
-        assert direct_calls(PACKAGE / module), module

@@ -6,15 +6,18 @@ entry compared without the engine's settings and the finish time, which differ b
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from irforge.cli.app import build_app
 from irforge.core.beir import write_corpus
 from irforge.core.bench import Benchmark
+from irforge.core.errors import IrforgeError
 from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Doc, Qrel, Query
 from irforge.llm import Engine
@@ -22,10 +25,12 @@ from irforge.methods import Inputs, get_method, registry
 from irforge.recipe.model import Recipe
 from irforge.recipe.stages import RunContext, Stage, run_build, run_label
 from irforge.steps.runner import BuildRunner
-from irforge.testing.scripted import ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.recipe.test_run_all_methods import DOCS, good_script
 
-# each method's recipe block and the same options as the verb's flags
+# each method's recipe block and the same options as the verb's flags; the logical judge
+# (through the judge-control hook: its control log and judge_controls.json) runs as its own
+# case, keyed "logical" for its folder and verb
 CASES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "intents": ({"intents": ["QA"], "per_task": 4}, ["--intents", "QA", "--per-task", "4"]),
     "logical": ({"types": ["2in"], "per_type": 8, "passage_sentences": 0},
@@ -34,7 +39,26 @@ CASES: dict[str, tuple[dict[str, Any], list[str]]] = {
                  ["--n", "3", "--limit", "0", "--domain", "books"]),
     "instructions": ({"dimension": "audience"}, ["--dimension", "audience"]),
 }
+JUDGED = ({"types": ["2in"], "per_type": 8, "passage_sentences": 0, "judge": True},
+          ["--types", "2in", "--per-type", "8", "--passage-sentences", "0", "--judge"])
+# labeling: controls off, and controls from the shipped sample queries (the scripted judge
+# calls every pair relevant, so each caller stops with exit 8 after writing the same files)
+LABELS: dict[str, tuple[dict[str, Any], list[str], int]] = {
+    "no-controls": ({"strategies": ["zero_shot"], "controls": False},
+                    ["--strategies", "zero_shot", "--no-controls"], 0),
+    "sample-controls": ({"strategies": ["zero_shot"], "controls_from": "sample"},
+                        ["--strategies", "zero_shot", "--controls-from", "sample"], 8),
+}
 SKIPPED = {"manifest.json", ".irforge", ".lock"}
+
+
+def judging_script() -> Script:
+    """The good script with a logical judge that reads the declared type: 4 for 2in (every
+    query's own type), 1 for the other types its controls declare."""
+    script = good_script()
+    judge = (Rule("Declared type: 2in", (Action.answer({"score": 4, "reason": "exact"}),)),
+             Rule("Declared type:", (Action.answer({"score": 1, "reason": "other"}),)))
+    return replace(script, rules=(*judge, *script.rules))
 
 
 def files_of(folder: Path) -> dict[str, bytes]:
@@ -71,10 +95,27 @@ def labelled_folder(root: Path) -> Path:
     return root
 
 
-def api(name: str, config: Any, inputs: Inputs, folder: Path, url: str) -> None:
+def exit_of(call: Callable[[], Any]) -> int:
+    """The exit status of a caller: 0, or the exit code of the irforge error it stopped on."""
+    try:
+        call()
+    except IrforgeError as exc:
+        return exc.exit_code
+    return 0
+
+
+def exit_code(result: Result) -> int:
+    """The exit status the command line gives for a verb's result (an irforge error's code:
+    the test runner does not turn it into the process status)."""
+    error = result.exception
+    return error.exit_code if isinstance(error, IrforgeError) else result.exit_code
+
+
+def api(name: str, config: Any, inputs: Inputs, folder: Path, url: str) -> int:
     with Engine("openai/scripted", api_base=url, cache_path=folder.parent / f"{name}-api.sqlite",
                 progress=False) as llm:
-        get_method(name).run(BuildRunner.open(llm, folder, name), config, inputs)
+        return exit_of(lambda: get_method(name).run(BuildRunner.open(llm, folder, name),
+                                                    config, inputs))
 
 
 def verb(name: str, flags: list[str], folder: Path, source: Path, url: str) -> None:
@@ -82,7 +123,7 @@ def verb(name: str, flags: list[str], folder: Path, source: Path, url: str) -> N
     result = CliRunner().invoke(build_app(), [
         "build", name, str(folder), *corpus_flag, *flags, "--model", "openai/scripted",
         "--api-base", url, "--cache", str(folder.parent / f"{name}-verb.sqlite")])
-    assert result.exit_code == 0, result.output
+    assert exit_code(result) == 0, result.output
 
 
 def recipe(name: str, block: dict[str, Any], out: Path, url: str) -> None:
@@ -95,17 +136,24 @@ def recipe(name: str, block: dict[str, Any], out: Path, url: str) -> None:
     run_build(ctx, Stage(f"build-{name}", "build", {}, method=name))
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_verb_recipe_and_python_api_build_the_same_folder(name: str, tmp_path: Path) -> None:
-    block, flags = CASES[name]
+def test_every_method_has_a_case() -> None:
+    """A new method is compared too: each registered method is a build case or labeling."""
+    assert set(registry()) == {*CASES, "relevance"}
+
+
+@pytest.mark.parametrize("case", [*CASES, "logical-judged"])
+def test_verb_recipe_and_python_api_build_the_same_folder(case: str, tmp_path: Path) -> None:
+    name = case.removesuffix("-judged")
+    block, flags = JUDGED if case == "logical-judged" else CASES[name]
     config = get_method(name).config.model_validate(block)
     out = tmp_path / "recipe"  # the recipe's folder: every caller reads its corpus and source
     corpus = write_docs(out)
-    with ScriptedServer(good_script()) as server:
+    with ScriptedServer(judging_script()) as server:
         source = None
         if name == "instructions":  # built on a labelled intents folder
             source = labelled_folder(out / "intents")
-        api(name, config, Inputs(corpus, source), tmp_path / "api" / name, server.url)
+        status = api(name, config, Inputs(corpus, source), tmp_path / "api" / name, server.url)
+        assert status == 0
         verb(name, flags, tmp_path / "verb" / name, source or corpus, server.url)
         recipe(name, block, out, server.url)
     built = {how: tmp_path / how / name for how in ("api", "verb", "recipe")}
@@ -117,12 +165,19 @@ def test_verb_recipe_and_python_api_build_the_same_folder(name: str, tmp_path: P
                                                    ^ set(files["api"].items()))
     entries = {how: entry_of(folder, name) for how, folder in built.items()}
     assert entries["verb"] == entries["api"] == entries["recipe"]
+    if case == "logical-judged":  # the judge-control hook's log and entry, the same by caller
+        # at least one kept query's three controls (own, other and near type)
+        assert files["api"]["logical/controls.jsonl"].count(b"\n") >= 3
+        assert b'"controls_file": "logical/controls.jsonl"' in files["api"]["judge_controls.json"]
 
 
-def test_label_verb_recipe_stage_and_python_api_label_the_same_way(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", list(LABELS))
+def test_label_verb_recipe_stage_and_python_api_label_the_same_way(case: str,
+                                                                   tmp_path: Path) -> None:
     """``irforge label``, the recipe's label stage and ``Method.run`` write the same labels
-    (the pool's path, recorded as the input, differs by folder and is left out)."""
-    block = {"strategies": ["zero_shot"], "controls": False}
+    (the pool's path, recorded as the input, differs by folder and is left out), and stop
+    the same way."""
+    block, flags, code = LABELS[case]
     config = get_method("relevance").config.model_validate(block)
     folders = {how: labelled_folder(tmp_path / how / "intents")
                for how in ("api", "verb", "recipe")}
@@ -133,21 +188,25 @@ def test_label_verb_recipe_stage_and_python_api_label_the_same_way(tmp_path: Pat
     (tmp_path / "recipe" / "docs").mkdir()
     pool = Path("pool") / "candidates.jsonl"
     with ScriptedServer(good_script()) as server:
-        api("relevance", config, Inputs(folders["api"] / "corpus.jsonl", folders["api"] / pool),
-            folders["api"], server.url)
+        assert api("relevance", config, Inputs(folders["api"] / "corpus.jsonl",
+                                                folders["api"] / pool),
+                   folders["api"], server.url) == code
         result = CliRunner().invoke(build_app(), [
-            "label", str(folders["verb"]), "--pool", str(folders["verb"] / pool),
-            "--strategies", "zero_shot", "--no-controls", "--model", "openai/scripted",
-            "--api-base", server.url, "--cache", str(tmp_path / "verb" / "label.sqlite")])
-        assert result.exit_code == 0, result.output
+            "label", str(folders["verb"]), "--pool", str(folders["verb"] / pool), *flags,
+            "--model", "openai/scripted", "--api-base", server.url, "--cache",
+            str(tmp_path / "verb" / "label.sqlite")])
+        assert exit_code(result) == code, result.output
         spec = Recipe.model_validate({"corpus": {"input": str(tmp_path / "recipe" / "docs")},
                                       "model": "openai/scripted", "api_base": server.url,
                                       "label": block})
-        run_label(RunContext(recipe=spec, out=tmp_path / "recipe",
-                             rebuilt=frozenset(registry())),
-                  Stage("label-intents", "label", {}, method="intents"))
+        assert exit_of(lambda: run_label(RunContext(recipe=spec, out=tmp_path / "recipe",
+                                                    rebuilt=frozenset(registry())),
+                                         Stage("label-intents", "label", {},
+                                               method="intents"))) == code
     files = {how: files_of(folder) for how, folder in folders.items()}
     assert "qrels/test.tsv" in files["api"] and "judgments.jsonl" in files["api"]
+    if code:  # the judge's controls, mixed in by the hook, logged the same way
+        assert "relevance/controls.jsonl" in files["api"]
     assert files["verb"] == files["api"] == files["recipe"]
     entries = {how: entry_of(folder, "relevance") for how, folder in folders.items()}
     for entry in entries.values():

@@ -57,6 +57,15 @@ def build_intents_command(
     = INTENTS.needs,
     seed: Annotated[int, typer.Option(help="Seed for passages, attributes and needs.")]
     = INTENTS.seed,
+    categories: Annotated[str, typer.Option(
+        help="Comma-separated short ids of the taxonomy's categories to use (default: all).")]
+    = INTENTS.categories,
+    seed_prefixes: Annotated[str, typer.Option(
+        help="Comma-separated passage-id prefixes: seed only from those passages.")]
+    = INTENTS.seed_prefixes,
+    query_style: Annotated[str, typer.Option(
+        help="'default', or 'small-model' for a small local model (docs/intents.md).")]
+    = INTENTS.query_style,
     target_k: TargetKOption = INTENTS.target_k,
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
@@ -78,7 +87,9 @@ def build_intents_command(
     engine = engine_flags(locals())
     config = validated(IntentsConfig, intents=split_names(intents), per_task=per_task,
                        taxonomy=taxonomy, intents_file=intents_file, needs=needs, seed=seed,
-                       target_k=target_k, keep_generated_passages=keep_generated_passages)
+                       target_k=target_k, keep_generated_passages=keep_generated_passages,
+                       categories=split_names(categories),
+                       seed_prefixes=split_names(seed_prefixes), query_style=query_style)
     inputs = Inputs(corpus_file(bench_dir, corpus))
     if dry_run:
         tax, run = estimate_method(METHOD, bench_dir, config, inputs, engine)

@@ -37,6 +37,20 @@ class ChosenTaxonomy:
                                    if self.derived else {})}
                                for c in self.taxonomy.categories]}
 
+    def only(self, keys: Sequence[str]) -> ChosenTaxonomy:
+        """The taxonomy cut to the categories whose short ids are ``keys`` (all when empty);
+        an unknown key is a ValueError naming the known ones."""
+        if not keys:
+            return self
+        known = [c.key for c in self.taxonomy.categories]
+        unknown = [key for key in keys if key not in known]
+        if unknown:
+            raise ValueError(f"unknown categories {unknown} of taxonomy "
+                             f"{self.taxonomy.name!r}; known: {known}")
+        kept = [c for c in self.taxonomy.categories if c.key in keys]
+        return ChosenTaxonomy(self.taxonomy.model_copy(update={"categories": kept}),
+                              self.derived, {k: v for k, v in self.pools.items() if k in keys})
+
     def describe(self) -> str:
         """Lines for the console: one per category."""
         how = "derived from the corpus (term clusters)" if self.derived else "given"

@@ -17,10 +17,10 @@ from typing import Any
 from irforge.check.generation import attach_validators
 from irforge.core.bench import Benchmark
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query
-from irforge.core.trust import record_judge
+from irforge.generators.control_hook import ControlReport
 from irforge.generators.logical.config import Config
 from irforge.generators.logical.demos import DEMONSTRATIONS
-from irforge.generators.logical.judge_controls import JUDGE, judge_entry, run_judge_with_controls
+from irforge.generators.logical.judge_controls import report_controls, run_judge_with_controls
 from irforge.generators.logical.labels import (
     NegationLabel,
     graded_qrels,
@@ -54,7 +54,6 @@ from irforge.steps.failures import rejection
 from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
-from irforge.validators.control_stats import StepFigures
 
 METHOD = "ComLQ (complex logical queries)"
 
@@ -125,7 +124,6 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     Callers show ``summary.yields`` and end with the runner's ``finish`` (or
     :meth:`LogicalSummary.require_yield`).
     """
-    engine = runner.engine
     docs = split_passages(docs, config.passage_sentences)
     chosen, selection = chosen_passages(docs, "logical", config.seed)
     sources = sources_of(selection)
@@ -144,7 +142,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
                                             sources[i] for i in value.plan.doc_ids]}))
     judgments: list[Judgment] = []
     scores: dict[str, int] = {}
-    controls: list[StepFigures] | None = [] if config.judge_controls else None
+    controls: list[ControlReport] | None = [] if config.judge_controls else None
     if config.judge and accepted:
         accepted, judgments, scores = judge_queries(runner, accepted, config.min_judge_score,
                                                     controls, config.seed)
@@ -159,13 +157,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
                                                    for i in item.plan.doc_ids})))
     summary = write_outcome(runner, docs, done, config)
     if config.judge:
-        summary.judge_controls = judge_entry(controls[0] if controls else None,
-                                             str(getattr(engine, "model", "")),
-                                             bool(getattr(engine, "demo_grade", False)))
-        if controls is None:
-            summary.judge_controls["reasons"] = ["controls were switched off "
-                                                 "(--no-judge-controls)"]
-        record_judge(runner.bench.root, JUDGE, summary.judge_controls)
+        summary.judge_controls = report_controls(runner, controls)
     return summary
 
 
@@ -178,19 +170,19 @@ def kept_query_judgments(logged: Sequence[Judgment], kept: Sequence[AcceptedQuer
 
 
 def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score: int,
-                  controls: list[StepFigures] | None = None, seed: int = 0,
+                  controls: list[ControlReport] | None = None, seed: int = 0,
                   ) -> tuple[list[AcceptedQuery], list[Judgment], dict[str, int]]:
     """Score each query's structure; every score is logged per query-passage pair, and a
     score under ``min_score`` rejects the query (one rejection of the judge step). With a
     ``controls`` list, control items are mixed in (``judge_controls.py``), kept out of the
-    ledger, and their figures appended to it."""
+    ledger, and their report (figures and log rows) appended to it."""
     by_key = {item.plan.query_id: item for item in accepted}
     step, start = judge_step(), len(runner.ledger.judgments)
     if controls is None:
         values = runner.judge(step, accepted)
     else:
-        real, figures = run_judge_with_controls(runner.engine, accepted, min_score, seed)
-        controls.extend([figures] if figures is not None else [])
+        real, report = run_judge_with_controls(runner, accepted, min_score, seed)
+        controls.append(report)
         values = runner.keep(step, accepted, real)
     logged = [j for j in runner.ledger.judgments[start:] if j.task == step.name]
     judgments: list[Judgment] = []

@@ -22,25 +22,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from irforge.generators.controls import POSITIVE, control_id, mix
+from irforge.core.layouts.logical import LAYOUT
+from irforge.generators.control_hook import (
+    ByStep,
+    Checked,
+    ControlReport,
+    JudgeSpec,
+    judge_with_controls,
+    report_judge,
+)
+from irforge.generators.control_hook import judge_entry as shared_entry
+from irforge.generators.controls import POSITIVE, control_id
 from irforge.generators.logical.steps import JUDGE_STEP, AcceptedQuery, judge_step
 from irforge.generators.logical.types import TYPE_NAMES, get_type
-from irforge.llm.protocol import EngineLike
-from irforge.steps import StepOutcome, StepYield, reason_key, run_step
-from irforge.validators.control_stats import StepFigures, judge_status, step_figures
+from irforge.steps import StepOutcome, StepYield, reason_key
+from irforge.steps.runner import BuildRunner
+from irforge.validators.control_stats import StepFigures
 
 OTHER_TYPE = "other-type"
 NEAR_TYPE = "near-type"
 JUDGE = "logical.judge"
+#: the logical judge decides the kept queries, so its verdict covers the ``test`` qrels
+SPEC = JudgeSpec(JUDGE, JUDGE_STEP, ("test",), LAYOUT.relative("controls"))
 
 
 @dataclass(frozen=True)
 class JudgeControl:
-    """One control: the query as the judge will see it, its kind and the expected verdict."""
+    """One control: the query as the judge will see it, its kind, the expected verdict and
+    the real query it was made from."""
 
     item: AcceptedQuery
     kind: str
     expected: int
+    query_id: str = ""
+
+    def checked(self) -> Checked:
+        """The control as the judge-control hook takes it; its log row names the real query,
+        the declared type and the query's text."""
+        plan = self.item.plan
+        return Checked(self.item, self.kind, self.expected, {
+            "control_id": plan.query_id, "query_id": self.query_id, "query":
+            self.item.output.query, "type": plan.qtype, "kind": self.kind,
+            "expected": self.expected})
 
 
 def contrast_type(name: str) -> str:
@@ -76,19 +99,33 @@ def judge_controls(accepted: Sequence[AcceptedQuery], seed: int = 0) -> list[Jud
         for kind, qtype, expected in kinds:
             cid = control_id(seed, plan.query_id, qtype, kind)
             out.append(JudgeControl(replace(query, plan=replace(plan, query_id=cid,
-                                                                qtype=qtype)), kind, expected))
+                                                                qtype=qtype)), kind, expected,
+                                    plan.query_id))
     return out
 
 
-def run_judge_with_controls(engine: EngineLike, accepted: Sequence[AcceptedQuery],
+def run_judge_with_controls(runner: BuildRunner, accepted: Sequence[AcceptedQuery],
                             min_score: int, seed: int = 0
-                            ) -> tuple[StepOutcome, StepFigures | None]:
-    """The judge step over real queries and controls in one shuffled run: the real items'
-    outcome (controls removed from judgments, failures and the yield) and the figures."""
+                            ) -> tuple[StepOutcome, ControlReport]:
+    """The judge step over real queries and controls in one shuffled run (the judge-control
+    hook): the real items' outcome (controls removed from judgments, failures and the yield)
+    and the controls' report."""
     controls = judge_controls(accepted, seed)
-    order = mix(len(accepted), len(controls), seed)
-    items = [controls[i].item if is_control else accepted[i] for is_control, i in order]
-    outcome = run_step(engine, judge_step(), items)
+    step, ran = judge_step(), []
+
+    def judge(mixed: list[AcceptedQuery]) -> ByStep:
+        outcome = runner.ask(step, mixed)
+        ran.append(outcome)
+        return {JUDGE_STEP: {pos: outcome.accepted.get(item.plan.query_id)
+                             for pos, item in enumerate(mixed)}}
+
+    def read(_: str, __: int, value: Any) -> tuple[int | None, float | None]:
+        return (None, None) if value is None else (int(value.score >= min_score),
+                                                   float(value.score))
+
+    _, report = judge_with_controls(judge, accepted, [c.checked() for c in controls], read,
+                                    runner.engine, seed)
+    outcome = ran[0]
     ids = {control.item.plan.query_id for control in controls}
     failures = [f for f in outcome.failures if f.item_id not in ids]
     real_accepted = {key: value for key, value in outcome.accepted.items() if key not in ids}
@@ -98,24 +135,30 @@ def run_judge_with_controls(engine: EngineLike, accepted: Sequence[AcceptedQuery
     position = {query.plan.query_id: n for n, query in enumerate(accepted)}
     judgments = sorted((j for j in outcome.judgments if j.query_id not in ids),
                        key=lambda j: position.get(j.query_id, len(position)))
-    real = replace(outcome, accepted=real_accepted, failures=failures, yield_=step_yield,
-                   judgments=judgments)
-    if not controls:
-        return real, None
-    scores = [outcome.accepted.get(c.item.plan.query_id) for c in controls]
-    figures = step_figures(JUDGE_STEP, [c.expected for c in controls],
-                           [None if s is None else int(s.score >= min_score) for s in scores],
-                           [None if s is None else float(s.score) for s in scores],
-                           [c.kind for c in controls])
-    return real, figures
+    return replace(outcome, accepted=real_accepted, failures=failures, yield_=step_yield,
+                   judgments=judgments), report
 
 
-def judge_entry(figures: StepFigures | None, model: str, demo_grade: bool) -> dict[str, Any]:
+def judge_entry(figures: StepFigures | None, model: str, demo_grade: bool,
+                reasons: Sequence[str] = ("no query to make controls from",)
+                ) -> dict[str, Any]:
     """The ``judge_controls.json`` entry of the logical judge (it decides the kept queries,
-    so its verdict covers the ``test`` qrels)."""
-    status = judge_status(figures) if figures is not None else "untested"
-    return {"status": status, "trusted": status == "trusted",
-            "reasons": list(figures.reasons) if figures else ["no query to make controls from"],
-            "deciding_step": JUDGE_STEP, "qrels_splits": ["test"], "model": model,
-            "demo_grade": demo_grade, "lines": [figures.line()] if figures else [],
-            "steps": {JUDGE_STEP: figures.to_json()} if figures else {}}
+    so its verdict covers the ``test`` qrels), in the one shape of every judge."""
+    return shared_entry(SPEC, [figures] if figures is not None else [], model, demo_grade,
+                        reasons)
+
+
+def report_controls(runner: BuildRunner, reports: Sequence[ControlReport] | None
+                    ) -> dict[str, Any]:
+    """Write the logical judge's control log and its ``judge_controls.json`` entry (``reports``
+    None: controls were switched off); the entry."""
+    report = reports[0] if reports else None
+    engine = runner.engine
+    model = report.model if report else str(getattr(engine, "model", ""))
+    demo = report.demo_grade if report else bool(getattr(engine, "demo_grade", False))
+    figures = next(iter(report.figures), None) if report else None
+    entry = judge_entry(figures, model, demo, ["controls were switched off "
+                                               "(--no-judge-controls)"] if reports is None
+                        else ["no query to make controls from"])
+    report_judge(runner, SPEC, entry, report.rows if report else [])
+    return entry

@@ -18,7 +18,8 @@ from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError, Problem
 from irforge.core.layouts.relevance import LAYOUT
 from irforge.core.records import Judgment
-from irforge.generators.controls import Control, mix
+from irforge.generators.control_hook import ControlReport, judge_with_controls
+from irforge.generators.controls import Control
 from irforge.generators.intents.config import IntentSpec
 from irforge.generators.relevance import controls as rcontrols
 from irforge.generators.relevance import steps as relsteps
@@ -146,19 +147,19 @@ def run_strategies(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
     return out
 
 
-def _run_mixed(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
-               checks: Sequence[relsteps.Pair], settings: LabelSettings,
-               ) -> tuple[dict[str, dict[int, strat.Outcome]], dict[str, dict[int, strat.Outcome]]]:
-    """Real pairs and control pairs in one shuffled run; outcomes split back by kind."""
-    order = mix(len(pairs), len(checks), settings.seed)
-    mixed = [checks[i] if is_control else pairs[i] for is_control, i in order]
-    outcomes = run_strategies(runner, mixed, settings.strategies)
-    def split(want: bool) -> dict[str, dict[int, strat.Outcome]]:
-        return {name: dict(sorted(((order[pos][1], o) for pos, o in by.items()
-                                   if order[pos][0] == want), key=lambda kv: kv[0]))
-                for name, by in outcomes.items()}
+def judge_pairs(runner: BuildRunner, pairs: Sequence[relsteps.Pair],
+                checks: Sequence[tuple[Control, relsteps.Pair]], settings: LabelSettings
+                ) -> tuple[dict[str, dict[int, strat.Outcome]], ControlReport]:
+    """Every strategy on the real and control pairs in one shuffled run (the judge-control
+    hook): the real pairs' outcomes by strategy and the controls' report."""
+    def judge(mixed: list[relsteps.Pair]) -> dict[str, dict[int, strat.Outcome]]:
+        return {f"{STEP}.{name}": by for name, by in
+                run_strategies(runner, mixed, settings.strategies).items()}
 
-    return split(False), split(True)
+    judged, checked = judge_with_controls(
+        judge, pairs, rcontrols.as_checked(checks), rcontrols.reader(checks), runner.engine,
+        settings.seed, rcontrols.ensembled(checks, settings))
+    return {step.rpartition(".")[2]: by for step, by in judged.items()}, checked
 
 
 def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
@@ -188,7 +189,7 @@ def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
     report.yields = runner.yields
     if dry_run or not pairs:
         return report
-    by_strategy, by_control = _run_mixed(runner, pairs, [p for _, p in checks], settings)
+    by_strategy, checked = judge_pairs(runner, pairs, checks, settings)
     seen = {(j.query_id, j.doc_id, j.metadata.get("strategy"), j.model)
             for j in bench.judgments() if j.source == "llm" and j.task == "relevance"}
     ledger, counts = runner.ledger, report.counts
@@ -219,24 +220,7 @@ def label_benchmark(runner: BuildRunner, pair_files: Sequence[Path],
     ))[f"qrels/{settings.split}"]
     counts["flagged"] = len(flagged)
     counts["positives_checked"] = sum(1 for row in merged if row["positive"])
-    counts["judge_controls"] = _judge_controls(bench, engine, checks, by_control, settings)
+    counts["judge_controls"] = rcontrols.report_controls(runner, checked, settings,
+                                                         bool(checks))
     return report
 
-
-def _judge_controls(bench: Benchmark, engine: Any, checks: Sequence[tuple[Control,
-                    relsteps.Pair]], by_control: Mapping[str, Mapping[int, strat.Outcome]],
-                    settings: LabelSettings) -> dict[str, Any]:
-    """Score the controls, write their log and the judge_controls.json entry; the entry."""
-    rows, _, _ = ensemble([p for _, p in checks], by_control, settings, set())
-    figures, log = rcontrols.score_controls(checks, by_control, rows, ENSEMBLE_STEP)
-    outcomes = [o for by in by_control.values() for o in by.values()]
-    model = next((o.model for o in outcomes if o.model), str(getattr(engine, "model", "")))
-    demo = any(o.demo_grade for o in outcomes) or bool(getattr(engine, "demo_grade", False))
-    entry = rcontrols.judge_entry(figures if checks else [], ENSEMBLE_STEP, settings.split,
-                                  model, demo, rcontrols.LAYOUT.relative("controls"))
-    if not checks:
-        entry["reasons"] = ["no query names a real source passage (seed_doc_id, source_doc, "
-                            "gold_doc_id or a non-generated positive_doc_id) to make controls "
-                            "from" if settings.controls else "controls were switched off"]
-    rcontrols.record_controls(bench, entry, log)
-    return entry

@@ -43,6 +43,12 @@ ControlsFlag = Annotated[bool, typer.Option(
          "labels that fail are marked untrusted (exit 8). --no-controls is recorded as "
          "'not verified' in judge_controls.json.")]
 
+ControlLimitOption = Annotated[int, typer.Option(
+    help="Queries to make controls from, at most (two controls each).")]
+ControlsFromOption = Annotated[str | None, typer.Option(
+    help="Hand-verified queries whose judged documents become controls too: a benchmark "
+         "folder (queries, qrels of grade >= 2, corpus) or 'sample' (the shipped sample).")]
+
 
 def label_command(
     bench_dir: Annotated[Path, typer.Argument(help="Benchmark folder with queries and corpus.")],
@@ -75,9 +81,8 @@ def label_command(
     batch_poll: Annotated[float, typer.Option(
         help="Seconds between batch status checks with --batch.")] = 30.0,
     label_probs: LabelProbsFlag = LABEL.label_probs, controls: ControlsFlag = LABEL.controls,
-    control_limit: Annotated[int, typer.Option(
-        help="Queries to make controls from, at most (two controls each).")]
-    = LABEL.control_limit,
+    control_limit: ControlLimitOption = LABEL.control_limit,
+    controls_from: ControlsFromOption = LABEL.controls_from,
     seed: Annotated[int, typer.Option(help="Seed of the control choice and order.")]
     = LABEL.seed,
     as_json: JsonOption = False,
@@ -96,7 +101,8 @@ def label_command(
     config = validated(LabelConfig, strategies=split_names(strategies), ensemble=ensemble,
                        binarization=binarize, split=split, include_positives=positives,
                        label_probs=label_probs, controls=controls, control_limit=control_limit,
-                       seed=seed, intent=intent, intents_file=intents_file)
+                       seed=seed, intent=intent, intents_file=intents_file,
+                       controls_from=controls_from)
     inputs = Inputs(bench_dir / "corpus.jsonl", files=(*(pairs or []), *(pool or [])))
     if dry_run:
         report = estimate_method(METHOD, bench_dir, config, inputs, engine)

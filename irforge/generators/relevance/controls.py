@@ -8,26 +8,36 @@ the ensemble decides the verdict, since it is what becomes qrels. Figures go to
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from irforge.core.bench import Benchmark
-from irforge.core.jsonl import write_jsonl
+from irforge.core.errors import IrforgeError
 from irforge.core.layouts.relevance import LAYOUT
-from irforge.core.records import Doc
-from irforge.core.trust import record_judge
+from irforge.core.records import Doc, Qrel, Query
+from irforge.generators.control_hook import (
+    ByStep,
+    Checked,
+    ControlReport,
+    JudgeSpec,
+    Reader,
+    report_judge,
+)
 from irforge.generators.controls import (
     Control,
+    ControlSource,
     make_controls,
     relevant_from,
     sources_from_queries,
 )
 from irforge.generators.intents.config import IntentSpec
-from irforge.generators.relevance import strategies as strat
-from irforge.generators.relevance.steps import STEP, Pair
+from irforge.generators.relevance.ensemble import ENSEMBLE_STEP, ensemble
+from irforge.generators.relevance.settings import LabelSettings
+from irforge.generators.relevance.steps import Pair
 from irforge.prompts.context import doc_context
 from irforge.steps.judge_report import control_summary, raise_if_untrusted
-from irforge.validators.control_stats import StepFigures, judge_status, step_figures
+from irforge.steps.runner import BuildRunner
 
 __all__ = ["control_summary", "raise_if_untrusted"]  # the verbs print and raise with these
 
@@ -39,6 +49,39 @@ def folder_controls(bench: Benchmark, seed: int = 0, limit: int = 50) -> list[Co
     docs = list(bench.corpus())
     sources = sources_from_queries(list(bench.queries()), {doc.doc_id: doc for doc in docs})
     return make_controls(sources, docs, seed=seed, limit=limit) if sources else []
+
+
+def verified_controls(source: str, intents: Mapping[str, IntentSpec],
+                      default_intent: str | None, seed: int = 0, limit: int = 50
+                      ) -> list[Control]:
+    """Controls from hand-verified queries (``controls_from``): each query of a known intent
+    with a document judged relevant (grade >= 2) is a source, over that set's documents."""
+    docs, queries, qrels = verified_set(source)
+    relevant = {qrel.query_id: qrel.doc_id for qrel in qrels if qrel.relevance >= 2}
+    sources = []
+    for query in queries:
+        intent = query.metadata.get("intent") or default_intent
+        if intent in intents and query.query_id in relevant:
+            sources.append(ControlSource(query.query_id, query.text, relevant[query.query_id],
+                                         intent, None, query.metadata.get("answer")))
+    return make_controls(sources, docs, seed=seed, limit=limit)
+
+
+def verified_set(source: str) -> tuple[list[Doc], list[Query], list[Qrel]]:
+    """The documents, queries and qrels of ``source``: ``sample`` (the shipped sample
+    queries) or a benchmark folder; a folder missing one of them is a usage error."""
+    if source == "sample":
+        from irforge.data.sample import sample_docs, sample_qrels, sample_queries
+
+        return sample_docs(), sample_queries(), sample_qrels()
+    bench = Benchmark(Path(source))
+    missing = [path.name for path in (bench.corpus_path, bench.queries_path,
+                                      bench.qrels_path()) if not path.is_file()]
+    if missing:
+        raise IrforgeError(f"controls_from {source}: {', '.join(missing)} not found (give a "
+                           "benchmark folder with corpus.jsonl, queries.jsonl and "
+                           "qrels/test.tsv, or 'sample')")
+    return list(bench.corpus()), list(bench.queries()), list(bench.qrels())
 
 
 def control_pairs(controls: Sequence[Control], intents: Mapping[str, IntentSpec],
@@ -58,54 +101,48 @@ def control_pairs(controls: Sequence[Control], intents: Mapping[str, IntentSpec]
     return out
 
 
-def score_controls(pairs: Sequence[tuple[Control, Pair]],
-                   by_strategy: Mapping[str, Mapping[int, strat.Outcome]],
-                   ensemble_rows: Sequence[Mapping[str, Any]], ensemble_step: str
-                   ) -> tuple[list[StepFigures], list[dict[str, Any]]]:
-    """Figures per strategy and for the ensemble, and one log row per control."""
-    expected = [control.expected for control, _ in pairs]
-    kinds = [control.kind for control, _ in pairs]
+def as_checked(pairs: Sequence[tuple[Control, Pair]]) -> list[Checked]:
+    """Each control pair as the judge-control hook takes it; its log row is the control."""
+    return [Checked(pair, control.kind, control.expected, control.to_json())
+            for control, pair in pairs]
+
+
+def reader(pairs: Sequence[tuple[Control, Pair]]) -> Reader:
+    """A strategy's label or the ensemble's grade of one control as a decision (at least
+    half its intent's scale: relevant) and its score."""
     cuts = [relevant_from(pair.intent.relevance.top_label) for _, pair in pairs]
-    figures = []
-    rows = [{**control.to_json(), "labels": {}} for control, _ in pairs]
-    for name, outcomes in by_strategy.items():
-        asked = [i for i in range(len(pairs)) if i in outcomes]
-        decided: list[int | None] = []
-        scores: list[float | None] = []
-        for i in asked:
-            outcome = outcomes[i]
-            decided.append(None if outcome.label is None else int(outcome.label >= cuts[i]))
-            scores.append(outcome.value)
-            rows[i]["labels"][name] = outcome.value
-        if asked:
-            figures.append(step_figures(f"{STEP}.{name}", [expected[i] for i in asked],
-                                        decided, scores, [kinds[i] for i in asked]))
-    by_id = {row["query_id"]: row for row in ensemble_rows}
-    decided, scores = [], []
-    for i, (control, _) in enumerate(pairs):
-        row = by_id.get(control.control_id)
-        decided.append(None if row is None else int(row["graded"] >= cuts[i]))
-        scores.append(None if row is None else float(row["score"]))
-        rows[i]["labels"]["ensemble"] = scores[-1]
-    figures.append(step_figures(ensemble_step, expected, decided, scores, kinds))
-    return figures, rows
+
+    def read(step: str, i: int, value: Any) -> tuple[int | None, float | None]:
+        if value is None:
+            return None, None
+        if step == ENSEMBLE_STEP:
+            return int(value["graded"] >= cuts[i]), float(value["score"])
+        return (None if value.label is None else int(value.label >= cuts[i])), value.value
+
+    return read
 
 
-def judge_entry(figures: Sequence[StepFigures], deciding: str, split: str, model: str,
-                demo_grade: bool, controls_file: str) -> dict[str, Any]:
-    """The ``judge_controls.json`` entry: status from the deciding step, every step's figures."""
-    decider = next((f for f in figures if f.step == deciding), None)
-    status = judge_status(decider) if decider is not None else "untested"
-    reasons = list(decider.reasons) if decider is not None else ["no control was labeled"]
-    return {"status": status, "trusted": status == "trusted", "reasons": reasons,
-            "deciding_step": deciding, "qrels_splits": [split], "model": model,
-            "demo_grade": demo_grade, "controls_file": controls_file,
-            "lines": [f.line() for f in figures],
-            "steps": {f.step: f.to_json() for f in figures}}
+def ensembled(pairs: Sequence[tuple[Control, Pair]], settings: LabelSettings
+              ) -> Callable[[ByStep], ByStep]:
+    """The ensemble step of the controls, from their strategies' outcomes: it decides."""
+    def derive(checked: ByStep) -> ByStep:
+        by_strategy = {step.rpartition(".")[2]: by for step, by in checked.items()}
+        rows, _, _ = ensemble([pair for _, pair in pairs], by_strategy, settings, set())
+        by_id = {row["query_id"]: row for row in rows}
+        return {ENSEMBLE_STEP: {i: by_id.get(control.control_id)
+                                for i, (control, _) in enumerate(pairs)}}
+
+    return derive
 
 
-def record_controls(bench: Benchmark, entry: Mapping[str, Any],
-                    rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write the control log and the folder's ``judge_controls.json`` entry."""
-    write_jsonl(LAYOUT.path(bench.root, "controls"), rows)
-    record_judge(bench.root, JUDGE, entry)
+def report_controls(runner: BuildRunner, report: ControlReport, settings: LabelSettings,
+                    made: bool) -> dict[str, Any]:
+    """Write the control log and the ``relevance`` entry of ``judge_controls.json``; the
+    entry (``made``: some control was mixed in, else why none was)."""
+    spec = JudgeSpec(JUDGE, ENSEMBLE_STEP, (settings.split,), LAYOUT.relative("controls"))
+    entry = report.entry(spec, () if made else [
+        "no query names a real source passage (seed_doc_id, source_doc, gold_doc_id or a "
+        "non-generated positive_doc_id) to make controls from" if settings.controls
+        else "controls were switched off"])
+    report_judge(runner, spec, entry, report.rows)
+    return entry

@@ -23,6 +23,9 @@ class Config(MethodConfig):
     label_probs: bool = True
     controls: bool = True  # control pairs mixed in; a judge that fails them is untrusted
     control_limit: int = Field(50, ge=1)
+    controls_from: str | None = Field(None, description="hand-verified queries whose judged "
+                                      "documents become controls too: a benchmark folder "
+                                      "or 'sample' (the shipped sample queries)")
     seed: int = 0
     intent: str | None = Field(None, description="intent for queries whose metadata names none")
     intents_file: Path | None = Field(None, description="YAML file defining more intents or "
@@ -58,6 +61,7 @@ def _label(runner: BuildRunner, config: Config, inputs: Inputs, dry_run: bool = 
            ) -> tuple[Any, list[Path]]:
     from irforge.generators.intents import load_intents
     from irforge.generators.relevance import LabelSettings, label_benchmark
+    from irforge.generators.relevance.controls import verified_controls
 
     settings = LabelSettings(strategies=tuple(config.strategies), ensemble=config.ensemble,
                              binarization=config.binarization, split=config.split,
@@ -66,8 +70,12 @@ def _label(runner: BuildRunner, config: Config, inputs: Inputs, dry_run: bool = 
                              controls=config.controls, control_limit=config.control_limit,
                              seed=config.seed)
     files = [*([inputs.source] if inputs.source is not None else []), *inputs.files]
-    return label_benchmark(runner, files, load_intents(config.intents_file), settings,
-                           dry_run=dry_run), files
+    intents = load_intents(config.intents_file)
+    verified = verified_controls(config.controls_from, intents, config.intent, config.seed,
+                                 config.control_limit) \
+        if config.controls and config.controls_from else []
+    return label_benchmark(runner, files, intents, settings, dry_run=dry_run,
+                           extra_controls=verified), files
 
 
 METHOD = Method("relevance", Config, ("relevance.zero_shot", "relevance.cot",

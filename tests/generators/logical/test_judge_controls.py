@@ -65,10 +65,10 @@ def _run(answer):
     queries = _queries(6)
     engine = FakeEngine({"logical.judge": answer})
     runner = BuildRunner(engine, Benchmark(Path()), "logical")
-    figures: list = []
-    kept, rows, scores = judge_queries(runner, queries, 3, figures)
+    reports: list = []
+    kept, rows, scores = judge_queries(runner, queries, 3, reports)
     return (queries, engine, kept, rows, scores, runner.yields, runner.ledger.failures,
-            figures)
+            [figures for report in reports for figures in report.figures])
 
 
 def test_a_judge_that_reads_the_declared_type_passes() -> None:
