@@ -66,8 +66,12 @@ def _usage_error(result: Result, message: str) -> None:
 
 def test_the_verb_takes_the_options_and_refuses_an_unknown_query_style(tmp_path: Path) -> None:
     beir.write_corpus(tmp_path / "corpus.jsonl", [
-        Doc("d01", "Flood warning: heavy rain and a storm flood the river; the gauge rises."),
-        Doc("x01", "A flood of letters reached the editor after the storm.")])
+        Doc("d01", "The Calder authority issues a flood warning when heavy rain raises the river "
+                   "gauge at Marrowbridge above 3.2 metres. Residents of the four villages "
+                   "downstream are told by text message and by sirens within thirty minutes."),
+        Doc("x01", "A flood of letters reached the editor of the Westvale Herald after the "
+                   "storm of March 2021. Most readers asked why the harbour wall had not been "
+                   "repaired before the winter, as the council had promised in its plan.")])
     app, runner = build_app(), CliRunner()
     flags = ["build", "intents", str(tmp_path / "bench"), "--corpus",
              str(tmp_path / "corpus.jsonl"), "--intents", "QA", "--taxonomy", "disastir",
