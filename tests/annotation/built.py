@@ -55,10 +55,12 @@ def _sts_script() -> Script:
             "passage": f"Put simply, the point is {need}."}),)))
     # similarity 4 for a query sentence with its own passages, 0 for any other (the judge
     # controls' negatives, same-topic near-misses included, must be told apart)
+    # (a corpus passage is shown under its title, a written one has none)
     for _, title, text, _, need in BREAD:
         sentence = f"{title} comes down to {need}."
-        for passage in (text, f"Put simply, the point is {need}."):
-            rules.append(Rule(f"{sentence}\nSentence b: {passage}",
+        for passage in (f"Title: {title}\nSentence b: {text}",
+                        f"Sentence b: Put simply, the point is {need}."):
+            rules.append(Rule(f"{sentence}\n{passage}",
                               (Action.answer({"final_score": 4}),)))
     rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 0}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))

@@ -71,9 +71,11 @@ def _script(good: bool) -> Script:
         rules.append(Rule(f"{text}\n\nNeed: ", (Action.answer(answer),)))
     # the judge: relevant for a query's own passages (its seed and the one it wrote), not for
     # other passages (the judge controls' negatives include same-topic near-misses)
-    for _, _, text, question, need in BREAD:
-        for passage in (text, f"{need.capitalize()}: see the baking notes."):
-            rules.append(Rule(f"Query: {question}\nPassage: {passage}",
+    # (the seed passage is shown under its title, the written one has none)
+    for _, title, text, question, need in BREAD:
+        for passage in (f"Title: {title}\nPassage: {text}",
+                        f"Passage: {need.capitalize()}: see the baking notes."):
+            rules.append(Rule(f"Query: {question}\n{passage}",
                               (Action.answer({"final_score": 3}),)))
     rules.append(Rule('Answer as {"final_score"', (Action.answer({"final_score": 0}),)))
     return Script(default=Action.answer({}), rules=tuple(rules))

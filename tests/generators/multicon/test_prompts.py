@@ -45,8 +45,9 @@ def test_condition_prompt_for_each_domain(domain):
     lines = numbered([s.text for s in candidate_sentences(NOVEL)])
     text = _text(get_template("multicon.conditions").render(
         domain=spec.name, entity=spec.entity, features=list(spec.features), n=7,
-        sentences=lines))
+        sentences=lines, context="Title: The Salt Orchard"))
     assert "exactly 7 different sentences" in text
+    assert "Title: The Salt Orchard\n[1] The Salt Orchard" in text
     assert all(line in text for line in lines) and lines[0].startswith("[1] The Salt Orchard")
     assert all(feature in text for feature in spec.features)
     assert '"ids"' in text
