@@ -130,7 +130,8 @@ def check_intent_type(case: Case, context: Context) -> Iterator[Finding]:
     intent = case.meta.get("intent")
     declared = query_forms().get(str(case.meta.get("query_form", "")))
     if declared is not None:
-        problem = declared.problem(case.text)
+        # the length its prompt asked for (recorded as ``length``) never counts against it
+        problem = declared.problem(case.text, str(case.meta.get("length") or ""))
         if problem:
             yield Finding("form.intent_type", "text", f"intent {intent!r} asks for "
                           f"{declared.describes}; {case.text.strip()!r} {problem}",

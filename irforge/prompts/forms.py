@@ -96,15 +96,44 @@ class QueryForm:
     max_words: int
     stance: str | None = None
 
-    def problem(self, text: str) -> str | None:
-        """Why ``text`` is not a query of this form (None: it is one)."""
+    def problem(self, text: str, asked: str = "") -> str | None:
+        """Why ``text`` is not a query of this form (None: it is one). ``asked`` is the
+        length its prompt asked for ("at least 50 words"): a length the prompt asked for is
+        never a reason to reject, so the bounds widen to take it in."""
         if not SHAPES[self.shape](text):
             return f"is not {self.describes}"
+        low, high = self.min_words, self.max_words
+        if asked:
+            asked_low, asked_high = word_range(asked)
+            low, high = min(low, asked_low), max(high, asked_high)
         count = word_count(text)
-        if count < self.min_words or count > self.max_words:
-            return (f"has {count} words; the {self.name} form takes {self.min_words} to "
-                    f"{self.max_words}")
+        if count < low or count > high:
+            allowed = f"{low} to {high}" if high < 10**6 else f"at least {low}"
+            why = f" (asked: {asked})" if asked else ""
+            return f"has {count} words; the {self.name} form takes {allowed}{why}"
         return None
+
+
+_BOUND_WORDS = re.compile(r"(fewer than|less than|at most|at least|more than)?\s*(\d+)"
+                          r"(?:\s*(?:to|-)\s*(\d+))?\s*words")
+
+
+def word_range(length: str) -> tuple[int, int]:
+    """The word range a query-length attribute asks for ("5 to 20 words" -> (5, 20),
+    "at least 50 words" -> (50, 10**6), "fewer than 10 words" -> (1, 9))."""
+    match = _BOUND_WORDS.search(length.lower())
+    if not match:
+        return 1, 10**6
+    bound, first, second = match.group(1), int(match.group(2)), match.group(3)
+    if second:
+        return first, int(second)
+    if bound in ("fewer than", "less than"):
+        return 1, first - 1
+    if bound == "at most":
+        return 1, first
+    if bound == "more than":
+        return first + 1, 10**6
+    return (first, 10**6) if bound == "at least" else (first, first)
 
 
 def _form(name: str, body: Mapping[str, object]) -> QueryForm:

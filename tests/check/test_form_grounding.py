@@ -111,3 +111,26 @@ def test_form_intent_type_reads_the_declared_form(text: str, form: str,
     found = validate(Case(query, case_fields(query), (EGGS,)),
                      Context(docs=DOCS, language="en"), only=["form.intent_type"])
     assert bool(found) is rejected, found
+
+
+_LONG_QUESTION = ("When the eggs come out of the pot and I want the yolks to stay firm for the "
+                  "children's lunch boxes the next morning, without the grey ring that my "
+                  "mother always warned me about, and without the shells sticking to the white "
+                  "when I peel them in a hurry before school, what should I do with the eggs "
+                  "straight after boiling them, and why does that step matter so much here?")
+
+
+@pytest.mark.parametrize(("asked", "rejected"), [
+    ("", True),  # 72 words: over the question form's own 60
+    ("at least 50 words", False),  # the prompt asked for it: never a reason to reject
+    ("5 to 20 words", True),  # neither the form nor the prompt allows 72 words
+])
+def test_a_length_the_prompt_asked_for_is_never_held_against_the_query(
+        asked: str, rejected: bool) -> None:
+    meta = {"intent": "QA", "query_form": "question", **({"length": asked} if asked else {})}
+    query = Query("q", _LONG_QUESTION, meta)
+    found = validate(Case(query, case_fields(query), (EGGS,)),
+                     Context(docs=DOCS, language="en"), only=["form.intent_type"])
+    assert bool(found) is rejected, found
+    if rejected:
+        assert "has 72 words" in found[0].detail

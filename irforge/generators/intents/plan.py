@@ -14,6 +14,7 @@ from typing import Any
 
 from irforge.core.records import Doc
 from irforge.generators.intents.config import ATTRIBUTE_NAMES, Category, IntentSpec, Taxonomy
+from irforge.prompts.forms import query_form, word_range
 
 CATEGORY_FIELD = "category"
 
@@ -55,33 +56,9 @@ def sample_attributes(intent: IntentSpec, rng: random.Random) -> dict[str, str]:
     return {name: rng.choice(intent.attributes[name]) for name in ATTRIBUTE_NAMES}
 
 
-_BOUND_WORDS = re.compile(r"(fewer than|less than|at most|at least|more than)?\s*(\d+)"
-                          r"(?:\s*(?:to|-)\s*(\d+))?\s*words")
-
-
-def word_range(length: str) -> tuple[int, int]:
-    """The word range a query-length attribute asks for ("5 to 20 words" -> (5, 20),
-    "at least 50 words" -> (50, 10**6), "fewer than 10 words" -> (1, 9))."""
-    match = _BOUND_WORDS.search(length.lower())
-    if not match:
-        return 1, 10**6
-    bound, first, second = match.group(1), int(match.group(2)), match.group(3)
-    if second:
-        return first, int(second)
-    if bound in ("fewer than", "less than"):
-        return 1, first - 1
-    if bound == "at most":
-        return 1, first
-    if bound == "more than":
-        return first + 1, 10**6
-    return (first, 10**6) if bound == "at least" else (first, first)
-
-
 def choose_form(intent: IntentSpec, attributes: Mapping[str, str], rng: random.Random) -> str:
     """One of the intent's declared forms whose word bounds meet the sampled query length
     (any declared form when none does); "" for an intent that declares none."""
-    from irforge.prompts.forms import query_form
-
     if not intent.forms:
         return ""
     low, high = word_range(attributes.get("query_length", ""))
