@@ -258,8 +258,9 @@ def texts(docs: Iterable) -> list[str]:
 
 @validator("grounding.answer")
 def check_answer(case: Case, context: Context) -> Iterator[Finding]:
-    """A logical query's answer and entities occur in its evidence sentences, and each
-    evidence sentence in its passage."""
+    """A logical query's answer occurs in its evidence sentences, its entities in those
+    sentences or their passages (title and text), and each evidence sentence in its
+    passage."""
     items = case.meta.get("evidence")
     if not isinstance(items, list) or not items:
         return
@@ -278,6 +279,14 @@ def check_answer(case: Case, context: Context) -> Iterator[Finding]:
             yield Finding("grounding.answer", "answer", f"the answer {answer!r} is not in its "
                           f"evidence sentences: {problem}", "answer with words of the evidence")
     missing = ungrounded(case.text, sentences, context.aliases).names
+    if missing:  # a name its passages hold (title or text) is the evidence's context
+        quoted = [context.docs.get(str(item.get("doc_id", ""))) for item in items
+                  if isinstance(item, dict)]
+        docs = {doc.doc_id: doc for doc in (*quoted, *case.positives) if doc is not None}
+        held = [evidence(text) for text in texts(docs.values())]
+        missing = tuple(name for name in missing if not any(
+            term_grounded(name, passage, context.aliases) or _abbreviated(name, passage, True)
+            for passage in held))
     if missing:
         yield Finding("grounding.answer", "text", "entities of the query are not in its "
                       f"evidence sentences: {', '.join(repr(n) for n in missing)}",

@@ -20,15 +20,20 @@ from irforge.steps.gates import validating_gates
 from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 
+# passages of real length (the source selector turns away fragments under 25 words)
 DOCS = [
-    Doc("b1", "Road tyres 25 mm wide run at 80 to 100 psi. Wet roads call for 10 psi less.",
-        "Tyre pressure"),
+    Doc("b1", "Road tyres 25 mm wide run at 80 to 100 psi. Wet roads call for 10 psi less. "
+        "Check them with a floor gauge before every ride, because a slow leak can go "
+        "unnoticed for a week.", "Tyre pressure"),
     Doc("b2", "Tubeless tyres hold 30 to 60 ml of latex sealant, which dries out within two "
-        "to six months.", "Tubeless sealant"),
-    Doc("b3", "Replace an 11-speed chain at 0.5% elongation; a worn chain wears the cassette.",
-        "Chain wear"),
-    Doc("b4", "Bleed hydraulic brakes that feel spongy; Shimano brakes use mineral oil.",
-        "Hydraulic brakes"),
+        "to six months. Shake the bottle well and top it up through the valve after removing "
+        "the core.", "Tubeless sealant"),
+    Doc("b3", "Replace an 11-speed chain at 0.5% elongation; a worn chain wears the cassette. "
+        "A simple checker tool shows the stretch in seconds, so measure it every few hundred "
+        "kilometres.", "Chain wear"),
+    Doc("b4", "Bleed hydraulic brakes that feel spongy; Shimano brakes use mineral oil. Never "
+        "mix it with DOT fluid, which swells the seals and ruins the calipers within a few "
+        "days.", "Hydraulic brakes"),
 ]
 GOOD = {"b1": "How much lower should tyre pressure be on wet roads?",
         "b2": "How long does tubeless sealant take to dry out?",

@@ -22,7 +22,8 @@ from tests.check.test_generation import DOCS, GOOD
 from tests.generators.fake_engine import FakeEngine
 
 # five short passages that say "wet roads" and "tyre pressure" more often than b1 does, so
-# BM25 ranks b1 sixth for its query: outside the default top 3 of 9 passages
+# BM25 ranks b1 sixth for its query: outside the default top 3 of 9 passages (too short to
+# be generation sources themselves: only the four real-length passages seed queries)
 WET = [Doc(f"w{number}", text, "Wet roads") for number, text in enumerate([
     "On wet roads, lower tyre pressure: wet roads need lower pressure in every tyre.",
     "Riders on wet roads should lower tyre pressure; lower pressure grips wet roads better.",
@@ -66,7 +67,10 @@ def test_a_recipe_with_a_larger_k_keeps_what_the_default_rejects_and_records_k(t
     with pytest.raises(EmptyResultError):
         _build(tmp_path / "default")
     rejected = Benchmark(tmp_path / "default" / "bench").failures()
-    [b1] = [f.reason for f in rejected if f.metadata.get("source_doc") == "b1"]
+    # b1 may seed several of the 9 queries (the selector keeps only real-length passages)
+    b1s = {f.reason for f in rejected if f.metadata.get("source_doc") == "b1"}
+    assert len(b1s) == 1, b1s
+    [b1] = b1s
     # b1's good question fails only the target validator, with its rank
     assert b1.count("validator ") == 1 and "validator target: target not retrievable" in b1
     assert "best rank 6 (needs top 3 of 9 passages" in b1

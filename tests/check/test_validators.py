@@ -120,6 +120,21 @@ def test_logical_answer_and_entities_must_be_in_the_evidence():
     assert findings("How often are the fish fed in planted tanks?", "tank", **good) == []
 
 
+@pytest.mark.parametrize(("text", "rejected"), [
+    # 'Park Tool Company' is in the evidence's passage, not its sentence: the passage is the
+    # sentence's context, so the entity is grounded (a capable model names it)
+    ("What are the Park Tool Company's tyre levers made of?", False),
+    # an entity nothing of the query's passages holds stays an ungrounded anchor
+    ("What are the Velox Works tyre levers made of?", True),
+])
+def test_logical_entities_may_come_from_the_evidence_passage(text: str, rejected: bool):
+    meta = {"answer": "nylon", "evidence": [{"passage": 1, "doc_id": "tyre",
+                                             "text": "made of nylon"}]}
+    found = [f for f in findings(text, "tyre", **meta)
+             if f.validator == "grounding.answer" and f.field == "text"]
+    assert bool(found) is rejected, found
+
+
 def test_condition_phrases_must_be_in_their_sentences_and_never_name_the_title():
     doc = Doc("d", "The Salt Orchard is a 1987 novel by Ines Varga. It follows a "
               "lighthouse keeper.", "The Salt Orchard")
