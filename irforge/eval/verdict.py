@@ -40,10 +40,19 @@ class MethodVerdict:
                 f"{f' ({top})' if top else ''}; judges: {judges} -> {self.verdict}{grade}")
 
 
-def _method_of(metadata: dict) -> str:
+def _method_of(metadata: dict, folder_method: str = "unknown") -> str:
     if metadata.get("hand_written") or metadata.get("source") == HAND:
         return HAND
-    return str(metadata.get("generated_by") or metadata.get("method") or "unknown")
+    return str(metadata.get("generated_by") or metadata.get("method") or folder_method)
+
+
+def folder_method(bench: Benchmark) -> str:
+    """The method that built a folder, for queries that do not name it (logical, MultiConIR
+    and InfoSearch queries): the manifest's one step entry that is no judge; else
+    ``unknown``."""
+    judges = set(read_judges(bench.root)) | {"relevance"}
+    built = [name for name in bench.manifest().get("steps", {}) if name not in judges]
+    return built[0] if len(built) == 1 else "unknown"
 
 
 def verdict_text(kept: int, judges: dict[str, str]) -> str:
@@ -65,8 +74,9 @@ def method_verdicts(folder: Path, split: str = "test") -> list[MethodVerdict]:
     judged = set(bench.qrels_dict(split)) if bench.qrels_path(split).is_file() else set()
     methods: dict[str, MethodVerdict] = {}
     if bench.queries_path.is_file():
+        default = folder_method(bench)
         for query in bench.queries():
-            name = _method_of(query.metadata or {})
+            name = _method_of(query.metadata or {}, default)
             entry = methods.setdefault(name, MethodVerdict(name))
             entry.kept += int(query.query_id in judged)
             entry.demo_grade = entry.demo_grade or bool((query.metadata or {}).get("demo_grade"))

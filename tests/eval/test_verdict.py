@@ -46,3 +46,16 @@ def test_method_verdicts_count_kept_and_rejected_and_name_the_judge(tmp_path: Pa
         "controls"
     assert list(method_verdicts(tmp_path, "human")) and not truth_lines(tmp_path, "human")[0] \
         .startswith("judge")  # the judge labelled test only
+
+
+def test_a_method_whose_queries_do_not_name_it_is_named_by_the_folder(tmp_path: Path) -> None:
+    """Logical, MultiConIR and InfoSearch queries carry no ``generated_by``: the folder's
+    manifest names the method, so its rejections are counted against it (not 'unknown: 0')."""
+    bench = Benchmark(tmp_path)
+    bench.write_corpus([Doc("d0", "text")])
+    bench.write_queries([Query("q0", "Which tool is lent for three days?", {"type": "1p"})])
+    bench.write_qrels([Qrel("q0", "d0", 1)])
+    bench.add_failures([Failure("logical.query", "t1", "rejected: answer: not in passages")])
+    bench.record_step("logical", {"attempted": 2, "accepted": 1})
+    [verdict] = method_verdicts(tmp_path)
+    assert verdict.line().startswith("logical: kept 1, rejected 1 (rejected: answer 1)")
