@@ -24,7 +24,10 @@ from irforge.prompts.forms import is_claim, is_question, query_forms
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a brace or template placeholder", re.compile(r"[{}]|\{\{|\}\}|\{%|%\}")),
-    ("a JSON fragment", re.compile(r"\]\s*\[|\[\s*\"|\"\s*\]|\"\s*:\s*[\"\[{]|^\s*\[|\]\s*$")),
+    # a bracket alone is content ("[a-zA-Z]", "job [1]"); quotes around one, or a whole
+    # field that is a bracketed list, are JSON
+    ("a JSON fragment", re.compile(r"\]\s*\[|\[\s*\"|\"\s*\]|\"\s*:\s*[\"\[{]|"
+                                   r"^\s*\[[^\]]*,[^\]]*\]\s*$|^\s*\[\s*$")),
     ("an angle-bracket tag", re.compile(r"</?[A-Za-z_][A-Za-z0-9_ ]{0,30}>")),
     ("a placeholder", re.compile(r"\b(?:TODO|TBD|XXX+|lorem ipsum|N/A)\b|\[(?:insert|your|"
                                  r"placeholder|query|answer|condition)[^\]]*\]|<[A-Z_]{3,}>",

@@ -186,3 +186,18 @@ def test_an_inflected_title_in_a_condition_names_the_document():
     assert title_findings("a half-wave dipole antenna")  # "dipoles" inflected
     assert not title_findings("two equal lengths of wire fed in the centre")
     assert not title_findings("a half-wave wire antenna")  # one title word is no title
+
+
+@pytest.mark.parametrize(("answer", "rejected"), [
+    ("[a-zA-Z]", False),  # a regular expression's character class is content
+    ("1, displayed as [1]", False),  # bash's job number
+    ("the bracketed character set [characters]", False),
+    ('["twice a day", "daily"]', True),  # a JSON list leaked into the field
+    ("[twice a day, daily]", True),  # a whole field that is a bracketed list
+    ('"]["', True),
+])
+def test_a_bracket_is_content_and_a_json_list_is_debris(answer: str, rejected: bool):
+    query = Query("q", "How often are the fish fed in planted tanks?", {"answer": answer})
+    found = validate(Case(query, case_fields(query), (DOCS["tank"],)),
+                     Context(docs=DOCS, language="en"), only=["form.debris"])
+    assert bool(found) is rejected, found
