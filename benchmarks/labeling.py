@@ -132,7 +132,7 @@ def main() -> None:
             template = get_template("relevance.zero_shot")
             peer_prompts = [template.render(query=f"peer question {i}", passage=f"passage {i}",
                                             query_name="query", passage_name="passage",
-                                            goal="g", scale=["a", "b", "c", "d"], context="")
+                                            goal="g", scale=["a", "b", "c", "d"])
                             for i in range(args.peer_requests)]
             peer_seconds = asyncio.run(peer_litellm(url, peer_prompts, args.concurrency))
             cold_seconds, cold = label(bench, pool, url, folder / "cache.sqlite",

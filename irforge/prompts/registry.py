@@ -36,6 +36,11 @@ class TemplateVariableError(IrforgeError, ValueError):
     """Rendering was called with missing or unexpected variables."""
 
 
+#: variables a template may declare and a caller may leave out: the passage's document
+#: context (title and section lines, prompts/context.py); none means no such lines
+OPTIONAL: Mapping[str, Any] = {"context": ""}
+
+
 @dataclass(frozen=True)
 class Template:
     """One prompt template: its id, where it came from, its sha256, variables and text."""
@@ -51,7 +56,13 @@ class Template:
     example: Mapping[str, Any] = field(default_factory=dict)
 
     def render(self, **variables: Any) -> list[Message]:
-        """Fill the template; every declared variable is required and no other is accepted."""
+        """Fill the template; every declared variable is required and no other is accepted,
+        except the optional ones (:data:`OPTIONAL`): empty when not given, dropped when the
+        template (a user's override) does not declare them."""
+        variables = {**{name: default for name, default in OPTIONAL.items()
+                        if name in self.variables},
+                     **{name: value for name, value in variables.items()
+                        if name in self.variables or name not in OPTIONAL}}
         missing = [name for name in self.variables if name not in variables]
         extra = sorted(set(variables) - set(self.variables))
         if missing or extra:

@@ -150,3 +150,21 @@ def test_every_template_with_a_context_variable_is_covered() -> None:
     covered = {name for method in METHODS for name in _rendered(TITLED, method)}
     declared = {t.name for t in list_templates() if "context" in t.variables}
     assert declared - covered == set()
+
+
+def test_context_is_optional_for_callers_and_for_overrides(tmp_path) -> None:
+    """A caller may leave the document context out (no lines shown), and a user's override
+    that does not declare it still renders when a method passes it."""
+    from irforge.prompts import get_template
+    from irforge.prompts.registry import load_template_file
+
+    judge = get_template("relevance.zero_shot")
+    values = {"query": "q?", "passage": "p.", "query_name": "query",
+              "passage_name": "passage", "goal": "g", "scale": ["a", "b"]}
+    assert judge.render(**values) == judge.render(**values, context="")
+    override = tmp_path / "zero_shot.yaml"
+    override.write_text("paper: mine\ndescription: a user's judge\nvariables: [query, passage]\n"
+                        "user: |\n  {{ query }} / {{ passage }}\n", encoding="utf-8")
+    mine = load_template_file(override, "relevance.zero_shot")
+    assert mine.render(query="q?", passage="p.", context="Title: T")[-1]["content"].strip() \
+        == "q? / p."
