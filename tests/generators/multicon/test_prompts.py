@@ -72,7 +72,7 @@ def test_query_prompt_for_each_domain_and_style(domain, style):
     assert f"1. {NOVEL_CONDITIONS[0]}" in text and f"2. {NOVEL_CONDITIONS[1]}" in text
     assert NOVEL_CONDITIONS[2] not in text
     assert examples[0] in text
-    assert "no numbers, bullets or lists" in text and '"query"' in text
+    assert "not bullets or a numbered list" in text and '"query"' in text
 
 
 def test_query_prompt_without_examples_has_no_example_heading():
