@@ -114,13 +114,12 @@ def sweep_temporaries(folder: Path, name: str | None = None) -> list[Path]:
 @contextmanager
 def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
     """Write to a temporary file beside ``path`` and rename it into place only on success
-    (inside a generation the journal removes a killed write's temporary file; outside one
-    the next write of ``path`` does, :func:`sweep_temporaries`)."""
+    (a killed write's temporary file goes when its generation rolls back, or, for a write
+    outside one, with the next write of ``path``: :func:`sweep_temporaries`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     gen = active(path)
-    if gen is None:
-        sweep_temporaries(path.parent, path.name)
+    sweep_temporaries(path.parent, path.name)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
                                dir=path.parent)
     text = "b" not in mode

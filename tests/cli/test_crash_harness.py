@@ -2,12 +2,17 @@
 
 Each case builds a folder in its previous state, runs the verb once cleanly (counting its
 writes with ``IRFORGE_KILL_AT_WRITE=count`` and warming the LLM cache, so later runs send
-nothing), then, for every write N, runs it on a fresh copy of the previous state with
-``IRFORGE_KILL_AT_WRITE=N`` (SIGKILL just before the Nth rename, append or removal; an append
-is cut in half first). After the recovery the next writer makes (``rollback``), the folder
-must equal the previous state or the clean run's; then a re-run must reach the clean run's
-state (checked after the last two kills). The quick run (CI runs it) kills each verb at its
-middle write; the exhaustive run (``IRFORGE_CRASH_EVERY_WRITE=1``) at every write.
+nothing), then, for each kill point N, runs it on a fresh copy of the previous state (in the
+same folder, so recorded paths agree) with ``IRFORGE_KILL_AT_WRITE=N`` (SIGKILL just before the
+Nth rename, append, removal or SQLite commit; an append is cut in half first). After the
+recovery the next writer makes (``rollback``, the sweep of a dead writer's temporary file),
+the folder must equal the previous state or the clean run's (``irforge run``, one generation
+per stage: each file one or the other); then a re-run must reach the clean run's state
+(checked after the last two kills). The quick run (CI runs it) kills each verb at its middle
+write, or, where a case asks for ``points`` > 1, at that many writes spread evenly from the
+first to the last (deterministic; at most ``points``, never every write); the exhaustive run
+(``IRFORGE_CRASH_EVERY_WRITE=1``) at every write. Verbs run as children forked from one
+process that imported irforge once (tests/cli/verbs_forked.py).
 :data:`COVERED` and :data:`WITHOUT_CASE` list every writing verb: a new one fails a test.
 """
 
@@ -70,6 +75,8 @@ ACTIVITY = "newly_"
 STAMP = re.compile(r"\d{8}T\d{6}")
 # what a case folder holds besides the verb's output: its inputs
 INPUTS = ("input.jsonl", "input")
+# what irforge run records after each stage (read as JSON, so never torn): the re-run checks it
+STAGE_PROGRESS = frozenset({"bench/manifest.json"})
 # what SQLite keeps beside a database while it is open (its state is the database's rows)
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -88,9 +95,13 @@ class Case:
     script: Script | None = None
     #: kill points of the quick run, spread over the writes (first, last, evenly between)
     points: int = 1
-    #: the verb writes one file outside any generation (atomic_open's rename, nothing to roll
-    #: back): the next write of the file sweeps the temporary file a killed one left
-    single_file: bool = False
+    #: the verb commits one generation per stage (irforge run): a kill keeps the stages
+    #: before it, so each file must be the previous one or the clean run's (no torn file, no
+    #: temporary; the manifest records the stages done so far), and the re-run must reach
+    #: the clean run's state
+    stages: bool = False
+    #: the LLM cache the verb keeps in its own folder, carried from the warm run
+    cache: str = ""
     #: documents served as PDFs on 127.0.0.1 while the case runs, listed in input/urls.txt
     pages: tuple[str, ...] = ()
 
@@ -180,6 +191,25 @@ def _audited(folder: Path, run: Any) -> None:
     _seed(folder, run)
     (folder / "bench" / "audits").mkdir()
     (folder / "bench" / "audits" / "query_source_overlap.json").write_text('{"old": 1}\n')
+
+
+RECIPE = """corpus: {input: docs, max_tokens: 1024, passage_dedup: false}
+model: openai/scripted
+methods:
+  logical: {types: [2in], per_type: 2, passage_sentences: 0}
+eval: {retrievers: [bm25], metrics: [ndcg@10]}
+"""
+
+
+def _recipe(folder: Path, run: Any) -> None:
+    """A recipe of one method (logical) over two documents (input/recipe.yaml, input/docs)."""
+    (folder / "input" / "docs").mkdir(parents=True)
+    for key, title, text in (("films", "Lena Ortiz filmography", FILMS),
+                             ("plays", "Harwick Playhouse programme", PLAYS)):
+        (folder / "input" / "docs" / f"{key}.txt").write_text(f"{title}\n\n{text}\n",
+                                                              encoding="utf-8")
+    (folder / "input" / "recipe.yaml").write_text(RECIPE, encoding="utf-8")
+    (folder / "bench" / ".irforge").mkdir(parents=True)  # the warm run's cache comes here
 
 
 def _viewed(folder: Path, run: Any) -> None:
@@ -287,14 +317,16 @@ CASES: dict[str, Case] = {
                                    "bench/annotation/tasks.json", "--n", "4"], _annotated),
     "audit agreement": Case(["audit", "agreement", "bench", "--resamples", "50"], _imported),
     "audit duplicates": Case(["audit", "duplicates", "bench"], _audited),
-    "view": Case(["view", "bench"], _viewed, single_file=True),
+    "run": Case(["run", "bench", "--recipe", "input/recipe.yaml"], _recipe,
+                writes=("bench/logical", "bench"), script=good_script(), stages=True,
+                cache="bench/.irforge/cache.sqlite"),
+    "view": Case(["view", "bench"], _viewed),
     "audit rankings --out": Case(["audit", "rankings", "--runs", "input/a.trec", "--runs",
                                   "input/b.trec", "--qrels-a", "bench/qrels/test.tsv",
                                   "--qrels-b", "input/b.tsv", "--resamples", "50", "--out",
-                                  "out/rankings.json"], _two_rankings, writes=(),
-                                  single_file=True),
+                                  "out/rankings.json"], _two_rankings, writes=()),
     "recipe init --force": Case(["recipe", "init", "recipe.yaml", "--force"], _old_recipe,
-                                writes=(), single_file=True),
+                                writes=()),
     "build instructions-review": Case(["build", "instructions-review", "bench", "--run",
                                        "input/bm25.trec", "--rank-cutoff", "1"],
                                       _review_ready),
@@ -323,6 +355,7 @@ CASES: dict[str, Case] = {
 #: test_every_writing_verb_has_a_harness_case until it gets a case (or a reason below).
 COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     (None, "label"): ("label",),
+    (None, "run"): ("run",),
     (None, "eval"): ("eval --replace",),
     (None, "export"): ("export (again)", "export (new folder)"),
     ("build", "intents"): ("build intents",),
@@ -349,16 +382,17 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     ("corpus", "dedup-passages"): ("corpus dedup-passages",),
     ("corpus", "write"): ("corpus write",),
 }
-#: writing verbs without a case of their own, and why a kill cannot leave them mixed
+#: writing verbs without a case of their own, and why: push and pull talk only to a real Label
+#: Studio server (tests/annotation/conftest.py starts one; the stand-ins there replace functions
+#: in-process, which the forked verb processes here never see)
 WITHOUT_CASE: dict[tuple[str | None, str], str] = {
-    (None, "run"): "runs the verbs above, one generation per stage (a kill loses the stage in "
-                   "flight; the re-run resumes); no kill case yet: a recipe run costs a minute",
-    ("annotate", "pull"): "needs a Label Studio server; writes its snapshot, then runs the "
+    ("annotate", "pull"): "needs a real Label Studio server; writes its snapshot, then runs the "
                           "ingest() that annotate import-tasks runs (its case)",
-    ("annotate", "push"): "needs a Label Studio server; keeps the project registry at once "
+    ("annotate", "push"): "needs a real Label Studio server; keeps the project registry at once "
                           "(a server-side project no rollback undoes), so a re-run reuses it",
-    (None, "demo"): "writes only its own sample folder (--out), stage by stage through the "
-                    "code the build, label and eval cases kill; not one generation",
+    (None, "demo"): "runs every stage with the embedded model (no single cheap stage); writes "
+                    "only its own sample folder (--out), stage by stage through the code the "
+                    "build, label and eval cases kill; not one generation",
 }
 #: verbs that write no file
 READ_ONLY = frozenset({(None, "check"), (None, "version"), (None, "completion"),
@@ -470,7 +504,7 @@ def verbs() -> Iterator[ForkedVerbs]:
 
 def _runner(folder: Path, server: ScriptedServer | None, verbs: ForkedVerbs, kill: str = ""
             ) -> Callable[[list[str]], subprocess.CompletedProcess[str]]:
-    env = _env(kill)
+    env = {**_env(kill), **({"IRFORGE_API_BASE": server.url} if server is not None else {})}
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         extra = ["--api-base", server.url] if server is not None and "--model" in argv else []
@@ -483,15 +517,18 @@ def _recover(folder: Path, case: Case) -> None:
     for name in case.writes:
         if (folder / name).is_dir():
             rollback(folder / name)
-    if case.single_file:  # the next write of the file sweeps what a killed one left
-        for parent in {path.parent for path in folder.rglob(".*.tmp")}:
-            sweep_temporaries(parent)
+    # a write outside a generation (one file, or irforge run's manifest between stages)
+    # leaves its temporary file; the next write of the file sweeps it
+    for parent in {path.parent for path in folder.rglob(".*.tmp")}:
+        sweep_temporaries(parent)
 
 
-def _differences(state: dict[str, Any], old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """The files of ``state`` that are in neither the previous state nor the clean run's."""
-    return sorted(key for key in set(state) | set(old) | set(new)
-                  if state.get(key) != old.get(key) and state.get(key) != new.get(key))
+def _differences(state: dict[str, Any], old: dict[str, Any], new: dict[str, Any],
+                 progress: frozenset[str] = frozenset()) -> list[str]:
+    """The files of ``state`` that are in neither the previous state nor the clean run's
+    (but for the ``progress`` files a staged verb updates stage by stage)."""
+    return sorted(key for key in set(state) | set(old) | set(new) if key not in progress
+                  and state.get(key) != old.get(key) and state.get(key) != new.get(key))
 
 
 def _kill_points(writes: int, every: bool, points: int = 1) -> list[int]:
@@ -530,33 +567,40 @@ def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(
                                                        encoding="utf-8")
         case.setup(before, _runner(before, server, verbs))
         old = _state(before)
+        # every run works in one folder (paths a verb records are the same in each), a fresh
+        # copy of the previous state
+        work = tmp_path / "case"
         if server is not None:  # every later run finds its answers cached, as a re-run does
-            shutil.copytree(before, tmp_path / "warm", symlinks=True)
-            _runner(tmp_path / "warm", server, verbs)(case.verb)
-            shutil.rmtree(tmp_path / "warm")
-        clean = tmp_path / "clean"
-        shutil.copytree(before, clean, symlinks=True)
-        counted = _runner(clean, server, verbs, "count")(case.verb)
+            _runner(_fresh(before, work), server, verbs)(case.verb)
+            if case.cache:  # a verb that keeps its cache in its own folder (irforge run)
+                shutil.copy2(work / case.cache, before / case.cache)
+        counted = _runner(_fresh(before, work), server, verbs, "count")(case.verb)
         assert counted.returncode in (0, 8), counted.stdout + counted.stderr
         writes = int(counted.stderr.rsplit("irforge-write-points:", 1)[1].split()[0])
-        new = _state(clean)
+        new = _state(work)
         assert new != old and writes >= 1
         points = _kill_points(writes, every, case.points)
         for kill_at in points:
-            folder = tmp_path / f"kill{kill_at}"
-            shutil.copytree(before, folder, symlinks=True)
-            killed = _runner(folder, server, verbs, str(kill_at))(case.verb)
+            killed = _runner(_fresh(before, work), server, verbs, str(kill_at))(case.verb)
             assert killed.returncode == -9, (kill_at, killed.stdout + killed.stderr)
-            _recover(folder, case)
-            state = _state(folder)
-            assert state in (old, new), (f"{name}: kill at write {kill_at} of {writes} left "
-                                         f"a mix: {_differences(state, old, new)}")
+            _recover(work, case)
+            state = _state(work)
+            mixed = _differences(state, old, new, STAGE_PROGRESS if case.stages else frozenset())
+            assert not mixed if case.stages else state in (old, new), \
+                f"{name}: kill at write {kill_at} of {writes} left a mix: {mixed}"
             if kill_at in points[-2:]:  # the re-run continues to the clean run's state
-                rerun = _runner(folder, server, verbs)(case.verb)
+                rerun = _runner(work, server, verbs)(case.verb)
                 assert rerun.returncode == counted.returncode, rerun.stdout + rerun.stderr
-                assert _resumed(_state(folder)) == _resumed(new), \
+                assert _resumed(_state(work)) == _resumed(new), \
                     f"{name}: the re-run after kill {kill_at} differs"
-            shutil.rmtree(folder)
+
+
+def _fresh(before: Path, work: Path) -> Path:
+    """``work`` as a new copy of ``before``."""
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(before, work, symlinks=True)
+    return work
 
 
 def test_every_writing_verb_has_a_harness_case() -> None:
