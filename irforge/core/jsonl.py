@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -79,13 +80,48 @@ def current_umask() -> int:
     return mask
 
 
+#: a temporary file :func:`atomic_open` writes beside its target: ``.NAME.PID.RANDOM.tmp``
+TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def sweep_temporaries(folder: Path, name: str | None = None) -> list[Path]:
+    """Remove the temporary files in ``folder`` (of the target ``name`` only, when given)
+    whose writer is dead (killed before its rename); returns them. A write outside a
+    generation leaves nothing else behind when killed: the next write of the file sweeps."""
+    pattern = f".{glob.escape(name)}.*.tmp" if name is not None else ".*.tmp"
+    removed = []
+    for path in Path(folder).glob(pattern):
+        match = TEMPORARY.match(path.name)
+        if match is None or (name is not None and match["name"] != name):
+            continue
+        pid = int(match["pid"])
+        if pid != os.getpid() and not _alive(pid):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 @contextmanager
 def atomic_open(path: Path, mode: str = "w") -> Iterator[IO[Any]]:
-    """Write to a temporary file beside ``path`` and rename it into place only on success."""
+    """Write to a temporary file beside ``path`` and rename it into place only on success
+    (a killed write's temporary file goes when its generation rolls back, or, for a write
+    outside one, with the next write of ``path``: :func:`sweep_temporaries`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     gen = active(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    sweep_temporaries(path.parent, path.name)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp",
+                               dir=path.parent)
     text = "b" not in mode
     try:
         if gen is not None:

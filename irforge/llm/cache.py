@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from irforge.core.faults import write_point
 from irforge.core.redact import redact
 from irforge.llm.completion import Completion, logprobs_from_json, logprobs_json
 
@@ -280,8 +281,16 @@ class ResponseCache:
         self.flush()
         with self._lock:
             self._pending_hits.clear()
-            deleted = self._conn.execute(f"DELETE FROM responses{where}", args).rowcount
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                deleted = self._conn.execute(f"DELETE FROM responses{where}", args).rowcount
+                write_point()  # the crash tests kill here: the delete is not committed yet
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
         if not clauses:
+            write_point()
             with self._lock:
                 self._conn.execute("VACUUM")
         return deleted

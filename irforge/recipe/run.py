@@ -130,15 +130,21 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
 
     def settle(stage: Stage, result: StageResult) -> None:
         with lock:
+            # a stage finished earlier keeps the record (and shows the detail) of the run
+            # that did its work, not "finished in an earlier run"
+            earlier = done.get(stage.name) if result.status == "done-earlier" else None
+            if earlier is not None and earlier.get("detail"):
+                result.detail = str(earlier["detail"])
             report.results.append(result)
             echo(f"[{stage.name}] {result.status}"
                  + (f": {result.detail}" if result.detail else ""))
-            done[stage.name] = {"status": result.status.replace("done-earlier", "done"),
-                                "digest": stage.digest, "detail": result.detail,
-                                "kind": stage.kind, "config": dict(stage.config),
-                                "cost_usd": round(result.cost_usd, 6),
-                                "seconds": round(result.seconds, 3),
-                                "requests": result.requests}
+            if earlier is None:
+                done[stage.name] = {"status": result.status.replace("done-earlier", "done"),
+                                    "digest": stage.digest, "detail": result.detail,
+                                    "kind": stage.kind, "config": dict(stage.config),
+                                    "cost_usd": round(result.cost_usd, 6),
+                                    "seconds": round(result.seconds, 3),
+                                    "requests": result.requests}
             bench.record_step("recipe", {"recipe": recipe.resolved(), "stages": done,
                                          "spent_usd": round(ctx.spent_usd, 6)})
 

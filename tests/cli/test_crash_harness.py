@@ -2,26 +2,34 @@
 
 Each case builds a folder in its previous state, runs the verb once cleanly (counting its
 writes with ``IRFORGE_KILL_AT_WRITE=count`` and warming the LLM cache, so later runs send
-nothing), then, for every write N, runs it on a fresh copy of the previous state with
-``IRFORGE_KILL_AT_WRITE=N`` (SIGKILL just before the Nth rename, append or removal; an append
-is cut in half first). After the recovery the next writer makes (``rollback``), the folder
-must equal the previous state or the clean run's; then a re-run must reach the clean run's
-state (checked after the last two kills). The quick run (CI runs it) kills each verb at its
-middle write; the exhaustive run (``IRFORGE_CRASH_EVERY_WRITE=1``) at every write.
+nothing), then, for each kill point N, runs it on a fresh copy of the previous state (in the
+same folder, so recorded paths agree) with ``IRFORGE_KILL_AT_WRITE=N`` (SIGKILL just before the
+Nth rename, append, removal or SQLite commit; an append is cut in half first). After the
+recovery the next writer makes (``rollback``, the sweep of a dead writer's temporary file),
+the folder must equal the previous state or the clean run's (``irforge run``, one generation
+per stage: each file one or the other); then a re-run must reach the clean run's state
+(checked after the last two kills). The quick run (CI runs it) kills each verb at its middle
+write, or, where a case asks for ``points`` > 1, at that many writes spread evenly from the
+first to the last (deterministic; at most ``points``, never every write); the exhaustive run
+(``IRFORGE_CRASH_EVERY_WRITE=1``) at every write. Verbs run as children forked from one
+process that imported irforge once (tests/cli/verbs_forked.py).
 :data:`COVERED` and :data:`WITHOUT_CASE` list every writing verb: a new one fails a test.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
-import sys
-from collections.abc import Callable
-from contextlib import nullcontext
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +42,20 @@ from irforge.cli.writers import WRITERS
 from irforge.core import beir
 from irforge.core.bench import Benchmark
 from irforge.core.generation import UNJOURNALED, rollback
-from irforge.core.records import Doc, Qrel
+from irforge.core.jsonl import sweep_temporaries
+from irforge.core.records import Doc, Judgment, Qrel, Run
+from irforge.core.trec import write_trec_run
+from irforge.corpus.chunk import ChunkSettings
 from irforge.data.sample import write_seed_benchmark
+from irforge.llm.cache import ResponseCache
+from irforge.llm.completion import Completion
 from irforge.testing.scripted import Script, ScriptedServer
 from tests.annotation.helpers import relevance_bench
 from tests.annotation.test_files_and_merge import _annotate
+from tests.cli.verbs_forked import ForkedVerbs
 from tests.generators.instructions.test_cli import pairs as instruction_pairs
 from tests.generators.instructions.test_cli import script as instructions_script
+from tests.generators.instructions.test_inputs import _review_bench
 from tests.generators.intents.test_scenario import BREAD
 from tests.generators.intents.test_scenario import _script as intents_script
 from tests.generators.multicon.docs import NOVEL
@@ -56,10 +71,15 @@ DURATION = re.compile(rb"\d+\.\d+ ?s\b")
 # counters of what one invocation did itself (a resumed corpus build extracts nothing anew):
 # left out only where a re-run after a kill is compared with the clean run
 ACTIVITY = "newly_"
+RESUMED_STAGE = b"| done-earlier |"
 # a clock in a file name or value (annotation/exports/file-20260101T000000-export.json)
 STAMP = re.compile(r"\d{8}T\d{6}")
 # what a case folder holds besides the verb's output: its inputs
 INPUTS = ("input.jsonl", "input")
+# what irforge run records after each stage (read as JSON, so never torn): the re-run checks it
+STAGE_PROGRESS = frozenset({"bench/manifest.json"})
+# what SQLite keeps beside a database while it is open (its state is the database's rows)
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 LLM = ["--model", "openai/scripted", "--cache", "../cache.sqlite"]
@@ -74,6 +94,17 @@ class Case:
     setup: Callable[[Path, Callable[[list[str]], subprocess.CompletedProcess[str]]], None]
     writes: tuple[str, ...] = ("bench",)
     script: Script | None = None
+    #: kill points of the quick run, spread over the writes (first, last, evenly between)
+    points: int = 1
+    #: the verb commits one generation per stage (irforge run): a kill keeps the stages
+    #: before it, so each file must be the previous one or the clean run's (no torn file, no
+    #: temporary; the manifest records the stages done so far), and the re-run must reach
+    #: the clean run's state
+    stages: bool = False
+    #: the LLM cache the verb keeps in its own folder, carried from the warm run
+    cache: str = ""
+    #: documents served as PDFs on 127.0.0.1 while the case runs, listed in input/urls.txt
+    pages: tuple[str, ...] = ()
 
 
 def _seed(folder: Path, run: Any) -> None:
@@ -163,6 +194,94 @@ def _audited(folder: Path, run: Any) -> None:
     (folder / "bench" / "audits" / "query_source_overlap.json").write_text('{"old": 1}\n')
 
 
+RECIPE = """corpus: {input: docs, max_tokens: 1024, passage_dedup: false}
+model: openai/scripted
+methods:
+  logical: {types: [2in], per_type: 2, passage_sentences: 0}
+eval: {retrievers: [bm25], metrics: [ndcg@10]}
+"""
+
+
+def _recipe(folder: Path, run: Any) -> None:
+    """A recipe of one method (logical) over two documents (input/recipe.yaml, input/docs)."""
+    (folder / "input" / "docs").mkdir(parents=True)
+    for key, title, text in (("films", "Lena Ortiz filmography", FILMS),
+                             ("plays", "Harwick Playhouse programme", PLAYS)):
+        (folder / "input" / "docs" / f"{key}.txt").write_text(f"{title}\n\n{text}\n",
+                                                              encoding="utf-8")
+    (folder / "input" / "recipe.yaml").write_text(RECIPE, encoding="utf-8")
+    (folder / "bench" / ".irforge").mkdir(parents=True)  # the warm run's cache comes here
+
+
+def _viewed(folder: Path, run: Any) -> None:
+    """The seed benchmark and an explorer page an earlier ``view`` wrote."""
+    _seed(folder, run)
+    (folder / "bench" / "view").mkdir()
+    (folder / "bench" / "view" / "index.html").write_text("<p>old page</p>\n", encoding="utf-8")
+
+
+def _two_rankings(folder: Path, run: Any) -> None:
+    """Two systems' TREC runs over the seed benchmark, its qrels and a copy without the first
+    query, and the comparison an earlier ``audit rankings --out`` wrote."""
+    _seed(folder, run)
+    (folder / "input").mkdir()
+    qrels = list(beir.read_qrels(folder / "bench" / "qrels" / "test.tsv"))
+    beir.write_qrels(folder / "input" / "b.tsv",
+                     [q for q in qrels if q.query_id != qrels[0].query_id])
+    docs = [doc.doc_id for doc in beir.read_corpus(folder / "bench" / "corpus.jsonl")]
+    for name, order in (("a", docs), ("b", docs[::-1])):
+        ranked = {doc: 1.0 / rank for rank, doc in enumerate(order, start=1)}
+        write_trec_run(folder / "input" / f"{name}.trec",
+                       Run(name, {q.query_id: ranked for q in qrels}))
+    (folder / "out").mkdir()
+    (folder / "out" / "rankings.json").write_text('{"old": 1}\n', encoding="utf-8")
+
+
+def _old_recipe(folder: Path, run: Any) -> None:
+    (folder / "recipe.yaml").write_text("corpus: {input: docs}\n", encoding="utf-8")
+
+
+def _review_ready(folder: Path, run: Any) -> None:
+    """An instructions benchmark, its LLM judgments and a run that ranks one positive low."""
+    bench = _review_bench(folder)
+    bench.add_judgments([Judgment("q1-audience-expert", "d1", 1, "llm"),
+                         Judgment("q1-audience-expert", "d2", 3, "llm")])
+    (folder / "input").mkdir()
+    (folder / "input" / "bm25.trec").write_text("q1-audience-expert Q0 d2 1 2.0 bm25\n"
+                                                "q1-audience-layman Q0 d2 1 2.0 bm25\n",
+                                                encoding="utf-8")
+
+
+def _cached(folder: Path, run: Any) -> None:
+    """An LLM cache with answers of two models."""
+    with ResponseCache(folder / "cache.sqlite") as cache:
+        for number in range(6):
+            cache.put(f"key{number}", ("model-a", "model-b")[number % 2],
+                      Completion(f"answer {number}", "stop"), step="label")
+
+
+def _served(folder: Path, run: Any) -> None:
+    """Nothing yet: the case's pages are listed in input/urls.txt (written by the test)."""
+
+
+def _corpus_after(*stages: str) -> Callable[[Path, Any], None]:
+    """The six documents with the corpus ``stages`` already run on them (in-process)."""
+
+    def setup(folder: Path, run: Any) -> None:
+        from irforge.corpus import pipeline
+
+        _documents(folder, run)
+        config = pipeline.CorpusConfig(chunk=ChunkSettings(tokenizer="words"), workers=1)
+        steps = {"extract": lambda: pipeline.run_extract(folder / "bench", config,
+                                                         folder / "input"),
+                 "dedup": lambda: pipeline.run_dedup(folder / "bench", config),
+                 "chunk": lambda: pipeline.run_chunk(folder / "bench", config)}
+        for stage in stages:
+            steps[stage]()
+
+    return setup
+
+
 CASES: dict[str, Case] = {
     "build multicon": Case(["build", "multicon", "bench", "--corpus", "input.jsonl", "--n", "3",
                             "--domain", "books", "--pad-to", "80", *LLM], _novel_corpus,
@@ -199,6 +318,37 @@ CASES: dict[str, Case] = {
                                    "bench/annotation/tasks.json", "--n", "4"], _annotated),
     "audit agreement": Case(["audit", "agreement", "bench", "--resamples", "50"], _imported),
     "audit duplicates": Case(["audit", "duplicates", "bench"], _audited),
+    # killed at its first write and its last (every stage settled: the re-run resumes each;
+    # its 28 writes, spread over 8 kills, pass too, in 4 minutes)
+    "run": Case(["run", "bench", "--recipe", "input/recipe.yaml"], _recipe,
+                writes=("bench/logical", "bench"), script=good_script(), stages=True,
+                points=2, cache="bench/.irforge/cache.sqlite"),
+    "view": Case(["view", "bench"], _viewed),
+    "audit rankings --out": Case(["audit", "rankings", "--runs", "input/a.trec", "--runs",
+                                  "input/b.trec", "--qrels-a", "bench/qrels/test.tsv",
+                                  "--qrels-b", "input/b.tsv", "--resamples", "50", "--out",
+                                  "out/rankings.json"], _two_rankings, writes=()),
+    "recipe init --force": Case(["recipe", "init", "recipe.yaml", "--force"], _old_recipe,
+                                writes=()),
+    "build instructions-review": Case(["build", "instructions-review", "bench", "--run",
+                                       "input/bm25.trec", "--rank-cutoff", "1"],
+                                      _review_ready),
+    "cache clear": Case(["cache", "clear", "--cache", "cache.sqlite", "--model", "model-a",
+                         "--yes"], _cached, writes=(), points=2),
+    "corpus collect": Case(["corpus", "collect", "bench", "--urls", "input/urls.txt",
+                            "--allow-private", "--download-workers", "1"], _served,
+                           pages=("Flood report for the north bank of the river.",
+                                  "Shelter list for the storm season in the valley.")),
+    "corpus extract": Case(["corpus", "extract", "bench", "--input", "input", "--workers",
+                            "1"], _documents, points=2),
+    "corpus dedup": Case(["corpus", "dedup", "bench", "--workers", "1"],
+                         _corpus_after("extract"), points=2),
+    "corpus chunk": Case(["corpus", "chunk", "bench", "--tokenizer", "words", "--workers",
+                          "1"], _corpus_after("extract", "dedup"), points=2),
+    "corpus dedup-passages": Case(["corpus", "dedup-passages", "bench", "--exact"],
+                                  _corpus_after("extract", "dedup", "chunk"), points=2),
+    "corpus write": Case(["corpus", "write", "bench"], _corpus_after("extract", "dedup", "chunk"),
+                         points=3),
 }
 
 
@@ -208,6 +358,7 @@ CASES: dict[str, Case] = {
 #: test_every_writing_verb_has_a_harness_case until it gets a case (or a reason below).
 COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     (None, "label"): ("label",),
+    (None, "run"): ("run",),
     (None, "eval"): ("eval --replace",),
     (None, "export"): ("export (again)", "export (new folder)"),
     ("build", "intents"): ("build intents",),
@@ -222,28 +373,29 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     ("audit", "agreement"): ("audit agreement",),
     ("audit", "duplicates"): ("audit duplicates",),
     ("audit", "overlap"): ("audit overlap",),
+    (None, "view"): ("view",),
+    ("audit", "rankings"): ("audit rankings --out",),
+    ("recipe", "init"): ("recipe init --force",),
+    ("build", "instructions-review"): ("build instructions-review",),
+    ("cache", "clear"): ("cache clear",),
+    ("corpus", "collect"): ("corpus collect",),
+    ("corpus", "extract"): ("corpus extract",),
+    ("corpus", "dedup"): ("corpus dedup",),
+    ("corpus", "chunk"): ("corpus chunk",),
+    ("corpus", "dedup-passages"): ("corpus dedup-passages",),
+    ("corpus", "write"): ("corpus write",),
 }
-#: writing verbs without a case of their own, and why a kill cannot leave them mixed
+#: writing verbs without a case of their own, and why: push and pull talk only to a real Label
+#: Studio server (tests/annotation/conftest.py starts one; the stand-ins there replace functions
+#: in-process, which the forked verb processes here never see)
 WITHOUT_CASE: dict[tuple[str | None, str], str] = {
-    (None, "run"): "runs the verbs above, one generation per stage (a kill loses the stage in "
-                   "flight; the re-run resumes); no kill case yet: a recipe run costs a minute",
-    ("corpus", "collect"): "a stage of corpus build (its case); needs URLs or a search API",
-    ("corpus", "extract"): "a stage of corpus build, the same code under the same generation",
-    ("corpus", "dedup"): "a stage of corpus build, the same code under the same generation",
-    ("corpus", "chunk"): "a stage of corpus build, the same code under the same generation",
-    ("corpus", "dedup-passages"): "a stage of corpus build; needs an embedding model",
-    ("corpus", "write"): "a stage of corpus build, the same code under the same generation",
-    ("annotate", "pull"): "needs a Label Studio server; writes its snapshot, then runs the "
+    ("annotate", "pull"): "needs a real Label Studio server; writes its snapshot, then runs the "
                           "ingest() that annotate import-tasks runs (its case)",
-    ("annotate", "push"): "needs a Label Studio server; keeps the project registry at once "
+    ("annotate", "push"): "needs a real Label Studio server; keeps the project registry at once "
                           "(a server-side project no rollback undoes), so a re-run reuses it",
-    ("build", "instructions-review"): "one file (instructions/review.jsonl) renamed into place",
-    (None, "view"): "one file (the explorer's HTML) renamed into place",
-    ("audit", "rankings"): "one file (--out) renamed into place, only when asked",
-    ("recipe", "init"): "one file (the recipe) renamed into place",
-    (None, "demo"): "writes only its own sample folder (--out), stage by stage through the "
-                    "code the build, label and eval cases kill; not one generation",
-    ("cache", "clear"): "the LLM cache only (one SQLite transaction), no benchmark file",
+    (None, "demo"): "runs every stage with the embedded model (no single cheap stage); writes "
+                    "only its own sample folder (--out), stage by stage through the code the "
+                    "build, label and eval cases kill; not one generation",
 }
 #: verbs that write no file
 READ_ONLY = frozenset({(None, "check"), (None, "version"), (None, "completion"),
@@ -263,7 +415,10 @@ def _stable(value: Any) -> Any:
 
 
 def _resumed(state: Any) -> Any:
-    """``state`` without the counters of what one invocation did itself (:data:`ACTIVITY`)."""
+    """``state`` without the counters of what one invocation did itself (:data:`ACTIVITY`;
+    a stage of ``irforge run``'s report that an earlier run finished)."""
+    if isinstance(state, bytes):
+        return state.replace(RESUMED_STAGE, b"| done |")
     if isinstance(state, dict):
         return {key: _resumed(item) for key, item in state.items()
                 if not str(key).startswith(ACTIVITY)}
@@ -280,6 +435,11 @@ def _state(folder: Path) -> dict[str, Any]:
         rel = path.relative_to(folder)
         if not path.is_file() or UNJOURNALED.intersection(rel.parts) or rel.parts[0] in INPUTS:
             continue
+        if path.name.endswith(SQLITE_SIDE_FILES):
+            continue
+        if path.suffix == ".sqlite":
+            files[STAMP.sub("#", rel.as_posix())] = _rows(path)
+            continue
         data = path.read_bytes()
         if path.suffix in (".md", ".html"):  # reports print durations ("index 0.10s")
             data = DURATION.sub(b"#s", data)
@@ -290,15 +450,71 @@ def _state(folder: Path) -> dict[str, Any]:
     return files
 
 
-def _runner(folder: Path, server: ScriptedServer | None, kill: str = ""
+def _rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """A SQLite file's rows, table by table (opening it rolls back an unfinished transaction,
+    as the next writer's open does)."""
+    with closing(sqlite3.connect(path)) as db:
+        tables = [row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {table: sorted(db.execute(f'SELECT * FROM "{table}"'), key=repr)
+                for table in tables}
+
+
+@contextmanager
+def _page_server(texts: tuple[str, ...]) -> Iterator[list[str]]:
+    """A PDF saying each of ``texts`` served on 127.0.0.1 (a free port); yields their URLs."""
+    from reportlab.pdfgen import canvas
+
+    bodies = {}
+    for number, text in enumerate(texts):
+        buffer = io.BytesIO()
+        pdf = canvas.Canvas(buffer, invariant=1)
+        pdf.drawString(72, 720, text)
+        pdf.save()
+        bodies[f"/page{number}.pdf"] = buffer.getvalue()
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = bodies.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/pdf")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield [f"http://127.0.0.1:{server.server_address[1]}{path}" for path in bodies]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _env(kill: str = "") -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "IRFORGE_KILL_AT_WRITE": kill,
+            "IRFORGE_API_KEY": ""}
+
+
+@pytest.fixture(scope="module")
+def verbs() -> Iterator[ForkedVerbs]:
+    """One process that imported irforge and torch; each verb runs in a child it forks."""
+    server = ForkedVerbs(_env())
+    yield server
+    server.close()
+
+
+def _runner(folder: Path, server: ScriptedServer | None, verbs: ForkedVerbs, kill: str = ""
             ) -> Callable[[list[str]], subprocess.CompletedProcess[str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "IRFORGE_KILL_AT_WRITE": kill,
-           "IRFORGE_API_KEY": ""}
+    env = {**_env(kill), **({"IRFORGE_API_BASE": server.url} if server is not None else {})}
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         extra = ["--api-base", server.url] if server is not None and "--model" in argv else []
-        return subprocess.run([sys.executable, "-m", "irforge", *argv, *extra], cwd=folder,
-                              env=env, capture_output=True, text=True, timeout=300)
+        return verbs.run([*argv, *extra], folder, env)
 
     return run
 
@@ -307,11 +523,29 @@ def _recover(folder: Path, case: Case) -> None:
     for name in case.writes:
         if (folder / name).is_dir():
             rollback(folder / name)
+    # a write outside a generation (one file, or irforge run's manifest between stages)
+    # leaves its temporary file; the next write of the file sweeps it
+    for parent in {path.parent for path in folder.rglob(".*.tmp")}:
+        sweep_temporaries(parent)
 
 
-def _kill_points(writes: int, every: bool) -> list[int]:
-    """Every write, or the middle one (the quick run)."""
-    return list(range(1, writes + 1)) if every else [writes // 2 + 1]
+def _differences(state: dict[str, Any], old: dict[str, Any], new: dict[str, Any],
+                 progress: frozenset[str] = frozenset()) -> list[str]:
+    """The files of ``state`` that are in neither the previous state nor the clean run's
+    (but for the ``progress`` files a staged verb updates stage by stage)."""
+    return sorted(key for key in set(state) | set(old) | set(new) if key not in progress
+                  and state.get(key) != old.get(key) and state.get(key) != new.get(key))
+
+
+def _kill_points(writes: int, every: bool, points: int = 1) -> list[int]:
+    """Every write; or (the quick run) the middle one, or ``points`` of them spread evenly
+    from the first write to the last."""
+    if every:
+        return list(range(1, writes + 1))
+    if points <= 1 or writes == 1:
+        return [writes // 2 + 1]
+    count = min(points, writes)
+    return sorted({1 + round(step * (writes - 1) / (count - 1)) for step in range(count)})
 
 
 #: the exhaustive sweep (a subprocess per write of every verb) runs on request:
@@ -325,41 +559,54 @@ EVERY_WRITE = pytest.mark.skipif(not os.environ.get("IRFORGE_CRASH_EVERY_WRITE")
                                                                       EVERY_WRITE])],
                          ids=["sampled", "every-write"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(tmp_path: Path, name: str,
-                                                               every: bool) -> None:
+def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(
+        tmp_path: Path, name: str, every: bool, verbs: ForkedVerbs) -> None:
     case = CASES[name]
     server = ScriptedServer(case.script) if case.script is not None else None
-    with server if server is not None else nullcontext():
+    with server if server is not None else nullcontext(), \
+            _page_server(case.pages) if case.pages else nullcontext([]) as urls:
         before = tmp_path / "before"
         before.mkdir()
-        case.setup(before, _runner(before, server))
+        if urls:
+            (before / "input").mkdir()
+            (before / "input" / "urls.txt").write_text("\n".join(urls) + "\n",
+                                                       encoding="utf-8")
+        case.setup(before, _runner(before, server, verbs))
         old = _state(before)
+        # every run works in one folder (paths a verb records are the same in each), a fresh
+        # copy of the previous state
+        work = tmp_path / "case"
         if server is not None:  # every later run finds its answers cached, as a re-run does
-            shutil.copytree(before, tmp_path / "warm", symlinks=True)
-            _runner(tmp_path / "warm", server)(case.verb)
-            shutil.rmtree(tmp_path / "warm")
-        clean = tmp_path / "clean"
-        shutil.copytree(before, clean, symlinks=True)
-        counted = _runner(clean, server, "count")(case.verb)
+            _runner(_fresh(before, work), server, verbs)(case.verb)
+            if case.cache:  # a verb that keeps its cache in its own folder (irforge run)
+                shutil.copy2(work / case.cache, before / case.cache)
+        counted = _runner(_fresh(before, work), server, verbs, "count")(case.verb)
         assert counted.returncode in (0, 8), counted.stdout + counted.stderr
         writes = int(counted.stderr.rsplit("irforge-write-points:", 1)[1].split()[0])
-        new = _state(clean)
+        new = _state(work)
         assert new != old and writes >= 1
-        points = _kill_points(writes, every)
+        points = _kill_points(writes, every, case.points)
         for kill_at in points:
-            folder = tmp_path / f"kill{kill_at}"
-            shutil.copytree(before, folder, symlinks=True)
-            killed = _runner(folder, server, str(kill_at))(case.verb)
+            killed = _runner(_fresh(before, work), server, verbs, str(kill_at))(case.verb)
             assert killed.returncode == -9, (kill_at, killed.stdout + killed.stderr)
-            _recover(folder, case)
-            state = _state(folder)
-            assert state in (old, new), f"{name}: kill at write {kill_at} of {writes} left a mix"
+            _recover(work, case)
+            state = _state(work)
+            mixed = _differences(state, old, new, STAGE_PROGRESS if case.stages else frozenset())
+            assert not mixed if case.stages else state in (old, new), \
+                f"{name}: kill at write {kill_at} of {writes} left a mix: {mixed}"
             if kill_at in points[-2:]:  # the re-run continues to the clean run's state
-                rerun = _runner(folder, server)(case.verb)
+                rerun = _runner(work, server, verbs)(case.verb)
                 assert rerun.returncode == counted.returncode, rerun.stdout + rerun.stderr
-                assert _resumed(_state(folder)) == _resumed(new), \
+                assert _resumed(_state(work)) == _resumed(new), \
                     f"{name}: the re-run after kill {kill_at} differs"
-            shutil.rmtree(folder)
+
+
+def _fresh(before: Path, work: Path) -> Path:
+    """``work`` as a new copy of ``before``."""
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(before, work, symlinks=True)
+    return work
 
 
 def test_every_writing_verb_has_a_harness_case() -> None:

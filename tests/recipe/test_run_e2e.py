@@ -67,6 +67,9 @@ def test_good_answers_run_every_stage_and_report(tmp_path: Path) -> None:
     stages = manifest["steps"]["recipe"]["stages"]
     assert all(stage["status"] == "done" for stage in stages.values())
     assert stages["build-intents"]["kind"] == "build"  # run in-process, no argv
+    # the re-run keeps what the run that did the work recorded, and shows it
+    detail = stages["build-intents"]["detail"]
+    assert "queries kept" in detail and f"[build-intents] done-earlier: {detail}" in again.stdout
 
 
 def test_copied_answers_are_rejected_and_the_run_fails_naming_why(tmp_path: Path) -> None:
