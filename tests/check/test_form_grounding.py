@@ -243,3 +243,18 @@ def test_a_refuted_claim_may_change_a_number_whose_counterpart_has_no_unit(text:
 def test_a_refuted_claim_that_changes_more_than_one_fact_stays_rejected(
         text: str, doc: Doc, missing: str) -> None:
     assert missing in grounding(text, doc, query_form="claim-refuted", stance="refuted")
+
+
+def test_an_instructed_row_is_held_to_its_form_on_its_instructed_and_reversed_texts() -> None:
+    core = "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it?"
+
+    def form_findings(**texts: str) -> list[str]:
+        query = Query("q", core, {"query_form": "instructed", "core_query": core, **texts})
+        return [f.field for f in validate(Case(query, case_fields(query), (CORE,)),
+                                          Context(docs=DOCS, language="en"),
+                                          only=["form.intent_type"])]
+
+    assert form_findings(instructed=f"{core} I only want guides for students.",
+                         reversed=f"{core} I do not want guides for students.") == []
+    assert form_findings(instructed=core, reversed="snacks for students on $2.50 a day") == [
+        "instructed", "reversed"]
