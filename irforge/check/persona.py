@@ -37,6 +37,11 @@ _CLAUSE_BREAK = re.compile(r"\s*[,;:()]\s*|\s+(?=(?:and|but|so|because|since|alt
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.]*")
 
 
+#: the details are excused only when what is asked keeps this many content words of its own
+#: ("What should I do?" after a paragraph about the asker asks nothing the passage can hold)
+MIN_ASKED_WORDS = 2
+
+
 @dataclass(frozen=True)
 class Request:
     """A persona request: the clauses that ask or are about others (``asked``, with the
@@ -98,7 +103,8 @@ def _parameters(clause: str, passage_stems: frozenset[str]) -> list[str]:
 
 def split_request(text: str, passages: Sequence[str]) -> Request:
     """What of a persona request is grounded, and the asker's details left out of it. The
-    request's last sentence is kept whole when nothing else of it asks."""
+    request's last sentence is kept whole when nothing else of it asks; nothing is left out
+    when what is asked has fewer than MIN_ASKED_WORDS content words."""
     parts = sentences(text)
     asking = [s for s in parts if is_question(s) or any(
         _ASKING.search(c) for c in _clauses(s))]
@@ -116,6 +122,7 @@ def split_request(text: str, passages: Sequence[str]) -> Request:
                 kept.extend(_parameters(clause, passage_stems))
             else:
                 kept.append(clause)
-    if not kept:  # every clause describes the asker: nothing is left to excuse it for
+    asked = " ; ".join(kept)
+    if len(set(content_words(asked))) < MIN_ASKED_WORDS:  # the details carry the need
         return Request(text)
-    return Request(" ; ".join(kept), tuple(details))
+    return Request(asked, tuple(details))
