@@ -160,7 +160,6 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
     prepared = [evidence(p) for p in passages if p]
     if not prepared:
         return Ungrounded()
-    context = [evidence(t) for t in names_from if t]
     plain = ENUMERATION.sub(" ", text)
     chemical = formulas(plain)
     missing_formulas = [f for f in chemical if not any(
@@ -168,10 +167,11 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
     for formula in chemical:  # a formula's digits are subscripts, not numbers of the query
         plain = re.sub(rf"\b{re.escape(formula)}\b", " ", plain)
     name_list = names(plain)
-    missing_names = tuple(dict.fromkeys([*missing_formulas, *(
-        n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
-                                        or _abbreviated(n, p, name=True)
-                                        for p in (*prepared, *context)))]))
+    missing_names = _names_missing(name_list, prepared, aliases)
+    if missing_names and names_from:  # the documents are read only for a name left over
+        missing_names = _names_missing(missing_names, [evidence(t) for t in names_from if t],
+                                       aliases)
+    missing_names = tuple(dict.fromkeys([*missing_formulas, *missing_names]))
     numbers = [other for p in prepared for other in p.numbers]
     missing_numbers = tuple(dict.fromkeys(
         str(q) for q, bound in _with_bounds(plain)
@@ -187,6 +187,13 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
     if paraphrase and not found.words_ok():
         return paraphrased(found, passages)
     return found
+
+
+def _names_missing(found: Sequence[str], passages: Sequence[Evidence],
+                   aliases: Aliases) -> list[str]:
+    """The names no passage holds (as written, an alias, initials or a demonym)."""
+    return [n for n in found if not any(term_grounded(n, p, aliases) or _demonym(n, p)
+                                        or _abbreviated(n, p, name=True) for p in passages)]
 
 
 def _abbreviated(term: str, passage: Evidence, name: bool = False) -> bool:
