@@ -107,6 +107,14 @@ class Context:
                 index.setdefault(stem(word), set()).add(doc.doc_id)
         return {term: frozenset(ids) for term, ids in index.items()}
 
+    @cached_property
+    def documents(self) -> Mapping[str, str]:
+        """Document id (a passage's metadata ``doc_id``) -> the text of all its passages
+        (titles and section paths included), for corpora that record the document."""
+        from irforge.check.document_context import document_texts
+
+        return document_texts(self.docs.values())
+
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:

@@ -19,7 +19,7 @@ from irforge.check.query_rules import (
     repetition_reason,
 )
 from irforge.check.text import words
-from irforge.prompts.forms import is_claim, is_question, query_forms
+from irforge.prompts.forms import QueryForm, is_claim, is_question, query_forms
 
 # template debris: (what it is, pattern); any match rejects the field
 DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -126,6 +126,23 @@ KIND_RULES = {
 }
 
 
+def _declared_texts(case: Case, declared: QueryForm) -> list[tuple[QueryForm, str, str]]:
+    """(form, field, text) a declared form applies to: the query text; for an instructed
+    query whose text is its core query (InfoSearch rows, generation's gate), its
+    ``instructed`` text, and a reversal's ``reversed`` text under the reversed form."""
+    core = str(case.meta.get("core_query") or "").strip()
+    if declared.shape != "instructed" or case.text.strip() != core:
+        return [(declared, "text", case.text)]
+    forms = query_forms()
+    out = []
+    for field in ("instructed", "reversed"):
+        text = case.meta.get(field)
+        if isinstance(text, str) and text.strip():
+            form = forms.get(field, declared) if field != "instructed" else declared
+            out.append((form, field, text))
+    return out
+
+
 @validator("form.intent_type")
 def check_intent_type(case: Case, context: Context) -> Iterator[Finding]:
     """A query that is not of the form it was asked for: its declared ``query_form``
@@ -133,12 +150,15 @@ def check_intent_type(case: Case, context: Context) -> Iterator[Finding]:
     intent = case.meta.get("intent")
     declared = query_forms().get(str(case.meta.get("query_form", "")))
     if declared is not None:
-        # the length its prompt asked for (recorded as ``length``) never counts against it
-        problem = declared.problem(case.text, str(case.meta.get("length") or ""))
-        if problem:
-            yield Finding("form.intent_type", "text", f"intent {intent!r} asks for "
-                          f"{declared.describes}; {case.text.strip()!r} {problem}",
-                          f"rewrite the query as {declared.describes.split(' (')[0]}")
+        asker = f"intent {intent!r}" if intent else f"the {declared.name} form"
+        for form, field, text in _declared_texts(case, declared):
+            # the length its prompt asked for (recorded as ``length``) never counts against it
+            problem = form.problem(text, str(case.meta.get("length") or ""),
+                                   str(case.meta.get("core_query") or ""))
+            if problem:
+                yield Finding("form.intent_type", field, f"{asker} asks for {form.describes}; "
+                              f"{text.strip()!r} {problem}",
+                              f"rewrite the query as {form.describes.split(' (')[0]}")
         return
     kind = case.meta.get("query_kind") or intent_query_kinds().get(str(intent), "")
     rule = KIND_RULES.get(str(kind))

@@ -4,16 +4,21 @@ The form's declaration (irforge/prompts/forms.yaml, ``grounding``) names the rul
 
 - ``strict`` (keyword, question, supported claim, logical): every name and number, and
   GROUND_MIN_SHARE of the content words, occur in the passage (paraphrases included);
-- ``persona`` (long requests): names and numbers stay strict; the person's context may use
-  words the passage lacks when the passage carries the need: the request's question (or a
-  sentence of it) is grounded, or as close to a passage sentence as REQUEST_SIMILARITY;
+- ``persona`` (long requests): the asker's own details (first-person clauses that ask
+  nothing: "I'm 34", "we live in Canada") need no passage (irforge.check.persona); what is
+  asked keeps strict names and numbers, and its content words are grounded, or a sentence
+  that asks is, or one is as close to a passage sentence as REQUEST_SIMILARITY;
 - ``refuted`` (claims with one fact changed, stance ``refuted``): the fact the passage
   contradicts may be missing from it: at most one changed name or number, with a passage
-  name or number of the same kind in its place; the rest is grounded as ``strict``, or the
-  claim is as close to a passage sentence as CLAIM_SIMILARITY. A claim about something
-  the passage does not discuss stays ungrounded;
+  name, or a passage number of the same kind or with a unit on one side only ("16 years
+  old" for "18 or over"), in its place; the rest is grounded as ``strict``, or the claim is
+  as close to a passage sentence as CLAIM_SIMILARITY. A claim about something the passage
+  does not discuss stays ungrounded;
 - ``core`` (instructed and reversed queries): the core query is grounded strictly; the
   instruction is the instruction rules' to check.
+
+Every rule reads a passage with its title and section path, and takes a name from the other
+passages of its document (irforge.check.document_context).
 
 A query with no declared form is grounded strictly, or as refuted when its metadata records
 ``stance: refuted``.
@@ -23,11 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 from irforge.check.aliases import Aliases
 from irforge.check.base import Case, Context, Finding, validator
-from irforge.check.grounding import Ungrounded, evidence, texts, ungrounded
-from irforge.check.text import names, quantities
+from irforge.check.document_context import labelled, names_context
+from irforge.check.grounding import Ungrounded, evidence, paraphrased, ungrounded
+from irforge.check.persona import split_request
+from irforge.check.text import Quantity, names, quantities
 from irforge.prompts.forms import is_question, query_forms, sentences
 
 
@@ -39,18 +47,30 @@ def form_grounding(case: Case) -> str:
     return "refuted" if case.meta.get("stance") == "refuted" else "strict"
 
 
-def _words(text: str, passages: Sequence[str], aliases: Aliases,
-           rescue: bool = False) -> Ungrounded:
+@dataclass(frozen=True)
+class Ground:
+    """What a query's words may come from: its passages (with their titles and section
+    paths) and, for names only, the documents they were cut from."""
+
+    passages: tuple[str, ...]
+    aliases: Aliases
+    names_from: tuple[str, ...] = ()
+
+    def missing(self, text: str, paraphrase: bool = False) -> Ungrounded:
+        return ungrounded(text, self.passages, self.aliases, paraphrase, self.names_from)
+
+
+def _words(text: str, ground: Ground, rescue: bool = False) -> Ungrounded:
     """What of ``text`` its passages lack: by words first; the paraphrase model is asked
     only when the words fall short and names and numbers pass (or ``rescue`` says to)."""
-    found = ungrounded(text, passages, aliases)
+    found = ground.missing(text)
     if found.words_ok() or ((found.names or found.numbers) and not rescue):
         return found
-    return ungrounded(text, passages, aliases, paraphrase=True)
+    return ground.missing(text, paraphrase=True)
 
 
-def _strict(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
-    return _words(case.text, passages, aliases).problem()
+def _strict(case: Case, ground: Ground) -> str | None:
+    return _words(case.text, ground).problem()
 
 
 def _asked(text: str) -> list[str]:
@@ -59,42 +79,65 @@ def _asked(text: str) -> list[str]:
     return [s for s in parts if is_question(s)] or parts
 
 
-def _need_grounded(text: str, passages: Sequence[str], aliases: Aliases,
-                   paraphrase: bool) -> bool:
+def _request_missing(text: str, ground: Ground, paraphrase: bool) -> Ungrounded:
+    """What of a request its passages lack, the asker's own details excused; the paraphrase
+    model is asked only when the words left fall short."""
+    found = split_request(text, ground.passages).excuses(ground.missing(text))
+    return paraphrased(found, ground.passages) if paraphrase and not found.words_ok() \
+        else found
+
+
+def _need_grounded(text: str, ground: Ground, paraphrase: bool) -> bool:
     """A sentence of the request that asks (else any sentence) is grounded, with 2+ content
-    words."""
+    words, the asker's details aside."""
     for sentence in _asked(text):
-        own = ungrounded(sentence, passages, aliases, paraphrase=paraphrase)
+        own = _request_missing(sentence, ground, paraphrase)
         if own.content >= 2 and own.problem() is None:
             return True
     return False
 
 
-def _persona(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+def _persona(case: Case, ground: Ground) -> str | None:
     from irforge.check.semantic import REQUEST_SIMILARITY, closest_sentence
 
-    found = ungrounded(case.text, passages, aliases)
+    found = _request_missing(case.text, ground, paraphrase=False)
     problem = found.problem()
     if problem is None or found.names or found.numbers:
         return problem
-    if _need_grounded(case.text, passages, aliases, paraphrase=False):
+    if _need_grounded(case.text, ground, paraphrase=False):
         return None
-    rescued = ungrounded(case.text, passages, aliases, paraphrase=True)
-    if rescued.problem() is None or _need_grounded(case.text, passages, aliases, True) \
-            or max(closest_sentence(s, passages) for s in _asked(case.text)) \
+    rescued = _request_missing(case.text, ground, paraphrase=True)
+    if rescued.problem() is None or _need_grounded(case.text, ground, True) \
+            or max(closest_sentence(s, ground.passages) for s in _asked(case.text)) \
             >= REQUEST_SIMILARITY:
         return None
     return f"{rescued.problem()}; no sentence of the request is about the passage"
 
 
+def _counterpart(changed: Quantity, other: Quantity) -> bool:
+    """``other`` (a passage number) may be what ``changed`` replaced: the same kind, or a
+    unit on one side only ("16 years old" for "18 or over", "aged 16" for "18 years")."""
+    return changed.dimension is None or other.dimension is None \
+        or changed.dimension == other.dimension
+
+
+def _number_facts(missing: Sequence[Quantity]) -> int:
+    """How many facts the changed numbers are: numbers of one kind are one fact, and a
+    number without a unit that repeats a changed number's value is that number."""
+    kinds = {q.dimension for q in missing if q.dimension is not None}
+    valued = {q.value for q in missing if q.dimension is not None}
+    bare = {q.value for q in missing if q.dimension is None and q.value not in valued}
+    return len(kinds) + (1 if bare else 0)
+
+
 def _changed_slots(text: str, found: Ungrounded, passages: Sequence[str]) -> int | None:
     """How many facts of the claim its passages do not hold (adjacent names are one fact,
-    numbers of one kind are one fact); None when one has no passage counterpart of its kind
-    (a number of a kind the passage never gives, a name where the passage names nothing)."""
+    numbers of one kind are one fact); None when one has no passage counterpart (a number
+    the passage gives nothing like, a name where the passage names nothing)."""
     prepared = [evidence(p) for p in passages if p]
-    kinds = {q.dimension for p in prepared for q in p.numbers}
+    numbers = [q for p in prepared for q in p.numbers]
     missing = [q for q in quantities(text) if str(q) in found.numbers]
-    if any(q.dimension not in kinds for q in missing):
+    if any(not any(_counterpart(q, other) for other in numbers) for q in missing):
         return None
     claim_names = {n.lower() for n in names(text)}
     if found.names and not any(n.lower() not in claim_names
@@ -105,41 +148,41 @@ def _changed_slots(text: str, found: Ungrounded, passages: Sequence[str]) -> int
         joined = re.search(rf"[A-Z][\w'’-]*\s+{re.escape(name)}\b", text)
         if not (joined and joined.group().split()[0] in found.names):
             groups += 1
-    return groups + len({q.dimension for q in missing})
+    return groups + _number_facts(missing)
 
 
-def _refuted(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
-    found = ungrounded(case.text, passages, aliases)
+def _refuted(case: Case, ground: Ground) -> str | None:
+    found = ground.missing(case.text)
     if found.problem() is None:
         return None
-    slots = _changed_slots(case.text, found, passages)
+    slots = _changed_slots(case.text, found, ground.passages)
     if slots is None or slots > 1:
         return f"{found.problem()}; a refuted claim changes one fact of its passage"
     if found.words_ok():
         return None
     from irforge.check.semantic import CLAIM_SIMILARITY, closest_sentence
 
-    rescued = _words(case.text, passages, aliases, rescue=True)
-    if rescued.words_ok() or closest_sentence(case.text, passages) >= CLAIM_SIMILARITY:
+    rescued = _words(case.text, ground, rescue=True)
+    if rescued.words_ok() or closest_sentence(case.text, ground.passages) >= CLAIM_SIMILARITY:
         return None
     return f"{rescued.problem()}; the claim is not about what its passage says"
 
 
-def _core(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+def _core(case: Case, ground: Ground) -> str | None:
     core = case.meta.get("core_query")
     text = core if isinstance(core, str) and core.strip() else case.text
-    return _words(text, passages, aliases).problem()
+    return _words(text, ground).problem()
 
 
 #: grounding rule name (forms.yaml ``grounding``) -> the rule
-RULES: dict[str, Callable[[Case, Sequence[str], Aliases], str | None]] = {
+RULES: dict[str, Callable[[Case, Ground], str | None]] = {
     "strict": _strict, "persona": _persona, "refuted": _refuted, "core": _core,
 }
 
 
-def grounding_problem(case: Case, passages: Sequence[str], aliases: Aliases) -> str | None:
+def grounding_problem(case: Case, ground: Ground) -> str | None:
     """What of the query its passages do not ground, by its form's rule (None: grounded)."""
-    return RULES[form_grounding(case)](case, passages, aliases)
+    return RULES[form_grounding(case)](case, ground)
 
 
 @validator("grounding.query")
@@ -155,7 +198,9 @@ def check_query(case: Case, context: Context) -> Iterator[Finding]:
             grounds.append(seed)
     if not grounds:
         return
-    problem = grounding_problem(case, texts(grounds), context.aliases)
+    ground = Ground(tuple(labelled(doc) for doc in grounds), context.aliases,
+                    names_context(grounds, context.documents))
+    problem = grounding_problem(case, ground)
     if problem:
         where = ", ".join(d.doc_id for d in case.grounds)
         yield Finding("grounding.query", "text", f"not in its relevant passage(s) {where}: "

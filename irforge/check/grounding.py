@@ -152,10 +152,11 @@ class Ungrounded:
 
 
 def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
-               paraphrase: bool = False) -> Ungrounded:
+               paraphrase: bool = False, names_from: Sequence[str] = ()) -> Ungrounded:
     """The names, numbers and content words of ``text`` that no passage holds; with
     ``paraphrase`` a content word also counts when a passage phrase means the same (asked
-    only when the words alone fall short of GROUND_MIN_SHARE)."""
+    only when the words alone fall short of GROUND_MIN_SHARE). ``names_from`` are texts that
+    ground names only (the passages' documents: 'Linux' of a Debian guide)."""
     prepared = [evidence(p) for p in passages if p]
     if not prepared:
         return Ungrounded()
@@ -166,9 +167,11 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
     for formula in chemical:  # a formula's digits are subscripts, not numbers of the query
         plain = re.sub(rf"\b{re.escape(formula)}\b", " ", plain)
     name_list = names(plain)
-    missing_names = tuple(dict.fromkeys([*missing_formulas, *(
-        n for n in name_list if not any(term_grounded(n, p, aliases) or _demonym(n, p)
-                                        or _abbreviated(n, p, name=True) for p in prepared))]))
+    missing_names = _names_missing(name_list, prepared, aliases)
+    if missing_names and names_from:  # the documents are read only for a name left over
+        missing_names = _names_missing(missing_names, [evidence(t) for t in names_from if t],
+                                       aliases)
+    missing_names = tuple(dict.fromkeys([*missing_formulas, *missing_names]))
     numbers = [other for p in prepared for other in p.numbers]
     missing_numbers = tuple(dict.fromkeys(
         str(q) for q, bound in _with_bounds(plain)
@@ -182,8 +185,15 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
                                       or _abbreviated(w, p) for p in prepared))
     found = Ungrounded(missing_names, missing_numbers, missing_words, len(content))
     if paraphrase and not found.words_ok():
-        return _paraphrased(found, passages)
+        return paraphrased(found, passages)
     return found
+
+
+def _names_missing(found: Sequence[str], passages: Sequence[Evidence],
+                   aliases: Aliases) -> list[str]:
+    """The names no passage holds (as written, an alias, initials or a demonym)."""
+    return [n for n in found if not any(term_grounded(n, p, aliases) or _demonym(n, p)
+                                        or _abbreviated(n, p, name=True) for p in passages)]
 
 
 def _abbreviated(term: str, passage: Evidence, name: bool = False) -> bool:
@@ -194,7 +204,7 @@ def _abbreviated(term: str, passage: Evidence, name: bool = False) -> bool:
     return initials_in(term, passage.words) or clipped_in(term, passage.words)
 
 
-def _paraphrased(found: Ungrounded, passages: Sequence[str]) -> Ungrounded:
+def paraphrased(found: Ungrounded, passages: Sequence[str]) -> Ungrounded:
     """``found`` with the content words a passage phrase paraphrases moved out of ``words``."""
     from dataclasses import replace
 

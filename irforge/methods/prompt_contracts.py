@@ -26,6 +26,14 @@ QUERY_FORMS: tuple[Inputs, ...] = (
     {"query": "Slow websites lose half of their visitors within three seconds."},
 )
 
+# core queries the instructed form takes besides one sentence: several sentences, a question
+# mark inside, a price and an abbreviation (the worked example must fit them too)
+LONG_CORES: tuple[Inputs, ...] = (
+    {"query": "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it?"},
+    {"query": "Our shop's site takes 4.5 s to load on phones. Do visitors leave? What "
+              "should we fix first?"},
+)
+
 
 def _none(base: Inputs) -> Sequence[Inputs]:
     return ()
@@ -143,13 +151,13 @@ def _instructions() -> dict[str, PromptContract]:
 
     out = {
         "instructions.instruction": PromptContract(
-            model=instructed, variants=lambda base: QUERY_FORMS,
+            model=instructed, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_instruction(
                 value.instructed_query, str(inputs["query"]),
                 _condition(str(inputs["condition"]))),)),
         "instructions.reverse": PromptContract(
-            model=reversed_model, variants=lambda base: QUERY_FORMS,
+            model=reversed_model, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_reversal(
                 value.reversed_query, str(inputs["instructed"]), str(inputs["query"]),

@@ -71,12 +71,52 @@ def is_request(text: str) -> bool:
     return any(is_question(part) for part in parts) or len(parts) >= 2
 
 
+def instructed_parts(text: str) -> tuple[str, str]:
+    """(core query, instruction) of an instructed query: the instruction is its last
+    sentence, the core query every sentence before it (any number, any punctuation)."""
+    parts = sentences(text)
+    if len(parts) < 2:
+        return " ".join(parts), ""
+    return " ".join(parts[:-1]), parts[-1]
+
+
+def is_instructed(text: str) -> bool:
+    """A core query (one or more sentences), then an instruction sentence of 2+ words."""
+    core, instruction = instructed_parts(text)
+    return bool(core) and word_count(instruction) >= 2
+
+
+def _repeats_core(text: str, core: str) -> bool:
+    """The last sentence of ``text`` is a sentence of ``core``: no instruction follows."""
+    flat = [" ".join(_WORD.findall(part.lower())) for part in sentences(core)]
+    return bool(core.strip()) and " ".join(
+        _WORD.findall(instructed_parts(text)[1].lower())) in flat
+
+
+#: JSON-schema pattern pieces of the instructed form, for constrained decoders: the core
+#: query may hold several sentences and any punctuation ("?", "$2.50", "e.g.") but a quote,
+#: backslash or line break, and ends on a word, not on doubled punctuation ("website??");
+#: the instruction is one sentence with no sentence end inside
+CORE_TEXT = r'[^"\\\n]*'
+_CORE_END = r'[^"\\\n.?! ]'
+INSTRUCTION_TEXT = r'[^"\\.?!\n]*'
+
+
+def instructed_pattern(core_words: str, condition: str, cue: str = "") -> str:
+    """The instructed form as a pattern: a core query holding one of ``core_words`` (a regex
+    group), a sentence end, then the instruction naming ``condition`` (after ``cue``, a
+    negation group, for a reversal)."""
+    return (f"^{CORE_TEXT}{core_words}(?:{CORE_TEXT}{_CORE_END})?[.?!] "
+            f"{INSTRUCTION_TEXT}{cue}{condition}{INSTRUCTION_TEXT}[.?!]$")
+
+
 #: shape name -> the test a query of that shape passes
 SHAPES: dict[str, Callable[[str], bool]] = {
     "keyword": is_keyword_query,
     "question": is_question,
     "claim": is_claim,
     "long": is_request,
+    "instructed": is_instructed,
     "any": lambda text: bool(text.strip()),
 }
 GROUNDINGS = ("strict", "persona", "refuted", "core")
@@ -96,11 +136,13 @@ class QueryForm:
     max_words: int
     stance: str | None = None
 
-    def problem(self, text: str, asked: str = "") -> str | None:
+    def problem(self, text: str, asked: str = "", core: str = "") -> str | None:
         """Why ``text`` is not a query of this form (None: it is one). ``asked`` is the
         length its prompt asked for ("at least 50 words"): a length the prompt asked for is
-        never a reason to reject, so the bounds widen to take it in."""
-        if not SHAPES[self.shape](text):
+        never a reason to reject, so the bounds widen to take it in. ``core`` is an
+        instructed query's core query: the instruction is not one of its sentences."""
+        if not SHAPES[self.shape](text) or (self.shape == "instructed" and _repeats_core(
+                text, core)):
             return f"is not {self.describes}"
         low, high = self.min_words, self.max_words
         if asked:

@@ -134,3 +134,129 @@ def test_a_length_the_prompt_asked_for_is_never_held_against_the_query(
     assert bool(found) is rejected, found
     if rejected:
         assert "has 72 words" in found[0].detail
+
+
+# -- the asker's own details, the document's context, a changed unit (issue 34) ------------
+
+LENTILS = Doc("pulses_2", "Rinse the lentils and simmer them in plenty of water. Brown lentils "
+                          "are tender after about 25 minutes; red lentils fall apart in 15.",
+              "Cooking pulses", {"doc_id": "pulses", "section": "Cooking pulses > Lentils"})
+BEANS = Doc("pulses_1", "Dried beans need soaking overnight before a pressure cooker takes "
+                        "them.", "Cooking pulses", {"doc_id": "pulses"})
+TIMEZONE = Doc("guide_3", "Select local time if you will be running another operating system as "
+                          "well as Debian. Unix generally keeps GMT time on the system clock.",
+               "Debian Tutorial", {"doc_id": "guide", "section": "Configure the Woody base"})
+KERNEL = Doc("guide_1", "Linux is a free kernel; Debian GNU/Linux is a distribution of it with "
+                        "thousands of packages.", "Debian Tutorial", {"doc_id": "guide"})
+ROSES = Doc("roses", "Prune roses in late winter, cutting just above an outward-facing bud.",
+            "Roses", {"doc_id": "garden"})
+CLUB = Doc("club", "Membership is open to anyone who lives in the county. Applicants must be 18 "
+                   "or over and pay a yearly fee of 20 pounds.", "Joining the club")
+QUIET = Doc("quiet", "Members meet on the village green and bring their own tea.", "Meetings")
+CONTEXT_DOCS = {d.doc_id: d for d in (LENTILS, BEANS, TIMEZONE, KERNEL, ROSES, CLUB, QUIET)}
+
+
+def grounding(text: str, doc: Doc, **meta: Any) -> str:
+    """The grounding.query finding of ``text`` against ``doc`` ('' when grounded)."""
+    query = Query("q", text, {"intent": "QA", **meta})
+    found = validate(Case(query, case_fields(query), (doc,)),
+                     Context(docs=CONTEXT_DOCS, language="en"), only=["grounding.query"])
+    return found[0].detail if found else ""
+
+
+@pytest.mark.parametrize("text", [
+    "I'm 34, my son is six months old and we live in Canada. How long do I simmer brown "
+    "lentils?",
+    "I'm 34, my son is six months old, we live in Canada, how long do I simmer brown lentils?",
+    "We moved to Toronto in 2019 and my husband only eats red lentils. I'd like to know how "
+    "long they take before they fall apart.",
+])
+def test_the_askers_own_details_need_no_passage(text: str) -> None:
+    assert grounding(text, LENTILS, query_form="long") == ""
+    # the same details in a question form are the query's own words: strict
+    assert grounding(text, LENTILS, query_form="question") != ""
+
+
+@pytest.mark.parametrize(("text", "missing"), [
+    # what is asked names something neither the passage nor its document holds
+    ("I'm 34 and we live in Canada. How long do I simmer lentils in a Thermomix?",
+     "'Thermomix'"),
+    # off-topic: what is asked comes from another document (roses), details aside
+    ("I'm 34 and we live in Canada. How should I prune my roses in late winter?",
+     "no sentence of the request is about the passage"),
+    # a number of what is asked stays strict
+    ("We live in Canada. Should brown lentils simmer for 40 minutes?", "'40 minutes'"),
+    # what is asked holds no content word: the details are the need, and stay strict
+    ("I run a bakery in Paris and my ovens keep failing. What should I do?", "'Paris'"),
+    # a detail the passage measures alike is a parameter of the question, not a detail
+    ("I'm cooking 3 lentils portions for my 4 kids. Are red lentils done in 12 minutes?",
+     "'12 minutes'"),
+])
+def test_what_is_asked_stays_grounded_in_the_passage(text: str, missing: str) -> None:
+    assert missing in grounding(text, LENTILS, query_form="long")
+
+
+def test_a_name_may_come_from_the_document_and_the_section_path() -> None:
+    # 'Linux': another passage of the same document (the Debian guide) names it
+    assert grounding("What time does a Linux system clock keep?", TIMEZONE,
+                     query_form="question") == ""
+    # 'Woody': the passage's section path
+    assert grounding("Does Woody keep GMT on the system clock?", TIMEZONE,
+                     query_form="question") == ""
+    bare = Doc("bare", TIMEZONE.text, TIMEZONE.title)  # no section, no document
+    assert "'Woody'" in grounding("Does Woody keep GMT on the system clock?", bare,
+                                  query_form="question")
+    assert "'Linux'" in grounding("What time does a Linux system clock keep?", bare,
+                                  query_form="question")
+
+
+@pytest.mark.parametrize(("text", "doc", "missing"), [
+    # a name of neither the passage nor its document
+    ("What time does a Windows system clock keep?", TIMEZONE, "'Windows'"),
+    # a name of another document's passage, asked of this one: off-topic
+    ("What time does a Linux system clock keep?", ROSES, "'Linux'"),
+    # content words of another passage of the same document: that passage's question
+    ("How long should dried beans soak before the pressure cooker?", LENTILS, "content words"),
+])
+def test_the_document_grounds_names_only_and_only_its_own(text: str, doc: Doc,
+                                                           missing: str) -> None:
+    assert missing in grounding(text, doc, query_form="question")
+
+
+@pytest.mark.parametrize("text", [
+    "You must be 16 years old to join the club.",  # "18 or over": no unit in the passage
+    "Applicants aged 21 years or over can join the club.",
+    "Joining the club costs a yearly fee of 35 pounds.",  # the same unit: as before
+])
+def test_a_refuted_claim_may_change_a_number_whose_counterpart_has_no_unit(text: str) -> None:
+    assert grounding(text, CLUB, query_form="claim-refuted", stance="refuted") == ""
+    assert grounding(text, CLUB, query_form="claim-supported", stance="supported") != ""
+
+
+@pytest.mark.parametrize(("text", "doc", "missing"), [
+    # two facts changed: the age and the fee
+    ("You must be 16 years old and pay 30 pounds to join the club.", CLUB, "changes one fact"),
+    # a changed number and a changed name
+    ("Applicants must be 16 years old and live in Yorkshire to join.", CLUB,
+     "changes one fact"),
+    # no counterpart: the passage gives no number at all
+    ("Members meet on the village green twice a week at 7 pm.", QUIET, "changes one fact"),
+])
+def test_a_refuted_claim_that_changes_more_than_one_fact_stays_rejected(
+        text: str, doc: Doc, missing: str) -> None:
+    assert missing in grounding(text, doc, query_form="claim-refuted", stance="refuted")
+
+
+def test_an_instructed_row_is_held_to_its_form_on_its_instructed_and_reversed_texts() -> None:
+    core = "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it?"
+
+    def form_findings(**texts: str) -> list[str]:
+        query = Query("q", core, {"query_form": "instructed", "core_query": core, **texts})
+        return [f.field for f in validate(Case(query, case_fields(query), (CORE,)),
+                                          Context(docs=DOCS, language="en"),
+                                          only=["form.intent_type"])]
+
+    assert form_findings(instructed=f"{core} I only want guides for students.",
+                         reversed=f"{core} I do not want guides for students.") == []
+    assert form_findings(instructed=core, reversed="snacks for students on $2.50 a day") == [
+        "instructed", "reversed"]

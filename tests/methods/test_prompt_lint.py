@@ -69,6 +69,45 @@ def test_a_worked_example_that_breaks_its_own_pattern_is_caught(tmp_path: Path) 
                for m in messages)
 
 
+def test_a_worked_example_without_its_instruction_sentence_is_caught(tmp_path: Path) -> None:
+    # the instruction glued to the core query by a comma: no instruction sentence
+    _plant(tmp_path, "instructions.instruction", '"{{ core }}{{ stop }} I only want',
+           '"{{ core }}, I only want')
+    messages = _checks(tmp_path)[EXAMPLE]
+    assert any("exercises for weight loss, I only want" in m and "does not match the pattern"
+               in m for m in messages)
+
+
+def test_the_instructed_example_fits_a_core_query_of_several_sentences() -> None:
+    from irforge.generators.instructions.steps.instruction import (
+        InstructedQuery,
+        _alternatives,
+        _request_model,
+    )
+    from irforge.generators.instructions.text import content_words
+    from irforge.methods.prompt_contracts import _condition
+
+    template = get_template("instructions.instruction")
+    shipped = contract_for("instructions.instruction")
+    assert shipped is not None
+    cores = [str(v["query"]) for v in shipped.variants({})]
+    assert any("$2.50" in c and "e.g." in c for c in cores)
+    assert any("?" in c[:-1] for c in cores)
+    assert lint_template(template, shipped) == []
+
+    def one_sentence(inputs: dict) -> type:  # the pattern before: no '.?!' in the core
+        chunk = r'[^"\\.?!\n]*'
+        words = _alternatives(sorted(content_words(str(inputs["query"]))))
+        condition = _alternatives(_condition(str(inputs["condition"])).terms)
+        pattern = f"^{chunk}{words}{chunk}[.?!] {chunk}{condition}{chunk}[.?!]$"
+        return _request_model(InstructedQuery, "instructed_query", pattern)
+
+    old = PromptContract(model=one_sentence, validators=shipped.validators,
+                         variants=shipped.variants)
+    messages = [f.message for f in lint_template(template, old) if f.check == EXAMPLE]
+    assert any("$2.50" in m and "does not match the pattern" in m for m in messages)
+
+
 def test_an_example_missing_required_keys_is_caught(tmp_path: Path) -> None:
     _plant(tmp_path, "logical.query", '"projection": [], ', "")
     [message] = _checks(tmp_path)[EXAMPLE]

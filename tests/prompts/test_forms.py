@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.prompts.forms import form_metadata, query_form, query_forms
+from irforge.prompts.forms import form_metadata, instructed_parts, query_form, query_forms
 
 
 def test_every_declared_form_accepts_its_own_worked_example() -> None:
@@ -26,6 +26,11 @@ def test_every_declared_form_accepts_its_own_worked_example() -> None:
     ("long", "My grandmother's recipe never says, so how long do the eggs boil?"),
     ("claim-supported", "When the water boils, the eggs go in for ten minutes."),
     ("claim-refuted", "Aljotta is a traditional Greek fish soup."),
+    # a core query of several sentences with ordinary punctuation, then the instruction
+    ("instructed", "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it? "
+                   "I only want documents written for students."),
+    ("instructed", "Why do users leave a slow website? I only want documents that are expert."),
+    ("reversed", "Our site takes 4.5 s to load. Do visitors leave? I do not want forum posts."),
 ])
 def test_the_language_each_form_asks_for_is_accepted(form: str, text: str) -> None:
     assert query_form(form).problem(text) is None
@@ -39,6 +44,10 @@ def test_the_language_each_form_asks_for_is_accepted(form: str, text: str) -> No
     ("claim-supported", "Does FT8 decode signals below the noise?"),
     ("claim-refuted", "How many times a loan can be renewed."),
     ("claim-supported", "When does the pool open."),
+    # the instruction sentence is required: a core query alone, or no second sentence
+    ("instructed", "My budget is $2.50 a day, e.g. for snacks."),
+    ("instructed", "Why do users leave a slow website? experts."),
+    ("reversed", "why do users leave a slow website? not forum posts."),
 ])
 def test_a_query_of_another_form_is_rejected(form: str, text: str) -> None:
     assert query_form(form).problem(text)
@@ -50,3 +59,10 @@ def test_a_claim_records_its_stance_and_an_unknown_form_names_the_declared_ones(
     assert form_metadata(query_form("keyword")) == {"query_form": "keyword"}
     with pytest.raises(KeyError, match="declared forms: keyword"):
         query_form("haiku")
+
+
+def test_an_instructed_query_splits_into_its_core_and_its_last_sentence() -> None:
+    text = "My budget is $2.50 a day. Which snacks, e.g. fruit, fit it? I only want expert ones."
+    assert instructed_parts(text) == ("My budget is $2.50 a day. Which snacks, e.g. fruit, fit "
+                                      "it?", "I only want expert ones.")
+    assert instructed_parts("snacks on $2.50 a day") == ("snacks on $2.50 a day", "")

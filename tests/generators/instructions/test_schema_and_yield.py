@@ -52,6 +52,30 @@ def test_request_patterns_admit_a_good_request_and_refuse_the_known_bad_shapes()
     assert request_pattern("How?", terms) is None  # no content word to keep: checks only
 
 
+CORE = "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it?"
+
+
+def test_the_instructed_form_takes_a_core_query_of_several_sentences():
+    terms = ("layman", "plain language")
+    instructed = request_pattern(CORE, terms)
+    reversed_ = request_pattern(CORE, terms, negated=True)
+    assert instructed and reversed_
+    good = f"{CORE} Please explain it for a layman."
+    assert re.match(instructed, good)
+    assert re.match(reversed_, f"{CORE} Please do not write for a layman.")
+    # still required: the instruction sentence, naming the condition, after a clean stop
+    assert not re.match(instructed, CORE)
+    assert not re.match(instructed, f"{CORE}? Please explain it for a layman.")  # "it??"
+    assert not re.match(instructed, "Which snacks fit? Explain it for a layman, e.g. briefly.")
+    assert not re.match(instructed, "What is rain? Explain it for a layman.")  # query lost
+    layman = load_dimensions()["audience"].value("layman")
+    assert check_instruction(good, CORE, layman) == []
+    assert any("1 sentence" in r for r in check_instruction(
+        "snacks on $2.50 a day for a layman", CORE, layman))
+    padded = f"{CORE} Fruit is cheap. Nuts are not. Crisps are salty. Explain it for a layman."
+    assert any("6 sentences" in r for r in check_instruction(padded, CORE, layman))
+
+
 def test_known_bad_outputs_stay_rejected():
     dims = load_dimensions()
     layman = dims["audience"].value("layman")

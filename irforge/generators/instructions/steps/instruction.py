@@ -34,7 +34,8 @@ from irforge.generators.instructions.units import (
     Unit,
     unit_id,
 )
-from irforge.prompts.forms import form_metadata, query_form
+from irforge.prompts.forms import form_metadata, instructed_pattern, query_form
+from irforge.prompts.forms import sentences as form_sentences
 from irforge.steps import Rejected, Step
 
 # -- step 3: instructions (A.3) ------------------------------------------------------------------
@@ -45,10 +46,10 @@ class InstructedQuery(_Output):
     instructed_query: str = Field(min_length=1)
 
 
-# Schema-only patterns for constrained decoders: two sentences, the first keeping a word of the
-# core query, the second naming the condition (after a negation cue, for a reversal). Pydantic
-# does not enforce them; the checks below run on every answer either way.
-_CHUNK = r'[^"\\.?!\n]*'
+# Schema-only patterns for constrained decoders: the instructed form (irforge/prompts/forms.py
+# instructed_pattern): a core query of one or more sentences keeping a word of the query, then
+# one sentence naming the condition (after a negation cue, for a reversal). Pydantic does not
+# enforce them; the checks below run on every answer either way.
 _NEGATION_CUES = ("not", "without", "other than", "avoid", "except", "rather than")
 
 
@@ -64,14 +65,14 @@ def _alternatives(phrases: Sequence[str]) -> str | None:
 
 
 def request_pattern(core_query: str, terms: Sequence[str], negated: bool = False) -> str | None:
-    """The two-sentence shape of an instruction (or of its reversal, ``negated``) as a
-    JSON-schema pattern; None when the query or the terms give nothing to match."""
+    """The instructed form of a request (or of its reversal, ``negated``) as a JSON-schema
+    pattern; None when the query or the terms give nothing to match."""
     query_words = _alternatives(sorted(content_words(core_query)))
     condition = _alternatives(terms)
     if query_words is None or condition is None:
         return None
     cue = ("(" + "|".join(_NEGATION_CUES) + r')( [^" \\.?!\n]+){0,4} ') if negated else ""
-    return (f"^{_CHUNK}{query_words}{_CHUNK}[.?!] {_CHUNK}{cue}{condition}{_CHUNK}[.?!]$")
+    return instructed_pattern(query_words, condition, cue)
 
 
 @lru_cache(maxsize=256)
@@ -114,15 +115,27 @@ def condition_mentions(text: str, terms: Sequence[str]) -> tuple[int, int]:
     return plain, negated
 
 
+def form_problems(text: str, core_query: str, form: str) -> list[str]:
+    """The instructed form (irforge/prompts/forms.yaml): the core query (as many sentences
+    as it has, one more allowed for a rewording), then an instruction sentence."""
+    problem = query_form(form).problem(text, core=core_query)
+    count, allowed = len(form_sentences(text)), len(form_sentences(core_query)) + 2
+    if problem:
+        return [f"has {count} sentence(s), {problem}: expected the query, then one sentence "
+                "stating the constraint"]
+    if count > allowed:
+        return [f"has {count} sentences; expected the query ({allowed - 2} sentence(s), one "
+                "more allowed), then one sentence stating the constraint"]
+    return []
+
+
 def check_instruction(text: str, core_query: str, condition: ConditionValue) -> list[str]:
-    """Two-sentence style (query, then constraint) that states the condition positively."""
+    """The instructed form (the query, then a constraint sentence) stating the condition
+    positively."""
     reasons = _query_checks(text, core_query)
     if reasons and reasons[0] == "text is empty":
         return reasons
-    count = len(sentences(text))
-    if not 2 <= count <= 3:
-        reasons.append(f"has {count} sentence(s); expected the rephrased query, then the "
-                       "constraint (2 sentences)")
+    reasons.extend(form_problems(text, core_query, "instructed"))
     plain, negated = condition_mentions(text, condition.terms)
     if plain == 0:
         what = "negates" if negated else "does not mention"
@@ -210,6 +223,7 @@ def check_reversal(reversed_text: str, instructed_text: str, core_query: str,
     reasons = _query_checks(reversed_text, core_query)
     if reasons and reasons[0] == "text is empty":
         return reasons
+    reasons.extend(form_problems(reversed_text, core_query, "reversed"))
     if normalize(reversed_text) == normalize(instructed_text):
         reasons.append("reversed instruction is identical to the instruction")
     _, negated = condition_mentions(reversed_text, condition.terms)
