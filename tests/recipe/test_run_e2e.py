@@ -67,6 +67,11 @@ def test_good_answers_run_every_stage_and_report(tmp_path: Path) -> None:
     stages = manifest["steps"]["recipe"]["stages"]
     assert all(stage["status"] == "done" for stage in stages.values())
     assert stages["build-intents"]["kind"] == "build"  # run in-process, no argv
+    # the default taxonomy with a capable model: the categories the model named
+    taxonomy = json.loads((bench / "intents" / "manifest.json").read_text())["steps"][
+        "intents"]["details"]["taxonomy"]
+    assert taxonomy["derivation"] == "model"
+    assert taxonomy["categories"][0]["name"] == "Dough, baking and keeping bread"
 
 
 def test_copied_answers_are_rejected_and_the_run_fails_naming_why(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """The taxonomy a capable model names: categories asked for once over a sample of the corpus.
 
 With ``taxonomy: derived`` and a capable model (irforge/llm/profile.py), the model sees a
-deterministic sample of documents (the source selector's best passage of documents spread
-over the corpus: :func:`~irforge.corpus.sources.domain_sample`), each as its id, title and
+deterministic sample of the corpus (the source selector's best passage of each of equal runs
+of the corpus: :func:`~irforge.corpus.sources.corpus_sample`), each as its id, title and
 opening words, and names the categories a person would use, each with a one-line description,
 keywords and the ids of the sample documents it was seen in. The answer is held to its output
 model (ids shown, unique non-empty names, 2 to N categories): a bad answer is re-asked by the
@@ -153,11 +153,11 @@ class TaxonomyRequest:
 
 def taxonomy_sample(docs: Sequence[Doc], seed: int = 0,
                     size: int = SAMPLE_DOCUMENTS) -> TaxonomyRequest:
-    """The documents the model is shown: the source selector's best passage of ``size``
-    documents spread over the corpus (the same for the same corpus and seed)."""
-    from irforge.corpus.sources import domain_sample
+    """The passages the model is shown: the source selector's best passage of each of
+    ``size`` equal runs of the corpus (the same for the same corpus and seed)."""
+    from irforge.corpus.sources import corpus_sample
 
-    return TaxonomyRequest(tuple(domain_sample(docs, size, seed)))
+    return TaxonomyRequest(tuple(corpus_sample(docs, size, seed)))
 
 
 def _opening(doc: Doc) -> str:
@@ -166,8 +166,11 @@ def _opening(doc: Doc) -> str:
 
 
 def shown(doc: Doc) -> dict[str, str]:
-    """One document as the prompt lists it: id, title (or its section), opening words."""
-    title = " ".join(str(doc.title or doc.metadata.get("section") or "untitled").split())
+    """One passage as the prompt lists it: id, title and section (a book's chapter), its
+    opening words."""
+    labels = [" ".join(str(label).split()) for label in
+              (doc.title, (doc.metadata or {}).get("section")) if label]
+    title = " > ".join(dict.fromkeys(labels)) or "untitled"
     return {"id": doc.doc_id, "title": title[:TITLE_CHARS], "opening": _opening(doc)}
 
 

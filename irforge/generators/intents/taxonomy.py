@@ -18,10 +18,15 @@ from typing import Any
 
 from irforge.core.records import Doc
 from irforge.generators.domain_profile import term_clusters
-from irforge.generators.intents.config import NAMED_TAXONOMIES, Category, Taxonomy, load_taxonomy
+from irforge.generators.intents.config import (
+    DERIVED,
+    LEXICAL,
+    NAMED_TAXONOMIES,
+    Category,
+    Taxonomy,
+    load_taxonomy,
+)
 
-DERIVED = "derived"  # the model's categories with a capable model, else term clusters
-LEXICAL = "lexical"  # term clusters whatever the model
 #: how a taxonomy was derived, as the manifest and the console say it
 DERIVATIONS = {LEXICAL: "derived from the corpus (term clusters)",
                "model": "derived from the corpus by the model (categories over a sample of "
