@@ -233,10 +233,13 @@ def ask_model(runner: BuildRunner, request: TaxonomyRequest) -> ProposedTaxonomy
     accepted = runner.run(taxonomy_step(), [request])
     if "taxonomy" in accepted:
         return accepted["taxonomy"]
+    from irforge.steps.runner import check_stop
+
     failure = runner.ledger.failures[-1]
     runner.write_logs()
+    check_stop(runner.engine)  # a budget stop or every call failed: its own exit (4, 5)
     raise IrforgeError(
-        f"the model's taxonomy could not be used ({failure.reason}); its answer is in "
+        f"the model's taxonomy could not be used ({failure.reason}); logged in "
         f"{runner.bench.failures_path}; set taxonomy: lexical (term clusters of the corpus, "
         "no model), disastir or a taxonomy YAML file")
 
