@@ -130,6 +130,15 @@ def test_an_answer_still_unusable_after_the_re_asks_is_a_clear_error(tmp_path: P
     assert not Benchmark(tmp_path / "bench").queries_path.exists()
 
 
+def test_a_taxonomy_request_the_provider_refuses_ends_as_every_failed_call_does(
+        tmp_path: Path) -> None:
+    with ScriptedServer(Script(default=Action.error(401))) as server:
+        built = _build(tmp_path, server.url)
+        assert len(server.log) == 1  # the taxonomy request; nothing planned without it
+    assert isinstance(built.exception, IrforgeError) and built.exception.exit_code == 5
+    assert "every LLM call failed" in str(built.exception)
+
+
 def test_the_small_model_and_lexical_keep_the_term_clusters(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus.jsonl"
     beir.write_corpus(corpus, [Doc(key, text, title) for key, title, text, _, _ in BREAD])
