@@ -7,13 +7,19 @@ afterwards as a held-out set before any rule was changed for it; ``capable_real`
 copied from ../shared/data/real (the Debian guide and "How to Listen to Music"), and
 ``capable_aquarium``, both written as a careful capable model answers the intents prompts
 (keyword, question, long persona, supported and refuted claim forms) before the rules for
-issue 34 changed), each a BEIR folder with ``labels.tsv`` (query-id, kind: ``valid`` or the
-invalid kind it was written as, and for the capable sets the reader's reason). A query
-counts as flagged when any problem names it. Prints, per validator and overall, the share of
-invalid queries flagged and the share of valid queries wrongly flagged, then the wall time of
+issue 34 changed; and ``relay_real`` and ``relay_toolshed``, every item a capable model
+wrote in the relay runs of docs/capable-models.md (intents, instructions and logical, kept
+and rejected alike) on ../shared/data/real and benchmarks/data/toolshed-site, labelled by the
+blind reader of those runs: their README.md says which run, commit and corpus; made by
+data/validity/relay_sets.py), each a BEIR folder with ``labels.tsv`` (query-id, kind:
+``valid`` or the invalid kind it was written as or the reader's reason falls under, and for
+the capable and relay sets the reader's reason). A query counts as flagged when any problem
+names it. Prints, per validator and overall, the share of invalid queries flagged and the
+share of valid queries wrongly flagged, then the wall time of
 ``irforge check`` against ``irforge eval --retriever bm25`` on the same folder (both as
-command-line runs, median of REPEATS, same machine, same run). Aim (issue 24): >= 90% invalid
-flagged, <= 5% valid flagged, check <= 1.5x the eval.
+command-line runs, median of REPEATS, same machine, same run). Aims: >= 90% invalid flagged,
+<= 5% valid flagged, check <= 1.5x the eval (issue 24); on every set >= 95% invalid flagged,
+<= 5% valid flagged (issue 34).
 """
 
 from __future__ import annotations

@@ -37,7 +37,27 @@ def near_duplicate(a: str, b: str) -> bool:
     matcher = difflib.SequenceMatcher(None, na, nb, autojunk=False)
     return (matcher.real_quick_ratio() >= NEAR_DUPLICATE_RATIO
             and matcher.quick_ratio() >= NEAR_DUPLICATE_RATIO
-            and matcher.ratio() >= NEAR_DUPLICATE_RATIO)
+            and matcher.ratio() >= NEAR_DUPLICATE_RATIO
+            and _edits_keep_the_words(na.split(), nb.split()))
+
+
+#: two spellings of one word ("temprature", "temperature"; "colour", "color") are this similar
+SPELLING_RATIO = 0.8
+
+
+def _edits_keep_the_words(a: list[str], b: list[str]) -> bool:
+    """Whether every word-level edit from ``a`` to ``b`` is a filler added, dropped or swapped,
+    or a respelling: swapping one content word for another ("experts" for "laymen", "women"
+    for "men") asks another question, however long the rest that stays the same."""
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        old, new = a[i1:i2], b[j1:j2]
+        if op == "equal" or all(word in FILLERS for word in old + new):
+            continue
+        if op != "replace" or len(old) != len(new) or any(
+                difflib.SequenceMatcher(None, x, y).ratio() < SPELLING_RATIO
+                for x, y in zip(old, new, strict=True)):
+            return False
+    return True
 
 
 def duplicate_keys(text: str) -> list[str]:

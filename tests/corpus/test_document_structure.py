@@ -133,6 +133,8 @@ Gutenberg License included with this eBook or online at www.gutenberg.org
 *** START OF THIS PROJECT GUTENBERG EBOOK HOW TO HEAR A SYMPHONY ***
 </pre>
 <h1>How to Hear a Symphony</h1>
+<div class="blockquot"><p><i>Transcriber's Note:</i> The music images in this e-text were
+made with a music engraver; click a link after each image to hear it.</p></div>
 <h2>CHAPTER I. THE ORCHESTRA</h2>
 <p>An orchestra of the classical period has four families of instruments: strings,
 woodwinds, brass and percussion. The strings carry the melody most of the time, and the
@@ -208,9 +210,19 @@ def test_project_gutenberg_header_licence_and_footer_are_removed() -> None:
     assert row["title"] == "How to Hear a Symphony"  # the book's title, not the etext's
     assert "four families of instruments" in row["text"]
     for debris in ("Project Gutenberg", "START OF", "END OF", "no restrictions",
-                   "Redistributing"):
+                   "Redistributing", "Transcriber", "music engraver"):
         assert debris not in row["text"], debris
     assert row["removed"]["gutenberg_boilerplate"] >= 1
+    assert row["removed"]["transcriber_notes"] == 1
+
+
+def test_a_note_that_only_mentions_a_transcriber_is_content() -> None:
+    """Known-good: a paragraph about transcribers is the book's own text."""
+    from irforge.corpus.formats.debris import drop_transcriber_notes
+    from irforge.corpus.formats.structure import Part
+
+    about = Part("The transcriber's notes of the 1890 edition list every misprint.")
+    assert drop_transcriber_notes([about]) == ([about], 0)
 
 
 def test_template_tags_and_shortcodes_are_removed_but_their_text_kept() -> None:

@@ -76,6 +76,8 @@ def test_corpus_language_is_detected_and_defaults_to_english():
     assert corpus_language([]) == "en"
 
 
+# an InfoSearch core query: its instructed and reversed versions differ in one or two words
+CORE = "How do composers rely on conventional tone-idea associations to make music suggest things?"
 NEAR_DUPLICATES = [
     ("how often to feed a sourdough starter", "How often to feed a sourdough starter?"),
     ("feeding schedule for sourdough starters", "sourdough starter feeding schedule"),
@@ -91,6 +93,13 @@ DIFFERENT = [
     # words of the stopword list that change what is asked are content to the duplicate key
     ("rye starter feeding before baking", "rye starter feeding after baking"),
     ("bread dough with salt", "bread dough without salt"),
+    # one content word swapped in a long query: a tiny edit that asks another question
+    (f"{CORE} I want documents that are not layman.", f"{CORE} I want documents that are "
+     "not expert."),
+    (f"{CORE} I want documents that are layman.", f"{CORE} I want documents that are not "
+     "layman."),
+    ("waterproof hiking boots with wide toe boxes for women walking long distances",
+     "waterproof hiking boots with wide toe boxes for men walking long distances"),
 ]
 
 

@@ -141,8 +141,19 @@ def cut_gutenberg(parts: list[Part]) -> tuple[list[Part], int]:
     return out, max(1, len(parts) - len(out))
 
 
+#: an e-text's production note ("Transcriber's Note: The music images ... were created using
+#: Lilypond"): it describes the digitisation, never the book
+_TRANSCRIBER_NOTE = re.compile(r"^\W*Transcriber(?:'|\u2019)?s?\W+Notes?\b", re.IGNORECASE)
+
+
+def drop_transcriber_notes(parts: list[Part]) -> tuple[list[Part], int]:
+    kept = [part for part in parts if not _TRANSCRIBER_NOTE.match(part.text.strip())]
+    return kept, len(parts) - len(kept)
+
+
 PART_RULES: dict[str, Callable[[list[Part]], tuple[list[Part], int]]] = {
     "gutenberg_boilerplate": cut_gutenberg,
+    "transcriber_notes": drop_transcriber_notes,
     "navigation_panels": drop_navigation,
     "generator_credits": drop_generator_credits,
 }

@@ -130,9 +130,11 @@ def _reversals(run: BuildRunner, units: Sequence[Unit], groups: Sequence[Group],
     for unit in units:
         group = by_key[(unit.query_id, unit.dimension)]
         gold = next(m.doc for m in group.members if m.doc.doc_id == unit.gold_doc_id)
-        items.append(steps.ReverseItem(unit, group.query,
-                                       dimensions[unit.dimension].value(unit.condition), gold,
-                                       tuple(m.doc for m in group.members)))
+        dimension = dimensions[unit.dimension]
+        others = tuple(value.description for name, value in dimension.values.items()
+                       if name != unit.condition)
+        items.append(steps.ReverseItem(unit, group.query, dimension.value(unit.condition), gold,
+                                       tuple(m.doc for m in group.members), others))
     made = _run(run, steps.reverse_step(), items, lambda item, unit, j: replace(
         j, metadata={**dict(j.metadata), "reversed": unit.reversed}))
     return [made[unit.unit_id] for unit in units if unit.unit_id in made]

@@ -34,6 +34,7 @@ from irforge.generators.intents.steps import (
     GENERATED_BY,
     MAX_NEEDS,
     QUERY_STEP,
+    SEED_WORDS,
     Example,
     GeneratedExample,
     GeneratedQuery,
@@ -49,6 +50,7 @@ from irforge.generators.intents.steps import (
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.generators.sources import chosen_passages, selection_table, sources_of
+from irforge.llm.profile import is_capable
 from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner
 
@@ -68,18 +70,25 @@ def _rebuilt(meta: Mapping[str, Any], intents: set[str]) -> bool:
     return meta.get("generated_by") == GENERATED_BY and meta.get("intent") in intents
 
 
+def shown_seed_words(engine: Any) -> int | None:
+    """How much of a seed passage the prompts show: all of it to a capable model, the first
+    :data:`SEED_WORDS` words to a small one (llm/profile.py)."""
+    return None if is_capable(engine) else SEED_WORDS
+
+
 def estimate_generation(engine: Any, planned: Sequence[PlannedQuery],
                         n_needs: int) -> dict[str, Any]:
     """Tokens and dollars before generating; step two is rendered with a placeholder need."""
+    seed_words = shown_seed_words(engine)
     calls: dict[tuple[str, Any], list[dict[str, Any]]] = {}
     for item in planned:
         intent = item.task.intent
         calls.setdefault((intent.needs_template, Needs), []).append(
-            only_declared(intent.needs_template, needs_values(item, n_needs)))
+            only_declared(intent.needs_template, needs_values(item, n_needs, seed_words)))
         model = GeneratedExample if intent.generates_passage else GeneratedQuery
         need = f"a {intent.query_name} a user could ask about this passage"
         calls.setdefault((intent.query_template, model), []).append(
-            only_declared(intent.query_template, query_values(item, need)))
+            only_declared(intent.query_template, query_values(item, need, seed_words)))
     return estimate_calls(engine, calls)
 
 
@@ -131,13 +140,13 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
         f"{task.category.name!r}", metadata={"task": task.name}) for task in empty])
     needs: dict[str, Any] = {}
     for template, items in _grouped(planned, "needs_template").items():
-        needs.update(runner.run(needs_step(template, n_needs), items))
+        needs.update(runner.run(needs_step(template, n_needs, shown_seed_words(engine)), items))
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
     attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k)
     for template, items in _grouped(ready, "query_template").items():
-        examples.update(runner.run(query_step(template), items))
+        examples.update(runner.run(query_step(template, shown_seed_words(engine)), items))
     queries, generated = _records(ready, examples, runner, keep_generated,
                                   sources_of(selection))
     runner.write(_folder_records(bench, corpus, intents, queries, generated, tasks, empty,

@@ -32,8 +32,9 @@ QUERY_STEP = "intents.query"
 # checked in code instead (llama.cpp grammars cannot express a long maxLength).
 MAX_NEEDS = 10
 MAX_QUERY_WORDS = 300
-# the seed passage the prompts show: long passages are cut to this many words (a small model
-# copies the start of a long passage instead of reading it)
+# the seed passage the prompts show a small model: long passages are cut to this many words (a
+# small model copies the start of a long passage instead of reading it); a capable model sees
+# the whole passage (``seed_words=None``), which grounding then checks the query against
 SEED_WORDS = 90
 # a query that is a verbatim run of this many words of its seed passage is a copy
 COPY_WORDS = 4
@@ -116,10 +117,11 @@ def check_example(query: str, passage: str | None, seed_passage: str,
     return None
 
 
-def seed_text(doc: Doc, words: int = SEED_WORDS) -> str:
-    """The seed passage as the prompts show it: at most ``words`` words."""
+def seed_text(doc: Doc, words: int | None = SEED_WORDS) -> str:
+    """The seed passage as the prompts show it: at most ``words`` words (all when None)."""
     parts = doc.text.split()
-    return doc.text if len(parts) <= words else " ".join(parts[:words]) + " ..."
+    return doc.text if words is None or len(parts) <= words else \
+        " ".join(parts[:words]) + " ..."
 
 
 def only_declared(template_name: str, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -135,9 +137,10 @@ def only_declared(template_name: str, values: Mapping[str, Any]) -> dict[str, An
 MIN_NEED_WORDS = 3
 
 
-def needs_values(item: PlannedQuery, n_needs: int) -> dict[str, Any]:
+def needs_values(item: PlannedQuery, n_needs: int,
+                 seed_words: int | None = SEED_WORDS) -> dict[str, Any]:
     task: Task = item.task
-    return {"passage": seed_text(item.seed_doc), "context": doc_context(item.seed_doc),
+    return {"passage": seed_text(item.seed_doc, seed_words), "context": doc_context(item.seed_doc),
             "category": task.category.name,
             "category_description": task.category.description or task.category.name,
             "n_needs": n_needs, "intent_description": task.intent.description,
@@ -200,14 +203,17 @@ def _pick(item: PlannedQuery, value: Needs) -> str:
     return pick_need(usable, item.seed)
 
 
-def needs_step(template: str, n_needs: int) -> Step[PlannedQuery, str]:
-    """Step 1: information needs from the seed passage; accepted as the one need picked.
-    With :data:`PICK_NEED_TEMPLATE` the need is a seed sentence chosen by id instead."""
+def needs_step(template: str, n_needs: int,
+               seed_words: int | None = SEED_WORDS) -> Step[PlannedQuery, str]:
+    """Step 1: information needs from the seed passage (cut to ``seed_words``); accepted as
+    the one need picked. With :data:`PICK_NEED_TEMPLATE` the need is a seed sentence chosen by
+    id instead."""
     if template == PICK_NEED_TEMPLATE:
         return pick_need_step(template)
     return Step(
         name=NEEDS_STEP, template=template, output_model=Needs,
-        variables=lambda item: only_declared(template, needs_values(item, n_needs)),
+        variables=lambda item: only_declared(template,
+                                             needs_values(item, n_needs, seed_words)),
         item_id=lambda item: item.query_id, accept=_pick,
         metadata=lambda item: {"task": item.task.name, "source_doc": item.seed_doc.doc_id},
         log_accepted=False)
@@ -232,10 +238,11 @@ class Example:
     model: str = ""
 
 
-def query_values(item: PlannedQuery, need: str) -> dict[str, Any]:
+def query_values(item: PlannedQuery, need: str,
+                 seed_words: int | None = SEED_WORDS) -> dict[str, Any]:
     intent = item.task.intent
     form = query_form(item.form) if item.form else None
-    return {"task": need, "passage": seed_text(item.seed_doc),
+    return {"task": need, "passage": seed_text(item.seed_doc, seed_words),
             "context": doc_context(item.seed_doc),
             "category": item.task.category.name, **item.attributes,
             "intent_description": intent.description, "query_name": intent.query_name,
@@ -303,12 +310,14 @@ def query_token_limit(item: QueryItem) -> int:
                                item.planned.task.intent.generates_passage)
 
 
-def query_step(template: str) -> Step[QueryItem, Example]:
-    """Step 2: the query (and the passage it should retrieve) for the picked need."""
+def query_step(template: str, seed_words: int | None = SEED_WORDS) -> Step[QueryItem, Example]:
+    """Step 2: the query (and the passage it should retrieve) for the picked need, the seed
+    passage cut to ``seed_words``."""
     return Step(
         name=QUERY_STEP, template=template, output_model=example_model,
         max_tokens=query_token_limit,
-        variables=lambda item: only_declared(template, query_values(item.planned, item.need)),
+        variables=lambda item: only_declared(template, query_values(item.planned, item.need,
+                                                                    seed_words)),
         item_id=lambda item: item.planned.query_id,
         validators=(_example_reasons,),
         accept=_example,

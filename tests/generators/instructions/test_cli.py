@@ -96,3 +96,26 @@ def test_build_through_http_records_faults_and_writes_the_folder(tmp_path, serve
     review = [json.loads(line) for line in
               (out / "instructions" / "review.jsonl").read_text().splitlines()]
     assert [row["doc_id"] for row in review] == ["d2"]
+
+
+def test_a_reversal_may_describe_what_the_negated_condition_leaves(tmp_path):
+    """"Not layman, written for specialists ..." says the dimension's other value in its own
+    description: that is the reversal's input, not an echo of a prompt's worked example."""
+    reversal = ("How do flood warnings work? I want documents that are not layman, written for "
+                "specialists in technical, professional language.")
+    answers = Script(default=Action.answer({"document": "unused"}), rules=(
+        script().rules[0],
+        Rule("Shape of the answer: {\"reversed_query\"", (Action.answer({
+            "reversed_query": reversal}),)),
+        Rule("related topic", (Action.refusal(),))))
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-secret", "PYTHONPATH": os.getcwd()}
+    out = tmp_path / "bench"
+    with ScriptedServer(answers).start() as running:
+        result = _cli("build", "instructions", out, "--pairs", pairs(tmp_path / "p.jsonl"),
+                      "--model", "openai/scripted", "--api-base", running.url,
+                      "--cache", tmp_path / "c.sqlite", env=env)
+    assert result.returncode == 0, result.stderr
+    failures = (out / "failures.jsonl").read_text()
+    assert "echo" not in failures
+    queries = [json.loads(line) for line in (out / "queries.jsonl").read_text().splitlines()]
+    assert [q["_id"] for q in queries] == ["q1-audience-layman"]

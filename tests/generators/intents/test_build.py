@@ -252,3 +252,23 @@ def test_a_corpus_with_no_passage_worth_asking_about_names_why(tmp_path: Path) -
         build_intents(BuildRunner.open(FakeEngine(ENGINE_ANSWERS), bench.root, "intents"),
                       stubs, select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path),
                       per_task=1, seed=0)
+
+
+@pytest.mark.parametrize(("profile", "whole"), [("small", False), ("capable", True)])
+def test_a_capable_model_reads_the_whole_seed_passage(tmp_path: Path, profile: str,
+                                                      whole: bool) -> None:
+    """A small model sees the first SEED_WORDS words of a long seed (it copies the start of
+    a long passage); a capable model sees all of it, the text grounding checks against."""
+    from irforge.generators.intents.steps import SEED_WORDS
+
+    tail = "The levee held after the last sandbag wall was finished at dawn."
+    filler = " ".join(f"Flood gauge {i} rose to {i}.5 metres." for i in range(25))
+    long_doc = Doc("long", f"{filler} {tail}", title="Flood log")
+    assert len(long_doc.text.split()) > SEED_WORDS
+    engine = FakeEngine(ENGINE_ANSWERS)
+    engine.profile = profile  # type: ignore[attr-defined]
+    build_intents(BuildRunner.open(engine, tmp_path / "bench", "intents"), [long_doc],
+                  select_intents(load_intents(), ["QA"]), _taxonomy(tmp_path), per_task=1)
+    shown = [values["passage"] for name, values in engine.calls if name.startswith("intents.")]
+    assert shown and all((tail in passage) is whole for passage in shown)
+    assert all(passage.endswith(" ...") is not whole for passage in shown)

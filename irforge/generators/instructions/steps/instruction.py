@@ -228,6 +228,9 @@ class ReverseItem:
     condition: ConditionValue
     gold: Doc  # the passage the query was written from
     members: tuple[Doc, ...] = ()  # every positive of the query (the validators ground it)
+    # what the negated condition leaves: the dimension's other values, described ("not
+    # expert" is "written for a general reader"), which a reversal may say in those words
+    others: tuple[str, ...] = ()
 
 
 def reverse_step() -> Step[ReverseItem, Unit]:
@@ -259,7 +262,8 @@ def reverse_step() -> Step[ReverseItem, Unit]:
             **form_metadata(query_form("reversed")),
             "core_query": item.query, "dimension": item.unit.dimension,
             "positive_passages": list(item.members or (item.gold,)),
-            "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id},
+            "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id,
+            "condition_description": "; ".join(item.others)},
         source_of=lambda item: (item.gold.title, item.gold.text))
 
 
