@@ -339,3 +339,18 @@ def domain_sample(docs: Iterable[Doc], size: int = 12, seed: int = 0) -> list[Do
         if chosen:
             out.append(next(p for p in passages if p.doc_id == chosen[0].source_id))
     return out
+
+
+def corpus_sample(docs: Sequence[Doc], size: int = 16, seed: int = 0) -> list[Doc]:
+    """The best passage of each of ``size`` equal runs of the passages worth generating from
+    (corpus order): a sample in proportion to where the corpus's text is, so a long book
+    shows as many passages as many short pages together; the same for a corpus and seed."""
+    selection = select_passages(docs, len(docs), "informative", seed)
+    order = {doc.doc_id: index for index, doc in enumerate(docs)}
+    chosen = sorted(selection.chosen, key=lambda choice: order[choice.source_id])
+    runs = min(size, len(chosen))
+    by_id = {doc.doc_id: doc for doc in docs}
+    picks = [max(chosen[run * len(chosen) // runs:(run + 1) * len(chosen) // runs],
+                 key=lambda choice: (choice.score, _tie(seed, choice.source_id)))
+             for run in range(runs)]
+    return [by_id[choice.source_id] for choice in picks]

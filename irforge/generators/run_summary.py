@@ -45,3 +45,10 @@ def estimate_calls(engine: Any, calls: Mapping[tuple[str, Any], Sequence[Mapping
     if by_template:
         total["by_template"] = parts
     return total
+
+
+def added_estimates(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Two estimates of one run (:func:`estimate_calls`) as one: counts and costs summed."""
+    out = {**first, **{key: first.get(key, 0) + second.get(key, 0) for key in SUMMED}}
+    out["priced"] = bool(first.get("priced", True) and second.get("priced", True))
+    return out

@@ -61,7 +61,7 @@ def contract_for(name: str) -> PromptContract | None:
 @lru_cache(maxsize=1)
 def _contracts() -> dict[str, PromptContract]:
     out: dict[str, PromptContract] = {}
-    for build in (_intents, _instructions, _logical):
+    for build in (_intents, _taxonomy, _instructions, _logical):
         out.update(build())
     return out
 
@@ -104,6 +104,27 @@ def _intents() -> dict[str, PromptContract]:
     for name in needs:
         out[name] = PromptContract(model=lambda inputs: Needs)
     return out
+
+
+def _taxonomy() -> dict[str, PromptContract]:
+    from irforge.core.records import Doc
+    from irforge.generators.intents.model_taxonomy import (
+        TAXONOMY_TEMPLATE,
+        TaxonomyRequest,
+        answer_model,
+        example_values,
+        taxonomy_token_limit,
+    )
+
+    def ids(inputs: Inputs, key: str) -> tuple[str, ...]:
+        return tuple(str(doc["id"]) for doc in inputs[key])
+
+    # the worked example names the example's documents; the code's own example is checked too
+    return {TAXONOMY_TEMPLATE: PromptContract(
+        model=lambda inputs: answer_model(ids(inputs, "example_documents")),
+        token_limit=lambda inputs: taxonomy_token_limit(TaxonomyRequest(tuple(
+            Doc(doc_id, "") for doc_id in ids(inputs, "documents")))),
+        variants=lambda base: [example_values()])}
 
 
 # -- instructions --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from irforge.core.errors import FormatError, Problem
 from irforge.core.yamlfile import load_yaml
 from irforge.generators.instructions import method as instructions
 from irforge.generators.intents import method as intents
+from irforge.generators.intents.config import TAXONOMY_NAMES
 from irforge.generators.logical import method as logical
 from irforge.generators.multicon import method as multicon
 from irforge.generators.relevance import method as relevance
@@ -206,7 +207,7 @@ def _absolute(recipe: Recipe, base: Path) -> Recipe:
         if value is not None and not value.is_absolute():
             setattr(corpus, name, (base / value).resolve())
     intents = recipe.methods.intents
-    if intents and intents.taxonomy not in ("derived", "disastir"):
+    if intents and intents.taxonomy not in TAXONOMY_NAMES:
         taxonomy = Path(intents.taxonomy)
         intents.taxonomy = str(taxonomy if taxonomy.is_absolute() else (base / taxonomy).resolve())
     return recipe

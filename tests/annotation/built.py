@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.bench import Benchmark
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
-from tests.generators.intents.test_scenario import BREAD
+from tests.generators.intents.test_scenario import BREAD, taxonomy_rules
 from tests.generators.logical.test_faults import SCRIPT as LOGICAL_FAULTS
 from tests.generators.test_determinism import CASES
 
@@ -45,8 +45,9 @@ class Build:
 
 
 def _sts_script() -> Script:
-    """Per bread passage: one need, then a query sentence and its paraphrase; similarity 4."""
-    rules = []
+    """The model's taxonomy, then per bread passage: one need, then a query sentence and its
+    paraphrase; similarity 4."""
+    rules = taxonomy_rules()
     for _, title, text, _, need in BREAD:
         rules.append(Rule(f'{text}\n"""\n\nAnswer with a JSON object {{"needs"',
                           (Action.answer({"needs": [f"a sentence about {need}"]}),)))

@@ -76,7 +76,7 @@ def test_run_builds_a_benchmark_from_a_folder_of_every_format(tmp_path: Path) ->
 model: openai/scripted
 api_base: {server.url}
 methods:
-  intents: {{intents: [QA], per_task: 1}}
+  intents: {{intents: [QA], per_task: 1, taxonomy: lexical}}
 pool: {{retrievers: [bm25], k: 3}}
 label: {{strategies: [zero_shot]}}
 eval: {{retrievers: [bm25], metrics: [ndcg@10]}}

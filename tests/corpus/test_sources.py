@@ -9,6 +9,7 @@ import pytest
 from irforge.core.records import Doc
 from irforge.corpus.sources import (
     SCORERS,
+    corpus_sample,
     domain_sample,
     features,
     group_documents,
@@ -102,6 +103,19 @@ def test_documents_are_sources_for_multicon_with_their_passages_in_order() -> No
 def test_domain_sample_takes_documents_from_across_the_corpus() -> None:
     sample = domain_sample(CORPUS, size=2)
     assert [doc.metadata["doc_id"] for doc in sample] == ["a", "c"]
+
+
+def test_corpus_sample_is_in_proportion_to_where_the_text_is() -> None:
+    # a book of 12 passages (one document) and 4 short pages: the book shows as its share
+    book = [_doc(f"book_{i}", BRIDGE.replace("1902", str(1900 + i)), "The bridges",
+                 f"Chapter {i}") for i in range(12)]
+    pages = [_doc(f"page{i}_0", SOUP.replace("25", str(20 + i)), f"Soup {i}") for i in range(4)]
+    sample = corpus_sample([*book, *pages, _doc("gpl_0", GPL, "Licence")], size=8, seed=0)
+    assert len(sample) == 8 and len({doc.doc_id for doc in sample}) == 8
+    assert sum(doc.doc_id.startswith("book_") for doc in sample) == 6  # 12 of 16 passages
+    assert "gpl_0" not in [doc.doc_id for doc in sample]  # the selector's rejections hold
+    assert corpus_sample([*book, *pages], size=8, seed=0) == sample  # seeded, deterministic
+    assert corpus_sample([], size=8) == []
 
 
 BOOK_INDEX = ("Bassoon, 74, 82, 99, 101 et seq. Bastardella, La, 239 Bayreuth Festival orchestra, "

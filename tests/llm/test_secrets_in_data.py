@@ -55,8 +55,9 @@ def test_an_echoed_key_is_rejected_and_never_stored(tmp_path: Path, transport: s
     docs.append(Doc("note", f"The shop's door code is {KEY} since spring; bakers start at "
                     "four and the first loaves leave the oven at six.", "Shop notes"))
     beir.write_corpus(tmp_path / "corpus.jsonl", docs)
+    # term clusters: the shop note seeds a query of its own (the leaking answer's)
     build = ("build", "intents", "bench", "--corpus", "corpus.jsonl", "--intents", "QA",
-             "--per-task", "1")
+             "--per-task", "1", "--taxonomy", "lexical")
     with ScriptedServer(_script()) as server:
         first = _irforge(*build, cwd=tmp_path, url=server.url, transport=transport)
         assert first.returncode == 0, first.stdout + first.stderr

@@ -56,7 +56,7 @@ def test_the_contracts_cover_the_generation_templates() -> None:
     for name in ("instructions.instruction", "instructions.reverse", "logical.query",
                  "instructions.rewrite_length", "instructions.rewrite_audience",
                  "instructions.rewrite_source", "intents.qa_query", "intents.fc_query",
-                 "intents.qadoc_query"):
+                 "intents.qadoc_query", "intents.taxonomy"):
         assert contract_for(name) is not None, name
 
 
@@ -119,6 +119,14 @@ def test_an_example_the_validators_reject_is_caught(tmp_path: Path) -> None:
     _plant(tmp_path, "logical.query", '"answer": "Quiet Harbor"', '"answer": "Blue Lagoon"')
     [message] = _checks(tmp_path)[EXAMPLE]
     assert "rejected by the step's validators" in message and "Blue Lagoon" in message
+
+
+def test_a_taxonomy_example_naming_a_document_it_does_not_show_is_caught(
+        tmp_path: Path) -> None:
+    # the worked answer must name the worked example's own documents (intents.taxonomy)
+    _plant(tmp_path, "intents.taxonomy", '"documents": ["g-11"]', '"documents": ["g-99"]')
+    [message] = _checks(tmp_path)[EXAMPLE]
+    assert "['g-99'] that are not in the list" in message
 
 
 def test_an_example_that_is_not_json_is_caught(tmp_path: Path) -> None:

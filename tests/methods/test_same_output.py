@@ -32,7 +32,8 @@ from tests.recipe.test_run_all_methods import DOCS, good_script
 # (through the judge-control hook: its control log and judge_controls.json) runs as its own
 # case, keyed "logical" for its folder and verb
 CASES: dict[str, tuple[dict[str, Any], list[str]]] = {
-    "intents": ({"intents": ["QA"], "per_task": 4}, ["--intents", "QA", "--per-task", "4"]),
+    "intents": ({"intents": ["QA"], "per_task": 4, "taxonomy": "lexical"},
+                ["--intents", "QA", "--per-task", "4", "--taxonomy", "lexical"]),
     "logical": ({"types": ["2in"], "per_type": 8, "passage_sentences": 0},
                 ["--types", "2in", "--per-type", "8", "--passage-sentences", "0"]),
     "multicon": ({"n": 3, "limit": None, "domain": "books"},

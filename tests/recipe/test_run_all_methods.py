@@ -133,7 +133,7 @@ RECIPE = """corpus: {{input: docs, max_tokens: 1024, passage_dedup: false}}
 model: openai/scripted
 api_base: {url}
 methods:
-  intents: {{intents: [QA], per_task: 4}}
+  intents: {{intents: [QA], per_task: 4, taxonomy: lexical}}
   logical: {{types: [2in], per_type: 8, passage_sentences: 0}}
   multicon: {{n: 3, limit: null, domain: books}}
   instructions: {{from: intents, dimension: audience}}
@@ -213,7 +213,7 @@ def _method_run(name: str, out: Path, folder: Path, url: str, **engine: object) 
     """Build ``name`` alone into ``folder`` on a fresh runner; its exit code (0 when ok)."""
     method = get_method(name)
     config = method.config.model_validate(
-        {"intents": {"intents": ["QA"], "per_task": 4},
+        {"intents": {"intents": ["QA"], "per_task": 4, "taxonomy": "lexical"},
          "logical": {"types": ["2in"], "per_type": 8, "passage_sentences": 0},
          "multicon": {"n": 3, "limit": None, "domain": "books"},
          "instructions": {"dimension": "audience"},

@@ -70,6 +70,11 @@ def test_good_answers_run_every_stage_and_report(tmp_path: Path) -> None:
     # the re-run keeps what the run that did the work recorded, and shows it
     detail = stages["build-intents"]["detail"]
     assert "queries kept" in detail and f"[build-intents] done-earlier: {detail}" in again.stdout
+    # the default taxonomy with a capable model: the categories the model named
+    taxonomy = json.loads((bench / "intents" / "manifest.json").read_text())["steps"][
+        "intents"]["details"]["taxonomy"]
+    assert taxonomy["derivation"] == "model"
+    assert taxonomy["categories"][0]["name"] == "Dough, baking and keeping bread"
 
 
 def test_copied_answers_are_rejected_and_the_run_fails_naming_why(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ model: openai/scripted
 api_base: {url}
 concurrency: 8
 methods:
-  intents: {{intents: [QA], per_task: 4}}
+  intents: {{intents: [QA], per_task: 4, taxonomy: lexical}}
   logical: {{types: [2in], per_type: 8, passage_sentences: 0}}
   multicon: {{n: 3, limit: null, domain: books}}
 pool: {{retrievers: [bm25], k: 3}}

@@ -45,8 +45,10 @@ def build_intents_command(
     intents: Annotated[str, typer.Option(help="Comma-separated intents, e.g. QA,FC.")]
     = INTENTS.intents,
     taxonomy: Annotated[str, typer.Option(
-        help="Categories: 'derived' (term clusters of the corpus, the default), 'disastir' "
-             "(DisastIR's 8 disaster types) or a taxonomy YAML file.")]
+        help="Categories: 'derived' (the default: a capable model names them over a sample "
+             "of documents, the small model's are term clusters of the corpus), 'lexical' "
+             "(term clusters), 'disastir' (DisastIR's 8 disaster types) or a taxonomy YAML "
+             "file.")]
     = INTENTS.taxonomy,
     intents_file: Annotated[Path | None, typer.Option(
         help="YAML file defining more intents or overriding built-in ones.")]
@@ -70,7 +72,7 @@ def build_intents_command(
     model: ModelOption = None, api_base: ApiBaseOption = None, cache: CacheOption = None,
     no_cache: NoCacheOption = False, budget: BudgetOption = None,
     concurrency: ConcurrencyOption = None, rpm: RpmOption = None, tpm: TpmOption = None,
-    max_tokens: MaxTokensOption = 400, prompts_dir: PromptsDirOption = None,
+    max_tokens: MaxTokensOption = 1024, prompts_dir: PromptsDirOption = None,
     timeout: TimeoutOption = None,
     price_per_mtok: PriceOption = None,
     dry_run: DryRunOption = False,

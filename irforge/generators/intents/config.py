@@ -193,6 +193,10 @@ def select_intents(intents: Mapping[str, IntentSpec], names: list[str]) -> list[
 
 # taxonomies shipped by name (``--taxonomy disastir``)
 NAMED_TAXONOMIES: dict[str, Path] = {"disastir": DISASTIR_TAXONOMY}
+DERIVED = "derived"  # the model's categories with a capable model, else term clusters
+LEXICAL = "lexical"  # term clusters whatever the model
+#: every ``--taxonomy`` value that is not a file path
+TAXONOMY_NAMES = (DERIVED, LEXICAL, *NAMED_TAXONOMIES)
 
 
 def load_taxonomy(path: Path | str | None = None) -> Taxonomy:

@@ -18,7 +18,9 @@ class Config(QueryMethodConfig):
 
     intents: list[str] = Field(default_factory=lambda: ["QA", "FC"])
     per_task: int = Field(2, ge=1)
-    taxonomy: str = "derived"
+    taxonomy: str = Field("derived", description="'derived' (a capable model names the "
+                          "categories over a sample of documents; the small model: term "
+                          "clusters), 'lexical' (term clusters), 'disastir' or a YAML file")
     intents_file: Path | None = None
     needs: int = Field(3, ge=1)
     seed: int = 0
@@ -48,7 +50,7 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
     ``(taxonomy, run)``."""
     from irforge.generators.intents import build_intents
 
-    plan = prepare(config, inputs)
+    plan = prepare(config, inputs, runner)
     run = build_intents(runner, plan.docs, plan.intents, plan.taxonomy, config.per_task,
                         config.seed, config.needs, seeds=plan.seeds,
                         keep_generated=config.keep_generated_passages)
@@ -56,13 +58,21 @@ def build(runner: BuildRunner, config: Config, inputs: Inputs) -> Built:
 
 
 def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
-    """``(taxonomy, run)`` of a dry run: the plan and its estimate, nothing sent or written."""
+    """``(taxonomy, run)`` of a dry run: the plan and its estimate, nothing sent or written.
+    A taxonomy the model would name counts its one request; the plan uses the term
+    clusters in its place."""
     from irforge.generators.intents import build_intents
+    from irforge.generators.intents.build import source_docs
+    from irforge.generators.intents.model_taxonomy import estimate_request
+    from irforge.generators.run_summary import added_estimates
 
-    plan = prepare(config, inputs)
-    return plan.taxonomy, build_intents(runner, plan.docs, plan.intents, plan.taxonomy,
-                                        config.per_task, config.seed, config.needs,
-                                        dry_run=True, seeds=plan.seeds)
+    plan = prepare(config, inputs, runner, dry_run=True)
+    run = build_intents(runner, plan.docs, plan.intents, plan.taxonomy, config.per_task,
+                        config.seed, config.needs, dry_run=True, seeds=plan.seeds)
+    if plan.taxonomy.derivation == MODEL_ESTIMATE:
+        run.estimate = added_estimates(run.estimate, estimate_request(
+            runner.engine, source_docs(plan.docs), config.seed))
+    return plan.taxonomy, run
 
 
 @dataclass(frozen=True)
@@ -76,22 +86,39 @@ class Prepared:
     seeds: list[Any] | None
 
 
-def prepare(config: Config, inputs: Inputs) -> Prepared:
-    """The corpus's documents, the chosen intents, the taxonomy and the seed passages."""
+MODEL_ESTIMATE = "model-estimate"  # a dry run's stand-in for the model's taxonomy
+
+
+def prepare(config: Config, inputs: Inputs, runner: BuildRunner | None = None,
+            dry_run: bool = False) -> Prepared:
+    """The corpus's documents, the chosen intents, the taxonomy and the seed passages.
+    ``taxonomy: derived`` with a capable model asks ``runner``'s model for the categories
+    (a dry run plans with the term clusters instead, sending nothing)."""
+    from dataclasses import replace
+
     from irforge.core.errors import IrforgeError
     from irforge.generators.intents import load_intents, select_intents
     from irforge.generators.intents.build import source_docs
+    from irforge.generators.intents.model_taxonomy import derive_with_model
     from irforge.generators.intents.styles import with_style
-    from irforge.generators.intents.taxonomy import choose_taxonomy
+    from irforge.generators.intents.taxonomy import DERIVED, choose_taxonomy
+    from irforge.llm.profile import is_capable
 
     docs = inputs.documents()
     chosen = with_style(config.query_style, select_intents(load_intents(config.intents_file),
                                                          list(config.intents)))
+    by_model = config.taxonomy == DERIVED and runner is not None and is_capable(runner.engine)
     try:
-        taxonomy = choose_taxonomy(config.taxonomy, source_docs(docs), config.seed)
+        if by_model and not dry_run:
+            assert runner is not None
+            taxonomy = derive_with_model(runner, source_docs(docs), config.seed)
+        else:
+            taxonomy = choose_taxonomy(config.taxonomy, source_docs(docs), config.seed)
+            if by_model:
+                taxonomy = replace(taxonomy, derivation=MODEL_ESTIMATE)
         taxonomy = taxonomy.only(config.categories)
     except ValueError as exc:
-        raise IrforgeError(f"{exc} (set taxonomy: disastir or a taxonomy YAML file; "
+        raise IrforgeError(f"{exc} (set taxonomy: lexical, disastir or a taxonomy YAML file; "
                            "categories: short ids of its categories)") from exc
     return Prepared(docs, chosen, taxonomy, _seeds(docs, config.seed_prefixes))
 
@@ -111,5 +138,6 @@ def _seeds(docs: list[Any], prefixes: list[str]) -> list[Any] | None:
     return seeds
 
 
-METHOD = Method("intents", Config, ("intents.plan", "intents.needs", "intents.query"), build,
+METHOD = Method("intents", Config, ("intents.taxonomy", "intents.plan", "intents.needs",
+                                   "intents.query"), build,
                 "intent queries", estimate)

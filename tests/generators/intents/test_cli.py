@@ -74,7 +74,8 @@ def test_dry_runs_print_estimates_and_write_nothing(tmp_path: Path) -> None:
     built_json = runner.invoke(app, ["build", "intents", str(bench), "--intents", "QA",
                                      "--per-task", "2", *as_json])
     assert built_json.exit_code == 0, built_json.output
-    assert json.loads(built_json.stdout)["estimate"]["requests"] == 4
+    # 2 queries x 2 stages, and the taxonomy request (derived: gpt-4o-mini names them)
+    assert json.loads(built_json.stdout)["estimate"]["requests"] == 5
     labeled_json = runner.invoke(app, ["label", str(bench), "--pairs", str(pairs), *three,
                                        *as_json])
     assert labeled_json.exit_code == 0, labeled_json.output

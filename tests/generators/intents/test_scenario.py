@@ -1,5 +1,6 @@
 """The README walkthrough on a corpus far from the papers' domains (bread baking), through the
-real CLI and HTTP against the scripted server: no --taxonomy, so categories come from the corpus.
+real CLI and HTTP against the scripted server: no --taxonomy, so the (capable) model names the
+categories over a sample of the corpus.
 
 Good answers are accepted and labeled; answers that copy the seed passage (title + first
 sentence, the reported failure) or repeat one another are rejected: the build exits 3 naming the
@@ -56,13 +57,41 @@ BREAD = [
 ]
 
 
+# the model's categories for the bread corpus (taxonomy: derived, a capable model): the two
+# groups the term clusters find ("dough & enough", "flour & water"), named as a baker would
+BREAD_CATEGORIES = [
+    ("Dough, baking and keeping bread",
+     "Kneading, proofing and baking a loaf, and keeping it fresh afterwards.",
+     ["dough", "kneading", "oven", "stale"], ["kneading", "oven", "proofing", "storage"]),
+    ("Flour and starters", "Choosing flour and keeping a sourdough starter alive.",
+     ["flour", "starter", "rye"], ["flour", "starter"]),
+]
+
+
+def taxonomy_answer(suffix: str = "") -> dict:
+    """The model's answer to the taxonomy request, the corpus's ids ending in ``suffix``."""
+    return {"categories": [
+        {"name": name, "description": description, "keywords": keywords,
+         "documents": [f"{key}{suffix}" for key in keys]}
+        for name, description, keywords, keys in BREAD_CATEGORIES]}
+
+
+def taxonomy_rules() -> list[Rule]:
+    """The taxonomy request answered for the corpus as a JSONL file (ids: the keys) and as
+    ``.txt`` files a recipe reads (ids: ``starter.txt_0``...)."""
+    key, title = BREAD[0][:2]
+    return [Rule(f"[{key}{suffix}] {title}:", (Action.answer(taxonomy_answer(suffix)),))
+            for suffix in ("", ".txt_0")]
+
+
 def _corpus(path: Path) -> None:
     beir.write_corpus(path, [Doc(key, text, title) for key, title, text, _, _ in BREAD])
 
 
 def _script(good: bool) -> Script:
-    """Per passage: its needs, then its example (good: own words; bad: title + first sentence)."""
-    rules = []
+    """The taxonomy, then per passage: its needs, then its example (good: own words; bad:
+    title + first sentence)."""
+    rules = taxonomy_rules()
     for _, title, text, question, need in BREAD:
         rules.append(Rule(f"{text}\nGive ", (Action.answer({"needs": [need]}),)))
         copied = f"{title} {text.split('. ')[0]}."
@@ -98,11 +127,13 @@ def test_good_answers_build_label_and_check(tmp_path: Path) -> None:
         labeled = _irforge("label", "bench", "--strategies", "zero_shot", cwd=tmp_path,
                            url=server.url)
         assert labeled.returncode == 0, labeled.stderr
-    assert "derived from the corpus" in built.stdout and "intents.query" in built.stdout
+    assert "derived from the corpus by the model" in built.stdout
+    assert "intents.query" in built.stdout
     bench = Benchmark(tmp_path / "bench")
     step = bench.manifest()["steps"]["intents"]
     categories = step["details"]["taxonomy"]["categories"]
-    assert step["details"]["taxonomy"]["derived"] and len(categories) == 2
+    assert step["details"]["taxonomy"]["derivation"] == "model"
+    assert [c["name"] for c in categories] == [row[0] for row in BREAD_CATEGORIES]
     assert all(category["passages"] >= 1 for category in categories)
     queries = [q for q in bench.queries() if q.metadata.get("generated_by") == "intents"]
     assert len(queries) == 2 and len({q.text for q in queries}) == 2
