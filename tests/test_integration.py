@@ -33,6 +33,7 @@ from tests.generators.multicon.docs import (
     NOVEL_CONDITIONS,
     NOVEL_DESCRIPTIVE,
     NOVEL_NEGATIVES,
+    descriptive_marker,
 )
 
 N = 3
@@ -46,7 +47,7 @@ def _multicon_script() -> Script:
         prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
         rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
     for k in range(1, N + 1):
-        rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
+        rules.append(Rule(descriptive_marker(k), (Action.answer(
             {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))

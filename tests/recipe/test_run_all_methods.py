@@ -29,6 +29,7 @@ from tests.generators.multicon.docs import (
     NOVEL_CONDITIONS,
     NOVEL_DESCRIPTIVE,
     NOVEL_NEGATIVES,
+    descriptive_marker,
 )
 
 # a 2in document and answer of the demonstration's shape but not its words (an answer that
@@ -109,7 +110,7 @@ def _multicon_rules() -> list[Rule]:
         prompt = f'Sentence: {sentence}\n\nAnswer with a JSON object with one key, "phrase"'
         rules.append(Rule(prompt, (Action.answer({"phrase": phrase}),)))
     for k in range(1, 4):
-        rules.append(Rule(f"mentions all {k} conditions", (Action.answer(
+        rules.append(Rule(descriptive_marker(k), (Action.answer(
             {"query": NOVEL_DESCRIPTIVE[k]}),)))
     for original, negative in zip(NOVEL_CONDITIONS, NOVEL_NEGATIVES, strict=True):
         rules.append(Rule(f"Sentence: {original}", (Action.answer({"sentence": negative}),)))

@@ -33,3 +33,8 @@ PATIENT = (
     "An angiogram showed a blocked right coronary artery. "
     "He was discharged after four days and returned to work within a month."
 )
+
+
+def descriptive_marker(k: int) -> str:
+    """The words of the descriptive-query prompt that tell requests for ``k`` conditions apart."""
+    return f"mentions all {k} conditions" if k > 1 else "mentions its condition"
