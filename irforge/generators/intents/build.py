@@ -138,15 +138,16 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
     runner.ledger.count(PLAN_STEP, len(tasks), [Failure(
         PLAN_STEP, task.name, "no seed passage: no passage of the corpus belongs to category "
         f"{task.category.name!r}", metadata={"task": task.name}) for task in empty])
+    seed_words = shown_seed_words(engine)
     needs: dict[str, Any] = {}
     for template, items in _grouped(planned, "needs_template").items():
-        needs.update(runner.run(needs_step(template, n_needs, shown_seed_words(engine)), items))
+        needs.update(runner.run(needs_step(template, n_needs, seed_words), items))
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
     attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k)
     for template, items in _grouped(ready, "query_template").items():
-        examples.update(runner.run(query_step(template, shown_seed_words(engine)), items))
+        examples.update(runner.run(query_step(template, seed_words), items))
     queries, generated = _records(ready, examples, runner, keep_generated,
                                   sources_of(selection))
     runner.write(_folder_records(bench, corpus, intents, queries, generated, tasks, empty,

@@ -64,6 +64,7 @@ def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
     from irforge.generators.intents import build_intents
     from irforge.generators.intents.build import source_docs
     from irforge.generators.intents.model_taxonomy import estimate_request
+    from irforge.generators.intents.taxonomy import MODEL_ESTIMATE
     from irforge.generators.run_summary import added_estimates
 
     plan = prepare(config, inputs, runner, dry_run=True)
@@ -86,9 +87,6 @@ class Prepared:
     seeds: list[Any] | None
 
 
-MODEL_ESTIMATE = "model-estimate"  # a dry run's stand-in for the model's taxonomy
-
-
 def prepare(config: Config, inputs: Inputs, runner: BuildRunner | None = None,
             dry_run: bool = False) -> Prepared:
     """The corpus's documents, the chosen intents, the taxonomy and the seed passages.
@@ -101,7 +99,7 @@ def prepare(config: Config, inputs: Inputs, runner: BuildRunner | None = None,
     from irforge.generators.intents.build import source_docs
     from irforge.generators.intents.model_taxonomy import derive_with_model
     from irforge.generators.intents.styles import with_style
-    from irforge.generators.intents.taxonomy import DERIVED, choose_taxonomy
+    from irforge.generators.intents.taxonomy import DERIVED, MODEL_ESTIMATE, choose_taxonomy
     from irforge.llm.profile import is_capable
 
     docs = inputs.documents()

@@ -27,7 +27,7 @@ from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc
 from irforge.generators.intents.config import Category, Taxonomy
 from irforge.generators.intents.plan import assign_categories
-from irforge.generators.intents.taxonomy import DERIVED, ChosenTaxonomy
+from irforge.generators.intents.taxonomy import DERIVED, MODEL, ChosenTaxonomy
 from irforge.steps import Step
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 TAXONOMY_STEP = "intents.taxonomy"
 TAXONOMY_TEMPLATE = "intents.taxonomy"
-MODEL = "model"  # the derivation's name in the manifest (the lexical one: "lexical")
 SAMPLE_DOCUMENTS = 16  # documents shown to the model (the prompt stays a few thousand tokens)
 OPENING_WORDS = 40  # words of each document's opening shown
 TITLE_CHARS = 100

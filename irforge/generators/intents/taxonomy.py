@@ -27,12 +27,15 @@ from irforge.generators.intents.config import (
     load_taxonomy,
 )
 
+#: the derivations' names in the manifest: the model's categories, and a dry run's stand-in
+#: for them (the term clusters, planned while the model's request is only counted)
+MODEL, MODEL_ESTIMATE = "model", "model-estimate"
 #: how a taxonomy was derived, as the manifest and the console say it
 DERIVATIONS = {LEXICAL: "derived from the corpus (term clusters)",
-               "model": "derived from the corpus by the model (categories over a sample of "
-                        "documents)",
-               "model-estimate": "to be named by the model when it builds (1 request; this "
-                                 "estimate plans with the term clusters below)"}
+               MODEL: "derived from the corpus by the model (categories over a sample of "
+                      "documents)",
+               MODEL_ESTIMATE: "to be named by the model when it builds (1 request; this "
+                               "estimate plans with the term clusters below)"}
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,7 @@ class ChosenTaxonomy:
         lines = [f"taxonomy {self.taxonomy.name!r}, {how}:"]
         for c in self.taxonomy.categories:
             size = f" ({len(self.pools.get(c.key, ()))} passages)" if self.derived else ""
-            about = f" - {c.description}" if self.derivation == "model" else ""
+            about = f" - {c.description}" if self.derivation == MODEL else ""
             lines.append(f"  {c.key}: {c.name}{size}{about} - {', '.join(c.keywords[:6])}")
         return "\n".join(lines)
 
