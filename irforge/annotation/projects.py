@@ -1,11 +1,16 @@
 """Which Label Studio project holds which job of a benchmark: ``annotation/projects.json``.
 
-The file stores the server URL, project id and title per job, never the token.
+The file stores the server URL, project id and title per job, never the token. Before a push
+creates a project it keeps a random mark in ``.irforge/label_studio_marks.json`` (outside the
+folder's generations, so a killed push keeps it) and writes it into the project's
+description; a re-run whose registry lost the project finds it by that mark instead of making
+a second one.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +22,8 @@ from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import write_json
 
 PAGE_SIZE = 500
+MARKS = Path(".irforge") / "label_studio_marks.json"
+MARK_PREFIX = "irforge-push:"
 
 
 def registry_path(bench: Benchmark) -> Path:
@@ -41,6 +48,32 @@ def remember_project(bench: Benchmark, job: str, project_id: int, url: str, titl
     data = read_registry(bench)
     data[job] = {"project_id": int(project_id), "url": url, "title": title}
     write_json(registry_path(bench), data)
+
+
+def push_mark(bench: Benchmark, job: str, url: str) -> tuple[str, bool]:
+    """The mark of the project a push of ``job`` to ``url`` creates, and whether an earlier
+    push kept it (it may have created the project, then died before recording it)."""
+    path = bench.root / MARKS
+    try:
+        marks = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        marks = {}  # a cache: a damaged one only loses the mark
+    marks = marks if isinstance(marks, dict) else {}
+    key = f"{job} {url}"
+    if isinstance(marks.get(key), str):
+        return marks[key], True
+    marks[key] = secrets.token_hex(8)
+    write_json(path, marks)
+    return marks[key], False
+
+
+def marked_project(connection: LabelStudio, mark: str, title: str) -> Any | None:
+    """The project titled ``title`` whose description carries ``mark``, if the server has one."""
+    with explained(connection.settings, "listing projects"):
+        for project in connection.client.projects.list():
+            if project.title == title and f"{MARK_PREFIX}{mark}" in (project.description or ""):
+                return project
+    return None
 
 
 def project_for(bench: Benchmark, job: str, explicit: int | None) -> int:

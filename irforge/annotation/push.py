@@ -13,7 +13,14 @@ from irforge.annotation.gold import DEFAULT_SHARE, with_gold
 from irforge.annotation.guidelines import instructions_html
 from irforge.annotation.items import AnnotationItem, bench_items
 from irforge.annotation.labeling import LabelingJob, choice_result
-from irforge.annotation.projects import iter_tasks, read_registry, remember_project
+from irforge.annotation.projects import (
+    MARK_PREFIX,
+    iter_tasks,
+    marked_project,
+    push_mark,
+    read_registry,
+    remember_project,
+)
 from irforge.annotation.sampling import select
 from irforge.core.bench import Benchmark
 
@@ -80,7 +87,8 @@ def default_title(bench: Benchmark, job: LabelingJob) -> str:
 def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
                    project_id: int | None, title: str | None, annotators: int = 1
                    ) -> tuple[int, bool]:
-    """Reuse the given or recorded project (checking it exists), else create one."""
+    """Reuse the given or recorded project (checking it exists), or the one an interrupted
+    push created (found by its mark), else create one."""
     recorded = read_registry(bench).get(job.name, {})
     wanted = project_id if project_id is not None else recorded.get("project_id")
     if wanted is not None:
@@ -94,13 +102,19 @@ def ensure_project(connection: LabelStudio, bench: Benchmark, job: LabelingJob,
                               f"(a Label Studio limit); pass a shorter --title")
     if annotators < 1:
         raise AnnotationError(f"--annotators must be at least 1, got {annotators}")
+    url = connection.settings.base_url
+    mark, earlier = push_mark(bench, job.name, url)
+    found = marked_project(connection, mark, name) if earlier else None
+    if found is not None:
+        remember_project(bench, job.name, found.id, url, name)
+        return int(found.id), False
     project = connection.call("creating a project", connection.client.projects.create,
                               title=name, label_config=job.config.xml,
-                              description=f"irforge: {job.description}",
+                              description=f"irforge: {job.description} ({MARK_PREFIX}{mark})",
                               expert_instruction=instructions_html(job.name, job.description),
                               show_instruction=True, maximum_annotations=annotators,
                               overlap_cohort_percentage=100)
-    remember_project(bench, job.name, project.id, connection.settings.base_url, name)
+    remember_project(bench, job.name, project.id, url, name)
     return int(project.id), True
 
 
@@ -139,7 +153,8 @@ def push(bench: Benchmark, job: LabelingJob, connection: LabelStudio, n: int,
         "annotators": annotators, "predictions_shown": show_predictions,
         "project_id": project, "url": connection.settings.base_url, "strategy": strategy,
         "seed": seed, "stratify_by": by, "sample": len(sampled), "tasks": len(chosen),
-        "imported": imported, "gold": len(chosen) - len(sampled), "gold_share": gold_share,
-        "already_there": len(chosen) - len(fresh), "candidates": len(items)})
+        "gold": len(chosen) - len(sampled), "gold_share": gold_share, "candidates": len(items),
+        # what this push did itself (a re-run after a kill finds the tasks already there)
+        "newly_imported": imported, "newly_already_there": len(chosen) - len(fresh)})
     return PushResult(project, created, len(items), len(sampled), imported,
                       len(chosen) - len(fresh), len(chosen) - len(sampled))

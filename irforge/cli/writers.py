@@ -43,13 +43,16 @@ WRITERS: dict[tuple[str | None, str], Writes] = {
     ("build", "multicon"): Writes("bench_dir"),
     ("build", "instructions"): Writes("bench_dir"),
     ("build", "instructions-review"): Writes("bench_dir", creates=False),
-    # push keeps the project registry as soon as Label Studio made the project (a server-side
-    # effect no rollback undoes), so a re-run reuses it: the lock only, no generation
-    ("annotate", "push"): Writes("bench_dir", creates=False, atomic=False),
+    # push marks the project it creates outside the generation (irforge/annotation/projects.py):
+    # a re-run after a kill finds it there, and its tasks, instead of making a second one
+    ("annotate", "push"): Writes("bench_dir", creates=False),
     ("annotate", "pull"): Writes("bench_dir", creates=False),
     ("annotate", "export-tasks"): Writes("bench_dir", creates=False),
     ("annotate", "import-tasks"): Writes("bench_dir", creates=False),
     ("qrels", "merge"): Writes("bench_dir", creates=False),
+    # the demo writes only its own folder, every stage in one generation: a killed demo
+    # leaves the previous folder, and its re-run (the LLM cache kept) starts over
+    (None, "demo"): Writes("out"),
     # audits write their reports into BENCH_DIR/audits (or --out)
     ("audit", "agreement"): Writes("bench_dir", creates=False),
     ("audit", "duplicates"): Writes("bench_dir", creates=False),

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from irforge.cli.options import ApiBaseOption
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.steps.yields import YieldTable, folder_yield, require_yield
@@ -23,6 +24,7 @@ from irforge.steps.yields import YieldTable, folder_yield, require_yield
 class DemoContext:
     out: Path
     model: str | None
+    api_base: str | None = None  # an OpenAI-compatible server for ``model``
 
     @property
     def bench(self) -> Benchmark:
@@ -41,25 +43,26 @@ def stage_corpus(ctx: DemoContext) -> str:
 def stage_instructions(ctx: DemoContext) -> str:
     from irforge.demo.instructions import demo_stage
 
-    return demo_stage(ctx.out, ctx.model)
+    return demo_stage(ctx.out, ctx.model, ctx.api_base)
 
 
 def stage_logical(ctx: DemoContext) -> str:
     from irforge.demo.logical import demo_stage
 
-    return demo_stage(ctx.out / "logical", ctx.model)
+    return demo_stage(ctx.out / "logical", ctx.model, ctx.api_base)
 
 
 def stage_multicon(ctx: DemoContext) -> str:
     from irforge.demo.multicon import demo_stage
 
-    return demo_stage(ctx.out, ctx.model)
+    return demo_stage(ctx.out, ctx.model, ctx.api_base)
 
 
 def stage_intents(ctx: DemoContext) -> str:
     from irforge.demo.intents import run_intents_demo
 
-    return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite")
+    return run_intents_demo(ctx.bench, ctx.model, ctx.out / ".irforge" / "cache.sqlite",
+                            ctx.api_base)
 
 
 def stage_seed(ctx: DemoContext) -> str:
@@ -95,11 +98,12 @@ def stage_function(name: str) -> Callable[[DemoContext], str]:
     return getattr(importlib.import_module(module_name), attr)
 
 
-def run_demo(out: Path, model: str | None = None) -> list[tuple[str, str]]:
+def run_demo(out: Path, model: str | None = None, api_base: str | None = None
+             ) -> list[tuple[str, str]]:
     """Run every demo stage in order; returns (stage, summary) pairs. A stage that kept
     nothing is reported (EMPTY, and a warning at the end); :class:`EmptyResultError` is raised
     when the generators together kept nothing."""
-    ctx = DemoContext(out=Path(out), model=model)
+    ctx = DemoContext(out=Path(out), model=model, api_base=api_base)
     ctx.out.mkdir(parents=True, exist_ok=True)
     results, empty = [], []
     for name, _ in STAGES:
@@ -168,6 +172,7 @@ def demo_command(
     out: Annotated[Path, typer.Option(help="Folder for the demo benchmark.")] = Path("demo-bench"),
     model: Annotated[str | None, typer.Option(help="LLM to use (default: embedded local model).")]
     = None,
+    api_base: ApiBaseOption = None,
 ) -> None:
     """Build a small benchmark from the shipped sample corpus, evaluate retrievers, report."""
-    run_demo(out, model)
+    run_demo(out, model, api_base)

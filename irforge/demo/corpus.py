@@ -8,10 +8,11 @@ on that folder, so the demo exercises extract, dedup, chunk, passage dedup and w
 
 from __future__ import annotations
 
-import shutil
+import io
 from pathlib import Path
 
 from irforge.core.errors import require
+from irforge.core.jsonl import atomic_open
 
 RENDERED = 3  # how many sample documents become PDFs
 
@@ -36,10 +37,18 @@ def render_pdf(title: str, paragraphs: list[str], path: Path, header: str) -> Pa
 
     story = [Paragraph(title, styles["Title"]), Spacer(1, 12)]
     story += [Paragraph(text, body) for text in paragraphs]
-    SimpleDocTemplate(str(path), pagesize=A5, title=title, invariant=1, leftMargin=48,
+    pdf = io.BytesIO()
+    SimpleDocTemplate(pdf, pagesize=A5, title=title, invariant=1, leftMargin=48,
                       rightMargin=48, topMargin=56, bottomMargin=56).build(
         story, onFirstPage=decorate, onLaterPages=decorate)
+    _write(path, pdf.getvalue())
     return path
+
+
+def _write(path: Path, data: bytes) -> None:
+    """``data`` renamed into place at ``path`` (journaled: a killed demo leaves no source)."""
+    with atomic_open(path, "wb") as handle:
+        handle.write(data)
 
 
 def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
@@ -48,7 +57,7 @@ def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
     files = sorted(Path(sample_dir).glob("*.txt"))
     for index, path in enumerate(files):
         if index >= RENDERED:
-            shutil.copyfile(path, target / path.name)
+            _write(target / path.name, path.read_bytes())
             continue
         title, _, body = path.read_text(encoding="utf-8").strip().partition("\n")
         paragraphs = [" ".join(p.split()) for p in body.split("\n\n") if p.strip()]
@@ -58,7 +67,7 @@ def prepare_sources(sample_dir: Path, target: Path) -> dict[str, int]:
                        target / f"{path.stem}_copy.pdf", "irforge sample corpus")
     licence = Path(sample_dir) / "LICENSE.md"
     if licence.is_file():  # beside the inputs, where exports look for the corpus licence
-        shutil.copyfile(licence, target / licence.name)
+        _write(target / licence.name, licence.read_bytes())
     return {"files": len(files) + 1, "pdfs": RENDERED + 1}
 
 

@@ -30,7 +30,7 @@ def demo_pairs(docs: list[Any], per_query: int = 2) -> list[Any]:
     return pairs
 
 
-def demo_stage(out: Path, model: str | None) -> str:
+def demo_stage(out: Path, model: str | None = None, api_base: str | None = None) -> str:
     """Build ``out/instructions-bench`` from sample documents by ``Method.run``; prints the
     yield table and fails (exit 3) when no unit was kept."""
     import typer
@@ -46,7 +46,7 @@ def demo_stage(out: Path, model: str | None) -> str:
     if not pairs:
         return "skipped: no sample documents found"
     target = Path(out) / "instructions-bench"
-    with Engine(model, cache_path=Path(out) / ".irforge" / "cache.sqlite",
+    with Engine(model, api_base=api_base, cache_path=Path(out) / ".irforge" / "cache.sqlite",
                 max_tokens=160) as engine:
         built = METHOD.run(BuildRunner.open(engine, target, "instructions"),
                            Config(hard_negatives=1, seed=0),

@@ -94,7 +94,8 @@ def run_reported(method: Any, runner: Any, config: Any, inputs: Any) -> tuple[An
     return shown[0], None
 
 
-def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None) -> str:
+def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = None,
+                     api_base: str | None = None) -> str:
     """Generate and label by ``Method.run`` and summarise; returns the one-line summary the
     demo prints (an EmptyResultError when no query was generated)."""
     from irforge.cli.options import grade_note
@@ -108,12 +109,13 @@ def run_intents_demo(bench: Benchmark, model: str | None, cache: Path | None = N
 
     docs = list(bench.corpus())
     config, labeling = intents_config(), label_config()
-    with Engine(model=model, cache_path=cache, max_tokens=200, progress=False) as engine:
+    with Engine(model=model, api_base=api_base, cache_path=cache, max_tokens=200,
+                progress=False) as engine:
         built, empty = run_reported(INTENTS, BuildRunner.open(engine, bench.root, "intents"),
                                     config, Inputs(bench.corpus_path, docs=tuple(docs)))
         taxonomy, run = built.report
         manifest = {"build": run.manifest(), "build_engine": engine.manifest_entry()}
-    with Engine(model=model, cache_path=cache, max_tokens=40, progress=False,
+    with Engine(model=model, api_base=api_base, cache_path=cache, max_tokens=40, progress=False,
                 logprobs=label_logprobs(labeling.label_probs)) as engine:
         pool = write_pool(bench, docs)
         labeled, _ = run_reported(LABEL, BuildRunner.open(engine, bench.root, "relevance"),

@@ -31,7 +31,7 @@ def stage_llm(ctx: DemoContext) -> str:
     if not docs:
         return "no documents to summarise (run the corpus stage first)"
     doc = docs[0]
-    with Engine(ctx.model, cache_path=ctx.out / ".irforge" / "cache.sqlite",
+    with Engine(ctx.model, api_base=ctx.api_base, cache_path=ctx.out / ".irforge" / "cache.sqlite",
                 max_tokens=160) as engine:
         [result] = engine.run([{"title": doc.title, "text": doc.text[:DEMO_TEXT_CHARS]}],
                               "demo.keywords", DocKeywords, step="demo.llm")

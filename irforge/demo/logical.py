@@ -11,7 +11,7 @@ DEMO_PER_TYPE = 2
 DEMO_SENTENCES = 3
 
 
-def demo_stage(out: Path, model: str | None) -> str:
+def demo_stage(out: Path, model: str | None = None, api_base: str | None = None) -> str:
     """``make demo``: a few queries from the shipped sample corpus, cut into titled passages,
     built by ``Method.run``; prints the yield table and fails (exit 3) when no query was
     accepted."""
@@ -27,7 +27,7 @@ def demo_stage(out: Path, model: str | None) -> str:
     config = Config(types=list(DEMO_TYPES), per_type=DEMO_PER_TYPE, max_passages=1,
                     passage_sentences=DEMO_SENTENCES)
     inputs = Inputs(sample_corpus_dir(), docs=tuple(sample_docs()))
-    with Engine(model, cache_path=Path(out).parent / ".irforge" / "cache.sqlite",
+    with Engine(model, api_base=api_base, cache_path=Path(out).parent / ".irforge" / "cache.sqlite",
                 max_tokens=256) as engine:
         built = METHOD.run(BuildRunner.open(engine, out, "logical"), config, inputs,
                            lambda done: typer.echo(done.report.yields.render()))

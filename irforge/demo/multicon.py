@@ -25,7 +25,7 @@ DEMO_STRATEGY = "substitute"
 DEMO_PHRASES = "pick"
 
 
-def demo_stage(out: Path, model: str | None = None) -> str:
+def demo_stage(out: Path, model: str | None = None, api_base: str | None = None) -> str:
     """Build one small MultiConIR benchmark per domain under ``out/multicon/<domain>``, each
     by ``Method.run``."""
     from irforge.data.sample import sample_corpus_dir, sample_docs
@@ -36,7 +36,7 @@ def demo_stage(out: Path, model: str | None = None) -> str:
 
     docs = sample_docs()
     parts, kept, attempted = [], 0, 0
-    with Engine(model, cache_path=Path(out) / ".irforge" / "cache.sqlite",
+    with Engine(model, api_base=api_base, cache_path=Path(out) / ".irforge" / "cache.sqlite",
                 max_tokens=DEMO_MAX_TOKENS) as engine:
         for marker, domain in DEMO_DOMAINS.items():
             chosen = [d for d in docs if marker in d.doc_id][:DEMO_DOCS_PER_DOMAIN]

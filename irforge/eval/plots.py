@@ -17,6 +17,7 @@ def _pyplot():
     matplotlib = require("matplotlib", "eval")
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (editable in a paper)
+    matplotlib.rcParams["svg.hashsalt"] = "irforge"  # the same plot, the same SVG ids
     import matplotlib.pyplot as plt
 
     return plt
@@ -29,7 +30,7 @@ def _save(figure, path: Path, **kwargs) -> Path:
     with atomic_open(path, "wb") as handle:  # renamed into place whole (a journaled write)
         figure.savefig(handle, format="png", dpi=120, **kwargs)
     with atomic_open(path.with_suffix(".svg"), "wb") as handle:
-        figure.savefig(handle, format="svg", **kwargs)
+        figure.savefig(handle, format="svg", metadata={"Date": None}, **kwargs)
     return path
 
 

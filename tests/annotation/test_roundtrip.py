@@ -249,6 +249,25 @@ def test_large_push_is_batched_and_repush_pages_through_existing_keys(tmp_path: 
     assert len({task["data"]["item_key"] for task in small_pages}) == 620
 
 
+def test_a_push_that_lost_its_registry_finds_its_project_instead_of_making_another(
+        tmp_path: Path, connection) -> None:
+    """A push killed after Label Studio made the project, before the folder recorded it: the
+    re-run finds the project by the mark the push kept, and its tasks (no duplicates)."""
+    bench = relevance_bench(tmp_path, queries=6)
+    job = get_job("relevance")
+    first = push(bench, job, connection, n=4, seed=1, gold=False)
+    projects = len(list(connection.client.projects.list()))
+    (tmp_path / "annotation" / "projects.json").unlink()  # what a rolled-back push leaves
+    again = push(bench, job, connection, n=4, seed=1, gold=False)
+    assert (again.project_id, again.created_project) == (first.project_id, False)
+    assert (again.imported, again.already_there) == (0, 4)
+    assert len(list(connection.client.projects.list())) == projects
+    assert read_registry(bench)["relevance"]["project_id"] == first.project_id
+    (tmp_path / "annotation" / "projects.json").unlink()  # a new title asks for a new project
+    other = push(bench, job, connection, n=4, seed=1, gold=False, title="another round")
+    assert other.created_project and other.project_id != first.project_id
+
+
 def test_two_people_per_task_with_guidelines_and_their_agreement(tmp_path: Path, connection,
                                                                    people) -> None:
     import krippendorff

@@ -37,6 +37,7 @@ import pytest
 
 from irforge.annotation.files import export_tasks, import_tasks
 from irforge.annotation.labeling import get_job
+from irforge.annotation.projects import iter_tasks
 from irforge.cli.app import COMMANDS
 from irforge.cli.writers import WRITERS
 from irforge.core import beir
@@ -50,7 +51,7 @@ from irforge.data.sample import write_seed_benchmark
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion
 from irforge.testing.scripted import Script, ScriptedServer
-from tests.annotation.helpers import relevance_bench
+from tests.annotation.helpers import full_result, relevance_bench
 from tests.annotation.test_files_and_merge import _annotate
 from tests.cli.verbs_forked import ForkedVerbs
 from tests.generators.instructions.test_cli import pairs as instruction_pairs
@@ -61,6 +62,7 @@ from tests.generators.intents.test_scenario import _script as intents_script
 from tests.generators.multicon.docs import NOVEL
 from tests.generators.multicon.test_http import FERRY
 from tests.generators.multicon.test_http import _script as multicon_script
+from tests.label_studio_server import started_label_studio
 from tests.recipe.test_run_all_methods import FILMS, PLAYS, good_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,6 +107,10 @@ class Case:
     cache: str = ""
     #: documents served as PDFs on 127.0.0.1 while the case runs, listed in input/urls.txt
     pages: tuple[str, ...] = ()
+    #: the verb talks to the module's Label Studio (LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY)
+    label_studio: bool = False
+    #: what the server holds for the folder (compared between the clean run and a re-run)
+    remote: Callable[[Path], Any] | None = None
 
 
 def _seed(folder: Path, run: Any) -> None:
@@ -172,6 +178,41 @@ def _imported(folder: Path, run: Any) -> None:
                  folder / "input" / "export.json")
 
 
+def _labelled(folder: Path, run: Any) -> None:
+    """A benchmark with three prompts' LLM labels on six pairs, not yet pushed."""
+    relevance_bench(folder / "bench", queries=6)
+
+
+def _pushed(folder: Path, run: Any) -> None:
+    """The labelled benchmark pushed to Label Studio, each task answered by the admin."""
+    from irforge.annotation.connection import connect
+
+    _labelled(folder, run)
+    done = run(PUSH)
+    assert done.returncode == 0, done.stdout + done.stderr
+    connection = connect()
+    project = json.loads((folder / "bench" / "annotation" / "projects.json").read_text(
+        encoding="utf-8"))["relevance"]["project_id"]
+    job = get_job("relevance")
+    for number, task in enumerate(sorted(iter_tasks(connection, project), key=lambda t: t["id"])):
+        connection.client.annotations.create(id=task["id"], result=full_result(job, number % 4))
+
+
+def _project_tasks(folder: Path) -> dict[str, Any]:
+    """The pushed project's task keys (a duplicated task shows twice) and how many projects
+    the server holds."""
+    from irforge.annotation.connection import connect
+
+    connection = connect()
+    registry = folder / "bench" / "annotation" / "projects.json"
+    keys = []
+    if registry.is_file():
+        entry = json.loads(registry.read_text(encoding="utf-8"))["relevance"]
+        keys = sorted(str(task["data"].get("item_key")) for task in
+                      iter_tasks(connection, entry["project_id"], fields="task_only"))
+    return {"tasks": keys, "projects": len(list(connection.client.projects.list()))}
+
+
 def _evaluated(folder: Path, run: Any) -> None:
     _seed(folder, run)
     done = run(["eval", "bench", "--retriever", "bm25", "--no-plots", "--bootstrap", "50",
@@ -192,6 +233,9 @@ def _audited(folder: Path, run: Any) -> None:
     _seed(folder, run)
     (folder / "bench" / "audits").mkdir()
     (folder / "bench" / "audits" / "query_source_overlap.json").write_text('{"old": 1}\n')
+
+
+PUSH = ["annotate", "push", "bench", "--n", "4", "--seed", "1", "--show-predictions"]
 
 
 RECIPE = """corpus: {input: docs, max_tokens: 1024, passage_dedup: false}
@@ -260,6 +304,21 @@ def _cached(folder: Path, run: Any) -> None:
                       Completion(f"answer {number}", "stop"), step="label")
 
 
+def _demo_folder(folder: Path, run: Any) -> None:
+    """Nothing yet but the demo folder's cache folder (the warm run's cache comes here)."""
+    (folder / "out" / ".irforge").mkdir(parents=True)
+
+
+def _demo_script() -> Script:
+    """Answers that keep the demo's intents queries (tests/demo/test_intents.py); the other
+    generators get ``{}`` and keep nothing, as a weak model's would."""
+    from irforge.data.sample import sample_docs
+    from tests.demo.test_intents import _script as demo_intents_script
+
+    return demo_intents_script([doc for doc in sample_docs()
+                                if doc.doc_id[:3] in {f"d0{i}" for i in range(1, 9)}])
+
+
 def _served(folder: Path, run: Any) -> None:
     """Nothing yet: the case's pages are listed in input/urls.txt (written by the test)."""
 
@@ -314,6 +373,8 @@ CASES: dict[str, Case] = {
     "qrels merge": Case(["qrels", "merge", "bench"], _imported),
     "annotate import-tasks": Case(["annotate", "import-tasks", "bench", "input/export.json"],
                                   _annotated),
+    "annotate push": Case(PUSH, _labelled, label_studio=True, remote=_project_tasks),
+    "annotate pull": Case(["annotate", "pull", "bench"], _pushed, label_studio=True),
     "annotate export-tasks": Case(["annotate", "export-tasks", "bench", "--out",
                                    "bench/annotation/tasks.json", "--n", "4"], _annotated),
     "audit agreement": Case(["audit", "agreement", "bench", "--resamples", "50"], _imported),
@@ -324,6 +385,8 @@ CASES: dict[str, Case] = {
                 writes=("bench/logical", "bench"), script=good_script(), stages=True,
                 points=2, cache="bench/.irforge/cache.sqlite"),
     "view": Case(["view", "bench"], _viewed),
+    "demo": Case(["demo", "--out", "out", "--model", "openai/scripted"], _demo_folder,
+                 writes=("out",), script=_demo_script(), cache="out/.irforge/cache.sqlite"),
     "audit rankings --out": Case(["audit", "rankings", "--runs", "input/a.trec", "--runs",
                                   "input/b.trec", "--qrels-a", "bench/qrels/test.tsv",
                                   "--qrels-b", "input/b.tsv", "--resamples", "50", "--out",
@@ -370,10 +433,13 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     ("qrels", "merge"): ("qrels merge",),
     ("annotate", "import-tasks"): ("annotate import-tasks",),
     ("annotate", "export-tasks"): ("annotate export-tasks",),
+    ("annotate", "push"): ("annotate push",),
+    ("annotate", "pull"): ("annotate pull",),
     ("audit", "agreement"): ("audit agreement",),
     ("audit", "duplicates"): ("audit duplicates",),
     ("audit", "overlap"): ("audit overlap",),
     (None, "view"): ("view",),
+    (None, "demo"): ("demo",),
     ("audit", "rankings"): ("audit rankings --out",),
     ("recipe", "init"): ("recipe init --force",),
     ("build", "instructions-review"): ("build instructions-review",),
@@ -385,18 +451,9 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     ("corpus", "dedup-passages"): ("corpus dedup-passages",),
     ("corpus", "write"): ("corpus write",),
 }
-#: writing verbs without a case of their own, and why: push and pull talk only to a real Label
-#: Studio server (tests/annotation/conftest.py starts one; the stand-ins there replace functions
-#: in-process, which the forked verb processes here never see)
-WITHOUT_CASE: dict[tuple[str | None, str], str] = {
-    ("annotate", "pull"): "needs a real Label Studio server; writes its snapshot, then runs the "
-                          "ingest() that annotate import-tasks runs (its case)",
-    ("annotate", "push"): "needs a real Label Studio server; keeps the project registry at once "
-                          "(a server-side project no rollback undoes), so a re-run reuses it",
-    (None, "demo"): "runs every stage with the embedded model (no single cheap stage); writes "
-                    "only its own sample folder (--out), stage by stage through the code the "
-                    "build, label and eval cases kill; not one generation",
-}
+#: writing verbs without a case of their own, and why a reviewer accepts it: none now (push and
+#: pull run against the module's Label Studio, the demo against the scripted server)
+WITHOUT_CASE: dict[tuple[str | None, str], str] = {}
 #: verbs that write no file
 READ_ONLY = frozenset({(None, "check"), (None, "version"), (None, "completion"),
                        ("llm", "try"), ("cache", "stats"), ("prompts", "list"),
@@ -508,6 +565,26 @@ def verbs() -> Iterator[ForkedVerbs]:
     server.close()
 
 
+@pytest.fixture(scope="module")
+def label_studio_env() -> Iterator[None]:
+    """One Label Studio for the module's cases, named in the environment the verbs get."""
+    with started_label_studio() as server, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LABEL_STUDIO_URL", server.url)
+        patch.setenv("LABEL_STUDIO_API_KEY", server.token)
+        yield
+
+
+def _server_ids(state: Any) -> Any:
+    """``state`` with the ids the server gave its projects left out (each run on a fresh copy
+    of the previous state makes a project of its own)."""
+    if isinstance(state, dict):
+        return {key: "#" if key == "project_id" else _server_ids(item)
+                for key, item in state.items()}
+    if isinstance(state, list):
+        return [_server_ids(item) for item in state]
+    return state
+
+
 def _runner(folder: Path, server: ScriptedServer | None, verbs: ForkedVerbs, kill: str = ""
             ) -> Callable[[list[str]], subprocess.CompletedProcess[str]]:
     env = {**_env(kill), **({"IRFORGE_API_BASE": server.url} if server is not None else {})}
@@ -560,8 +637,12 @@ EVERY_WRITE = pytest.mark.skipif(not os.environ.get("IRFORGE_CRASH_EVERY_WRITE")
                          ids=["sampled", "every-write"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(
-        tmp_path: Path, name: str, every: bool, verbs: ForkedVerbs) -> None:
+        tmp_path: Path, name: str, every: bool, verbs: ForkedVerbs,
+        request: pytest.FixtureRequest) -> None:
     case = CASES[name]
+    if case.label_studio:
+        request.getfixturevalue("label_studio_env")
+    state_of = (lambda folder: _server_ids(_state(folder))) if case.remote else _state
     server = ScriptedServer(case.script) if case.script is not None else None
     with server if server is not None else nullcontext(), \
             _page_server(case.pages) if case.pages else nullcontext([]) as urls:
@@ -572,7 +653,7 @@ def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(
             (before / "input" / "urls.txt").write_text("\n".join(urls) + "\n",
                                                        encoding="utf-8")
         case.setup(before, _runner(before, server, verbs))
-        old = _state(before)
+        old = state_of(before)
         # every run works in one folder (paths a verb records are the same in each), a fresh
         # copy of the previous state
         work = tmp_path / "case"
@@ -580,25 +661,37 @@ def test_a_kill_at_every_write_leaves_the_old_or_the_new_state(
             _runner(_fresh(before, work), server, verbs)(case.verb)
             if case.cache:  # a verb that keeps its cache in its own folder (irforge run)
                 shutil.copy2(work / case.cache, before / case.cache)
+        remote_before = case.remote(before) if case.remote else None
         counted = _runner(_fresh(before, work), server, verbs, "count")(case.verb)
         assert counted.returncode in (0, 8), counted.stdout + counted.stderr
+        remote_new = case.remote(work) if case.remote else None
         writes = int(counted.stderr.rsplit("irforge-write-points:", 1)[1].split()[0])
-        new = _state(work)
+        new = state_of(work)
         assert new != old and writes >= 1
         points = _kill_points(writes, every, case.points)
         for kill_at in points:
+            remote_killed = case.remote(before) if case.remote else None
             killed = _runner(_fresh(before, work), server, verbs, str(kill_at))(case.verb)
             assert killed.returncode == -9, (kill_at, killed.stdout + killed.stderr)
             _recover(work, case)
-            state = _state(work)
+            state = state_of(work)
             mixed = _differences(state, old, new, STAGE_PROGRESS if case.stages else frozenset())
+            if not mixed and state not in (old, new):  # each file one or the other, not the set
+                mixed = sorted(set(state) ^ set(new))
             assert not mixed if case.stages else state in (old, new), \
                 f"{name}: kill at write {kill_at} of {writes} left a mix: {mixed}"
             if kill_at in points[-2:]:  # the re-run continues to the clean run's state
                 rerun = _runner(work, server, verbs)(case.verb)
                 assert rerun.returncode == counted.returncode, rerun.stdout + rerun.stderr
-                assert _resumed(_state(work)) == _resumed(new), \
+                assert _resumed(state_of(work)) == _resumed(new), \
                     f"{name}: the re-run after kill {kill_at} differs"
+                if case.remote:  # the server holds one project of the clean run's tasks
+                    remote = case.remote(work)
+                    assert remote["tasks"] == remote_new["tasks"], \
+                        f"{name}: the re-run after kill {kill_at} left tasks {remote['tasks']}"
+                    assert remote["projects"] - remote_killed["projects"] == \
+                        remote_new["projects"] - remote_before["projects"], \
+                        f"{name}: the kill at {kill_at} and the re-run made a second project"
 
 
 def _fresh(before: Path, work: Path) -> Path:

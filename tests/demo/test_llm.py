@@ -23,3 +23,14 @@ def test_demo_stage_summarises_one_document_as_demo_grade(tmp_path: Path,
     step = Benchmark(tmp_path).manifest()["steps"]["demo.llm"]
     assert step["demo_grade"] is True and step["model"].startswith("embedded:")
     assert step["prompts"]["demo.keywords"] == written["prompt_hash"]
+
+
+def test_demo_takes_an_api_base_and_refuses_a_bad_one_before_any_work(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from irforge.cli.app import build_app
+
+    done = CliRunner().invoke(build_app(), ["demo", "--out", str(tmp_path / "demo"), "--model",
+                                            "openai/scripted", "--api-base", "ftp://example"])
+    assert done.exception.exit_code == 2 and "--api-base" in str(done.exception)
+    assert not (tmp_path / "demo").exists()

@@ -84,3 +84,20 @@ def test_empty_qrels_is_a_clear_error(bench, tmp_path):
     done = irforge("eval", str(empty))
     assert done.returncode == 2
     assert "has no qrels" in done.stderr
+
+
+def test_the_same_plot_is_the_same_file(tmp_path: Path) -> None:
+    """A re-run writes byte-identical plots (no random SVG ids, no date): an interrupted eval
+    or demo that runs again ends where a clean run does."""
+    from irforge.eval.plots import _pyplot, _save
+
+    plt = _pyplot()
+    files = []
+    for name in ("a", "b"):
+        figure = plt.figure()
+        plt.plot([1, 2, 3], [3, 1, 2])
+        _save(figure, tmp_path / f"{name}.png")
+        plt.close(figure)
+        files.append(((tmp_path / f"{name}.png").read_bytes(),
+                      (tmp_path / f"{name}.svg").read_bytes()))
+    assert files[0] == files[1] and b"<svg" in files[0][1]
