@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from irforge.core.records import Failure, Judgment
-from irforge.steps.failures import Rejected, failure_from_result, rejection
+from irforge.steps.failures import FINAL_STATUSES, Rejected, failure_from_result, rejection
 from irforge.steps.gates import QueryGates
 
 if TYPE_CHECKING:
@@ -219,8 +219,6 @@ def _streams(engine: EngineLike) -> bool:
         and not getattr(engine, "batch", False)
 
 
-# engine statuses another sample cannot fix (budget stop, transport or configuration errors)
-FINAL_STATUSES = frozenset({"skipped", "error"})
 
 
 def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],

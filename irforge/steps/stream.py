@@ -20,6 +20,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from irforge.steps.failures import FINAL_STATUSES
+
 # (item index, its answer) -> True when the answer failed and another sample may fix it
 Judge = Callable[[int, Any], bool]
 
@@ -61,8 +63,6 @@ class _Calls:
 
     async def answer(self, sample: int, index: int) -> Any:
         """The answer of ``index`` at ``sample`` (its call finished first when it is final)."""
-        from irforge.steps.step import FINAL_STATUSES
-
         result = await self.answers[(sample, index)]
         if result.status in FINAL_STATUSES:
             await self.call_of[(sample, index)]
