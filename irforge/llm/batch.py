@@ -342,6 +342,5 @@ def run_batch(engine: EngineCore, items: Sequence[Mapping[str, Any]], template_n
             else:
                 results[job.index] = done
     if reask:  # answers that failed validation: re-asked online, exactly like run()
-        run_sync(engine._drive(reask, stats, results, f"{plan.step} re-asks ({spec.name})",
-                                looked_up=False))
+        run_sync(engine._drive(reask, stats, results, f"{plan.step} re-asks ({spec.name})"))
     return engine._tally(results, stats)

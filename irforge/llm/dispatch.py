@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -43,6 +43,8 @@ from irforge.llm.waits import Waits
 FATAL_STATUS = frozenset({401, 403, 404})
 
 InFlight = dict[str, asyncio.Future[Completion]]
+# told (item index, its result) as each item of a call lands
+ResultSink = Callable[[int, LLMResult], None]
 
 
 class Dispatcher:
@@ -144,10 +146,11 @@ class Dispatcher:
     # the workers ---------------------------------------------------------------------------
     async def _drive(self, pending: list[Job], stats: StepStats,
                      results: list[LLMResult | None], label: str,
-                     looked_up: bool = True) -> None:
-        """Solve ``pending``, filling ``results`` by index. Up to ``concurrency`` workers per
-        call; what bounds the requests in flight is the engine's one :attr:`traffic` gate,
-        which every call (and every engine of a run) shares."""
+                     on_result: ResultSink | None = None) -> None:
+        """Solve ``pending``, filling ``results`` by index (and telling ``on_result`` each one
+        as it lands). Up to ``concurrency`` workers per call; what bounds the requests in
+        flight is the engine's one :attr:`traffic` gate, which every call (and every engine
+        of a run) shares."""
         with RunProgress(self.progress, label, len(results)) as bar:
             waits = Waits(self.wait_report_after, bar.say, self.notes)
             bar.advance(len(results) - len(pending), self.total.cost_usd)
@@ -158,9 +161,11 @@ class Dispatcher:
             async def worker() -> None:
                 for job in queue:
                     try:
-                        results[job.index] = await self._solve(job, stats, looked_up, waits)
+                        results[job.index] = await self._solve(job, stats, waits)
                     except Exception as exc:  # e.g. the cache disk is full: keep going
                         results[job.index] = job.finish("error", error=self._describe(exc))
+                    if on_result is not None:
+                        on_result(job.index, results[job.index])
                     bar.advance(1, self.total.cost_usd, "budget stop" if self.budget_stopped
                                 else "")
 
@@ -189,13 +194,13 @@ class Dispatcher:
         return final
 
     # one job -------------------------------------------------------------------------------
-    async def _solve(self, job: Job, stats: StepStats, looked_up: bool = True,
-                     waits: Waits | None = None) -> LLMResult:
-        # looked_up: the caller already found no cached answer for this conversation
+    async def _solve(self, job: Job, stats: StepStats, waits: Waits | None = None
+                     ) -> LLMResult:
         inflight = self._in_flight()
         while True:
-            done = None if looked_up else self._from_cache(job, stats)
-            looked_up = False
+            # looked up again even after the call's first lookup: an identical request may
+            # have been answered since, and sending it twice would depend on timing
+            done = self._from_cache(job, stats)
             if done is not None:
                 return done
             if self._fatal is not None:

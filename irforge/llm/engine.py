@@ -35,7 +35,7 @@ from irforge.llm.backends import Backend, llama_slots, make_backend
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import RequestKeys
 from irforge.llm.degeneration import LLAMA_REPEAT_PENALTY
-from irforge.llm.dispatch import Dispatcher
+from irforge.llm.dispatch import Dispatcher, ResultSink
 from irforge.llm.jobs import Job, Plan
 from irforge.llm.profile import model_profile
 from irforge.llm.result import LLMResult
@@ -58,6 +58,8 @@ class Engine(Dispatcher):
     One engine, one gate (:attr:`traffic`): every call it serves, from any thread, shares its
     ``concurrency`` slots and RPM/TPM budget (and, passed ``shared=``, the run's).
     """
+
+    streams_results = True  # arun(..., on_result=) reports each answer as it lands
 
     def __init__(self, model: str | None = None, *, api_base: str | None = None,
                  api_key: str | None = None, cache_path: Path | str | None = None,
@@ -224,15 +226,23 @@ class Engine(Dispatcher):
 
     async def arun(self, items: Sequence[Mapping[str, Any]], template_name: str,
                    output_model: type[BaseModel], step: str | None = None, *,
-                   sample: int = 0, max_tokens: int | None = None) -> list[LLMResult]:
-        """Async form of :meth:`run`."""
+                   sample: int = 0, max_tokens: int | None = None,
+                   on_result: ResultSink | None = None) -> list[LLMResult]:
+        """Async form of :meth:`run`. ``on_result(index, result)`` is called for each item
+        as soon as its result is known (cached ones first), so a caller may act on early
+        answers while the others are out (irforge/steps/stream.py)."""
         plan = self._plan(template_name, output_model, step, sample, max_tokens)
         step = plan.step
         self.prompts[plan.template.name] = plan.template.hash
         stats = self.steps.setdefault(step, StepStats())
         results: list[LLMResult | None] = [None] * len(items)
         pending = self._resolve_cached(items, plan, stats, results)
-        await self._drive(pending, stats, results, f"{step} ({self.spec.name})")
+        if on_result is not None:
+            for index, result in enumerate(results):
+                if result is not None:
+                    on_result(index, result)
+        await self._drive(pending, stats, results, f"{step} ({self.spec.name})",
+                          on_result=on_result)
         return self._tally(results, stats)
 
     def estimate(self, items: Sequence[Mapping[str, Any]], template_name: str,

@@ -10,6 +10,9 @@ from irforge.core.records import Failure, Judgment
 if TYPE_CHECKING:  # irforge.llm's package import loads the engine: keep it out of module load
     from irforge.llm.protocol import ResultLike
 
+# engine statuses another sample cannot fix (budget stop, transport or configuration errors)
+FINAL_STATUSES = frozenset({"skipped", "error"})
+
 
 class Rejected(ValueError):
     """A validator refused a generated value; the message is the reason kept in failures.jsonl."""

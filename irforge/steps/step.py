@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from irforge.core.records import Failure, Judgment
-from irforge.steps.failures import Rejected, failure_from_result, rejection
+from irforge.steps.failures import FINAL_STATUSES, Rejected, failure_from_result, rejection
 from irforge.steps.gates import QueryGates
 
 if TYPE_CHECKING:
@@ -182,30 +182,43 @@ def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT]
     rounds = max(1, int(samples or getattr(engine, "samples", 1) or 1))
     settled: dict[int, tuple[Any, Any]] = {}  # index -> (accepted value, result)
     failed: dict[int, list[Failure]] = {}
-    open_items = list(range(len(items)))
-    for sample in range(rounds):
-        if not open_items:
-            break
-        results = _ask(engine, step, items, open_items, sample)
-        outcome.yield_.samples += len(open_items)
-        still_open = []
-        for index in open_items:
-            outcome.results[step.item_id(items[index])] = results[index]
-            value, failure = _judge(step, items[index], results[index], gates)
-            if failure is None:
-                settled[index] = (value, results[index])
-                continue
-            failed.setdefault(index, []).append(failure)
-            if results[index].status not in FINAL_STATUSES:
-                still_open.append(index)
-        open_items = still_open
+
+    def judge(index: int, result: Any) -> bool:
+        """Judge one answer; True when it failed and another sample may fix it."""
+        outcome.yield_.samples += 1
+        outcome.results[step.item_id(items[index])] = result
+        value, failure = _judge(step, items[index], result, gates)
+        if failure is None:
+            settled[index] = (value, result)
+            return False
+        failed.setdefault(index, []).append(failure)
+        return result.status not in FINAL_STATUSES
+
+    if _streams(engine):
+        from irforge.llm.sync import run_sync
+        from irforge.steps.stream import stream_answers
+
+        run_sync(stream_answers(engine, step, items, rounds, judge))
+    else:
+        open_items = list(range(len(items)))
+        for sample in range(rounds):
+            if not open_items:
+                break
+            results = _ask(engine, step, items, open_items, sample)
+            open_items = [index for index in open_items if judge(index, results[index])]
     for index, item in enumerate(items):
         _settle(step, item, index, settled, failed, outcome)
     return outcome
 
 
-# engine statuses another sample cannot fix (budget stop, transport or configuration errors)
-FINAL_STATUSES = frozenset({"skipped", "error"})
+def _streams(engine: EngineLike) -> bool:
+    """Whether the engine reports each answer as it lands (``arun(..., on_result=)``), so a
+    step judges answers while others are out (irforge/steps/stream.py); a batch-API engine
+    answers whole batches and keeps the round-by-round loop."""
+    return bool(getattr(engine, "streams_results", False)) \
+        and not getattr(engine, "batch", False)
+
+
 
 
 def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 import time
 from collections import Counter
@@ -95,11 +96,15 @@ The first user message is the item's prompt, so re-asks of one item follow its r
 
 @dataclass(frozen=True)
 class Script:
-    """The whole behaviour of a server: rules, a default action and a fixed latency."""
+    """The whole behaviour of a server: rules, a default action and a fixed latency (plus,
+    with ``jitter``, a random 0 to ``jitter`` seconds per answer drawn from ``jitter_seed``,
+    so answers come back in a shuffled order)."""
 
     default: Action = field(default_factory=lambda: Action.answer({"ok": True}))
     rules: tuple[Rule, ...] = ()
     latency: float = 0.0
+    jitter: float = 0.0
+    jitter_seed: int = 0
     batch_polls: int = 1  # retrieves of a batch until it completes (scripted_batch.py)
     batch_retrieve_errors: int = 0  # the first N batch retrieves answer 503
     api_key: str | None = None  # when set, other bearer keys get 401 (like a real provider)
@@ -118,6 +123,8 @@ class Script:
                       for r in data.get("rules", []))
         return cls(default=Action(**data.get("default", {})), rules=rules,
                    latency=float(data.get("latency", 0.0)),
+                   jitter=float(data.get("jitter", 0.0)),
+                   jitter_seed=int(data.get("jitter_seed", 0)),
                    batch_polls=int(data.get("batch_polls", 1)),
                    batch_retrieve_errors=int(data.get("batch_retrieve_errors", 0)),
                    rate_requests=int(data.get("rate_requests", 0)),
@@ -149,6 +156,7 @@ class ScriptedApp:
         self.in_flight = 0
         self.max_in_flight = 0
         self._seen: Counter[str] = Counter()
+        self._jitter = random.Random(script.jitter_seed)
         self.batch_lines = 0  # batch requests answered (they are not in ``log``)
         self.batches = ScriptedBatches(self)
         self.limits = (ScriptedLimits(script.rate_requests, script.rate_tokens,
@@ -220,8 +228,10 @@ class ScriptedApp:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if self.script.latency:
-                await asyncio.sleep(self.script.latency)
+            delay = self.script.latency + (self._jitter.uniform(0, self.script.jitter)
+                                           if self.script.jitter else 0.0)
+            if delay:
+                await asyncio.sleep(delay)
             status, out_headers, payload = await self._act(action, request, messages)
             return status, {**out_headers, **limit_headers}, payload
         finally:

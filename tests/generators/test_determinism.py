@@ -2,8 +2,10 @@
 
 Each method is built twice through the real CLI, in separate processes with different
 ``PYTHONHASHSEED`` values, into folders with different names and with separate caches,
-against a fresh scripted server each, which records every request. The requests (messages and
-the rest of the body: schema, seed, token limit) and the written files must be identical.
+against a fresh scripted server each, which records every request; the second server answers
+after a random delay per request, so the answers come back in another order. The requests
+(messages and the rest of the body: schema, seed, token limit) and the written files must be
+identical.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -97,7 +100,8 @@ def test_two_processes_with_other_hash_seeds_send_and_write_the_same(tmp_path: P
                                                                      method: str) -> None:
     with ScriptedServer(CASES[method][0]) as server:  # a fresh server: scripts keep state
         first_requests, first_files = _build(tmp_path, method, "one", "1", server)
-    with ScriptedServer(CASES[method][0]) as server:
+    shuffled = replace(CASES[method][0], jitter=0.2, jitter_seed=7)  # answers in any order
+    with ScriptedServer(shuffled) as server:
         second_requests, second_files = _build(tmp_path, method, "second-run", "4242", server)
     assert first_requests, "no request reached the server"
     assert len(first_requests) == len(second_requests)

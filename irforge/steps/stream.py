@@ -1,0 +1,124 @@
+"""Best-of-n per item: an item whose answer fails is asked again at once, not after its round.
+
+:func:`stream_answers` sends every item of a step (one engine call per output model), then
+judges the answers as they land, in the fixed order (sample, item index): all first answers in
+input order, then the second samples of the items that failed, and so on, the order the
+round-by-round loop of :func:`~irforge.steps.step.run_step` judges in. The query gates are
+order-dependent (of two equal queries the first admitted is kept), so judging in that order
+keeps results, failures and requests identical whatever the answers' timing; what changes is
+when a failed item's next sample goes out: as soon as its answer is judged, while the other
+items are still out, instead of after the slowest item of its round.
+
+A retry's output token limit is the largest of its output model's items in the step (the
+first round's), known before any answer, so a request never depends on which other items
+failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from irforge.steps.failures import FINAL_STATUSES
+
+# (item index, its answer) -> True when the answer failed and another sample may fix it
+Judge = Callable[[int, Any], bool]
+
+
+class _Calls:
+    """The engine calls of one step: each answer's future by (sample, index), and each
+    call's task (awaited before a final status is judged, so its message is the call's last)."""
+
+    def __init__(self, engine: Any, step: Any, items: Sequence[Any]) -> None:
+        self.engine, self.step, self.items = engine, step, items
+        self.answers: dict[tuple[int, int], asyncio.Future[Any]] = {}
+        self.call_of: dict[tuple[int, int], asyncio.Task[Any]] = {}
+        self.models = [step.model_for(item) for item in items]  # built once per item
+        self.limits: dict[type, int] = {}
+        for model, item in zip(self.models, items, strict=True):
+            self.limits[model] = max(self.limits.get(model, 0), step.token_limit(item))
+
+    def send(self, sample: int, indexes: Sequence[int]) -> None:
+        """One engine call per output model for ``indexes`` at ``sample``."""
+        loop = asyncio.get_running_loop()
+        groups: dict[type, list[int]] = {}
+        for index in indexes:
+            groups.setdefault(self.models[index], []).append(index)
+        for model, members in groups.items():
+            futures = [loop.create_future() for _ in members]
+            for index, future in zip(members, futures, strict=True):
+                self.answers[(sample, index)] = future
+            options: dict[str, Any] = {"max_tokens": self.limits[model]}
+            if sample:
+                options["sample"] = sample
+            task = asyncio.ensure_future(self.engine.arun(
+                [dict(self.step.variables(self.items[i])) for i in members],
+                self.step.template, model, step=self.step.name,
+                on_result=lambda position, result, futures=futures:
+                    _resolve(futures[position], result), **options))
+            task.add_done_callback(lambda done, futures=futures: _settle_all(done, futures))
+            for index in members:
+                self.call_of[(sample, index)] = task
+
+    async def answer(self, sample: int, index: int) -> Any:
+        """The answer of ``index`` at ``sample`` (its call finished first when it is final)."""
+        result = await self.answers[(sample, index)]
+        if result.status in FINAL_STATUSES:
+            await self.call_of[(sample, index)]
+        return result
+
+    async def close(self) -> None:
+        """Cancel what is still out (an error stopped the step) and wait for it."""
+        tasks = [task for task in set(self.call_of.values()) if not task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _resolve(future: asyncio.Future[Any], result: Any) -> None:
+    if not future.done():
+        future.set_result(result)
+
+
+def _settle_all(task: asyncio.Task[Any], futures: Sequence[asyncio.Future[Any]]) -> None:
+    """When a call ends, every answer it did not report gets its result or its error."""
+    if task.cancelled():
+        for future in futures:
+            future.cancel()
+        return
+    error = task.exception()
+    results = None if error is not None else task.result()
+    for position, future in enumerate(futures):
+        if future.done():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(results[position])
+
+
+async def stream_answers(engine: Any, step: Any, items: Sequence[Any], rounds: int,
+                         judge: Judge) -> None:
+    """Ask for every item, judge each answer in (sample, index) order as it lands, and ask
+    again at once for an item ``judge`` says another sample may fix (up to ``rounds``)."""
+    calls = _Calls(engine, step, items)
+    open_items = list(range(len(items)))
+    calls.send(0, open_items)
+    try:
+        for sample in range(rounds):
+            retry: list[int] = []
+            again: list[int] = []
+            for index in open_items:
+                future = calls.answers[(sample, index)]
+                if not future.done() and retry:  # about to wait: send the retries first
+                    calls.send(sample + 1, retry)
+                    retry = []
+                if judge(index, await calls.answer(sample, index)) and sample + 1 < rounds:
+                    retry.append(index)
+                    again.append(index)
+            if retry:
+                calls.send(sample + 1, retry)
+            open_items = again
+    finally:
+        await calls.close()
