@@ -58,3 +58,15 @@ def test_a_claim_in_other_words_keeps_word_level_grounding() -> None:
     claim = ("Romance songs of medieval wandering singers were about couples kept apart by "
              "conflict.")
     assert problems(claim, query_form="claim-supported", stance="supported")
+
+
+@pytest.mark.parametrize(("profile", "rejected"), [("small", True), ("capable", False)])
+def test_generation_grounds_by_the_writing_models_profile(profile: str, rejected: bool
+                                                          ) -> None:
+    from irforge.check.generation import attach_validators
+    from irforge.steps.gates import QueryGates
+
+    gates = attach_validators(QueryGates(language="en"), [BALLADS], profile=profile)
+    reasons = gates.validate(PARAPHRASED, (BALLADS.title, BALLADS.text),
+                             {"query_form": "question"})
+    assert any("grounding.query" in r for r in reasons) is rejected
