@@ -65,7 +65,9 @@ class Context:
     """What validators know beyond one query: the corpus and the run's settings.
 
     ``target_k`` overrides the retrievability depth (None: scaled to the corpus size);
-    ``prompts_dir`` adds a user prompt folder to the harvested demonstrations.
+    ``prompts_dir`` adds a user prompt folder to the harvested demonstrations; ``profile``
+    is the writing model's (irforge.llm.profile: ``small`` keeps grounding word-strict,
+    None when unknown, as in ``irforge check``, where a query's ``demo_grade`` decides).
     """
 
     docs: Mapping[str, Doc] = field(default_factory=dict)
@@ -74,6 +76,7 @@ class Context:
     prompts_dir: Path | None = None
     skip: frozenset[str] = frozenset()
     retrievers: tuple[str, ...] = ("bm25",)
+    profile: str | None = None
     # examples a generator shows besides the templates' (a MultiConIR domain's), as
     # Demonstration records: the echo validator treats them like harvested ones
     extra_demonstrations: tuple[Any, ...] = ()

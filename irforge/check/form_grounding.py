@@ -55,6 +55,8 @@ class Ground:
     passages: tuple[str, ...]
     aliases: Aliases
     names_from: tuple[str, ...] = ()
+    #: a capable model's request may word its need in its own terms (see :func:`_carried`)
+    own_wording: bool = False
 
     def missing(self, text: str, paraphrase: bool = False) -> Ungrounded:
         return ungrounded(text, self.passages, self.aliases, paraphrase, self.names_from)
@@ -69,8 +71,39 @@ def _words(text: str, ground: Ground, rescue: bool = False) -> Ungrounded:
     return ground.missing(text, paraphrase=True)
 
 
+def own_wording(case: Case, profile: str | None) -> bool:
+    """Whether the query's writer may word its need in its own terms: a capable model's
+    query (``profile``), or, where the profile is unknown (``irforge check``), one not marked
+    ``demo_grade``. A small model's query keeps word-level grounding."""
+    if profile is not None:
+        from irforge.llm.profile import CAPABLE
+
+        return profile == CAPABLE
+    return not case.meta.get("demo_grade")
+
+
+def _is_claim(case: Case) -> bool:
+    declared = query_forms().get(str(case.meta.get("query_form", "")))
+    if declared is not None:
+        return declared.shape == "claim"
+    return case.meta.get("stance") in ("supported", "refuted")
+
+
+def _carried(text: str, found: Ungrounded, case: Case, ground: Ground) -> bool:
+    """A request worded in its writer's own terms whose need the passage carries: every name
+    and number grounded, and the whole request as close to a window of one or two passage
+    sentences as WINDOW_SIMILARITY. Claims are left out: a claim's words are its facts, and a
+    claim restating its passage in other words is a copy, not a search."""
+    if not ground.own_wording or found.names or found.numbers or _is_claim(case):
+        return False
+    from irforge.check.semantic import WINDOW_SIMILARITY, closest_window
+
+    return closest_window(text, ground.passages) >= WINDOW_SIMILARITY
+
+
 def _strict(case: Case, ground: Ground) -> str | None:
-    return _words(case.text, ground).problem()
+    found = _words(case.text, ground)
+    return None if _carried(case.text, found, case, ground) else found.problem()
 
 
 def _asked(text: str) -> list[str]:
@@ -109,7 +142,7 @@ def _persona(case: Case, ground: Ground) -> str | None:
     rescued = _request_missing(case.text, ground, paraphrase=True)
     if rescued.problem() is None or _need_grounded(case.text, ground, True) \
             or max(closest_sentence(s, ground.passages) for s in _asked(case.text)) \
-            >= REQUEST_SIMILARITY:
+            >= REQUEST_SIMILARITY or _carried(case.text, rescued, case, ground):
         return None
     return f"{rescued.problem()}; no sentence of the request is about the passage"
 
@@ -171,7 +204,8 @@ def _refuted(case: Case, ground: Ground) -> str | None:
 def _core(case: Case, ground: Ground) -> str | None:
     core = case.meta.get("core_query")
     text = core if isinstance(core, str) and core.strip() else case.text
-    return _words(text, ground).problem()
+    found = _words(text, ground)
+    return None if _carried(text, found, case, ground) else found.problem()
 
 
 #: grounding rule name (forms.yaml ``grounding``) -> the rule
@@ -199,7 +233,8 @@ def check_query(case: Case, context: Context) -> Iterator[Finding]:
     if not grounds:
         return
     ground = Ground(tuple(labelled(doc) for doc in grounds), context.aliases,
-                    names_context(grounds, context.documents))
+                    names_context(grounds, context.documents),
+                    own_wording(case, context.profile))
     problem = grounding_problem(case, ground)
     if problem:
         where = ", ".join(d.doc_id for d in case.grounds)

@@ -92,13 +92,15 @@ G = TypeVar("G", bound=Gates)
 def attach_validators(gates: G, docs: Iterable[Doc], target_k: int | None = None,
                       prompts_dir: Path | None = None,
                       retrievers: tuple[str, ...] = ("bm25",),
-                      examples: Iterable[str] = ()) -> G:
+                      examples: Iterable[str] = (), profile: str | None = None) -> G:
     """Give a build runner's gates (shared by every step of every method) the validator
     registry over ``docs`` (the corpus), so generation rejects what ``irforge check`` would;
-    ``examples`` are worked examples the method shows besides its templates' (echoes)."""
+    ``examples`` are worked examples the method shows besides its templates' (echoes);
+    ``profile`` is the writing model's (a small model's queries are grounded word-strict)."""
     context = Context(docs={d.doc_id: d for d in docs}, language=gates.language,
                       target_k=target_k, prompts_dir=prompts_dir, retrievers=retrievers,
-                      skip=GATED, extra_demonstrations=shown_examples(examples))
+                      skip=GATED, extra_demonstrations=shown_examples(examples),
+                      profile=profile)
     gates.validate = GenerationValidator(context)
     return gates
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from irforge.check.text import STOPWORDS, words
@@ -28,6 +29,11 @@ CLAIM_SIMILARITY = 0.55
 #: sentence) reaches this cosine to a passage sentence (labelled sets: carried needs 0.53 and
 #: up, needs the passage does not carry 0.15 and 0.48: a thin margin, see docs/generation.md)
 REQUEST_SIMILARITY = 0.5
+#: a capable model's request (not a claim) whose names and numbers are grounded is carried
+#: by its passage when the whole request reaches this cosine to a window of one or two
+#: passage sentences (labelled sets other than relay_toolshed: requests the reader judged
+#: valid 0.57 to 0.70; unrelated or unanswerable requests 0.53 and below; docs/generation.md)
+WINDOW_SIMILARITY = 0.55
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 
 
@@ -87,3 +93,20 @@ def closest_sentence(text: str, passages: Sequence[str]) -> float:
     if not candidates:
         return 0.0
     return float((vectors(candidates) @ vectors([text])[0]).max())
+
+
+def sentence_windows(passage: str) -> tuple[str, ...]:
+    """The passage's sentences, each pair of adjacent sentences, and the passage itself (a
+    need may span two sentences)."""
+    parts = [s.strip() for s in _SENTENCE.split(passage) if s.strip()]
+    pairs = [f"{a} {b}" for a, b in pairwise(parts)]
+    return tuple(dict.fromkeys([*(p for p in parts if len(p.split()) >= 3), *pairs, passage]))
+
+
+def closest_window(text: str, passages: Sequence[str]) -> float:
+    """The highest cosine of ``text`` to a window of one or two sentences of ``passages``."""
+    candidates = [w for passage in passages for w in sentence_windows(passage)]
+    if not candidates:
+        return 0.0
+    return float((vectors(candidates) @ vectors([text])[0]).max())
+

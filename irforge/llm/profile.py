@@ -54,3 +54,8 @@ def is_capable(engine: Any) -> bool:
     """Whether an engine (or any object with a ``profile`` attribute) is capable; objects
     without one (test fakes) count as small, which keeps the constraints."""
     return getattr(engine, "profile", SMALL) == CAPABLE
+
+
+def profile_of(engine: Any) -> str:
+    """An engine's profile, as :func:`is_capable` reads it (test fakes are small)."""
+    return CAPABLE if is_capable(engine) else SMALL

@@ -20,9 +20,10 @@ DOCS = {d.doc_id: d for d in (PRIZE, DIPOLE, KILN)}
 
 
 def grounding(text: str, doc: Doc) -> set[str]:
+    """The word-level rules: a small model's (no own-wording rule: test_own_wording.py)."""
     query = Query("q", text, {})
-    found = validate(Case(query, case_fields(query), (doc,)), Context(docs=DOCS, language="en"),
-                     only=["grounding.query"])
+    context = Context(docs=DOCS, language="en", profile="small")
+    found = validate(Case(query, case_fields(query), (doc,)), context, only=["grounding.query"])
     return {f.detail for f in found}
 
 

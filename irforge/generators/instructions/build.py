@@ -30,6 +30,7 @@ from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.sequence import run_steps
 from irforge.generators.instructions.settings import BuildSettings
 from irforge.generators.instructions.units import Unit
+from irforge.llm.profile import profile_of
 from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
 
@@ -88,7 +89,7 @@ def build_instructions(runner: BuildRunner, pairs: Sequence[Pair],
     run.use_gates((pair.doc.text for pair in pairs),
                   keep=lambda query_id: query_id not in rewritten)
     attach_validators(run.gates, {pair.doc.doc_id: pair.doc for pair in pairs}.values(),
-                      target_k=run.target_k)
+                      target_k=run.target_k, profile=profile_of(run.engine))
     groups, units = run_steps(run, pairs, dimensions, settings)
     kept_ids = {m.doc.doc_id for g in groups for m in g.members}
     dropped = {pair.doc.doc_id for pair in pairs} - kept_ids

@@ -50,7 +50,7 @@ from irforge.generators.intents.steps import (
 from irforge.generators.intents.taxonomy import ChosenTaxonomy
 from irforge.generators.run_summary import RunSummary, estimate_calls
 from irforge.generators.sources import chosen_passages, selection_table, sources_of
-from irforge.llm.profile import is_capable
+from irforge.llm.profile import is_capable, profile_of
 from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner
 
@@ -145,7 +145,8 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
     by_id = {item.query_id: item for item in planned}
     ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
     examples: dict[str, Example] = {}
-    attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k)
+    attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k,
+                      profile=profile_of(runner.engine))
     for template, items in _grouped(ready, "query_template").items():
         examples.update(runner.run(query_step(template, seed_words), items))
     queries, generated = _records(ready, examples, runner, keep_generated,

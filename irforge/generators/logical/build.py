@@ -49,7 +49,7 @@ from irforge.generators.logical.steps import (
 )
 from irforge.generators.logical.types import get_type
 from irforge.generators.sources import chosen_passages, selection_table, sources_of
-from irforge.llm.profile import is_capable
+from irforge.llm.profile import is_capable, profile_of
 from irforge.steps.failures import rejection
 from irforge.steps.records import Records
 from irforge.steps.runner import BuildRunner, require_kept
@@ -131,7 +131,7 @@ def build_logical(runner: BuildRunner, docs: Sequence[Doc], config: Config) -> L
     planned = {item.plan.query_id for item in items}  # a re-run rewrites these: not duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs),
                                        keep=lambda query_id: query_id not in planned), docs,
-                      target_k=runner.target_k)
+                      target_k=runner.target_k, profile=profile_of(runner.engine))
     step = query_step(open_fields=is_capable(runner.engine))  # llm/profile.py
     accepted = []
     for key, value in runner.run(step, items).items():

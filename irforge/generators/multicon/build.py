@@ -39,6 +39,7 @@ from irforge.generators.multicon.task_files import (
     query_id,
     source_row,
 )
+from irforge.llm.profile import profile_of
 from irforge.llm.protocol import EngineLike
 from irforge.steps import Rejected, StepYield
 from irforge.steps.decomposition import DecompositionItem, adaptive_step
@@ -94,7 +95,8 @@ def generate(docs: Sequence[Doc], engine: EngineLike, config: MulticonConfig,
     # a build rewrites the folder's queries.jsonl whole: its earlier queries are no duplicates
     attach_validators(runner.use_gates((doc.text for doc in docs), config.language,
                                        keep=lambda query_id: False), docs,
-                      target_k=runner.target_k, examples=domain_examples(config.domain))
+                      target_k=runner.target_k, examples=domain_examples(config.domain),
+                      profile=profile_of(runner.engine))
     ledger = runner.ledger
     run = BuildState(runner, config, MulticonOutput(
         failures=ledger.failures, accepted=ledger.judgments, yields=ledger.yields.steps,
