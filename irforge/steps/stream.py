@@ -69,10 +69,14 @@ class _Calls:
         return result
 
     async def close(self) -> None:
-        """Cancel what is still out (an error stopped the step) and wait for it."""
+        """Wait for the calls whose answers all landed (they are counting them in the engine's
+        step statistics), cancel those with answers still out (an error stopped the step)."""
         tasks = [task for task in set(self.call_of.values()) if not task.done()]
+        landed = {id(task): all(self.answers[key].done() for key, call in self.call_of.items()
+                                if call is task) for task in tasks}
         for task in tasks:
-            task.cancel()
+            if not landed[id(task)]:
+                task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
