@@ -81,18 +81,12 @@ def passage_sentences(passage: str) -> tuple[str, ...]:
 
 def closest_phrase(term: str, passages: Sequence[str]) -> float:
     """The highest cosine of ``term`` to any phrase of ``passages``."""
-    candidates = [p for passage in passages for p in phrases(passage)]
-    if not candidates:
-        return 0.0
-    return float((vectors(candidates) @ vectors([term])[0]).max())
+    return _best_cosine(term, [p for passage in passages for p in phrases(passage)])
 
 
 def closest_sentence(text: str, passages: Sequence[str]) -> float:
     """The highest cosine of ``text`` to a sentence of ``passages`` (or a whole passage)."""
-    candidates = [s for passage in passages for s in passage_sentences(passage)]
-    if not candidates:
-        return 0.0
-    return float((vectors(candidates) @ vectors([text])[0]).max())
+    return _best_cosine(text, [s for passage in passages for s in passage_sentences(passage)])
 
 
 def sentence_windows(passage: str) -> tuple[str, ...]:
@@ -105,8 +99,11 @@ def sentence_windows(passage: str) -> tuple[str, ...]:
 
 def closest_window(text: str, passages: Sequence[str]) -> float:
     """The highest cosine of ``text`` to a window of one or two sentences of ``passages``."""
-    candidates = [w for passage in passages for w in sentence_windows(passage)]
+    return _best_cosine(text, [w for passage in passages for w in sentence_windows(passage)])
+
+
+def _best_cosine(text: str, candidates: Sequence[str]) -> float:
+    """The highest cosine of ``text`` to any of ``candidates`` (0.0 when there are none)."""
     if not candidates:
         return 0.0
     return float((vectors(candidates) @ vectors([text])[0]).max())
-

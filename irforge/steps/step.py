@@ -219,8 +219,6 @@ def _streams(engine: EngineLike) -> bool:
         and not getattr(engine, "batch", False)
 
 
-
-
 def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],
          sample: int) -> dict[int, Any]:
     """One engine call per output model for the items at ``indexes``; results by index.
