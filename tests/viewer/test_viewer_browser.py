@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,6 +22,9 @@ from irforge.core.jsonl import write_jsonl
 from irforge.core.records import Doc, Failure, Judgment, Qrel, Query, Run
 from irforge.core.trec import write_trec_run
 from irforge.core.trust import record_judge
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -186,7 +190,7 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             assert "1 disagree" in summary and "spread" in summary
             tags = q1.locator("summary .tag").all_inner_texts()
             assert len(tags) == len(set(tags))  # no "intents intents"
-            q1.locator("summary").click()
+            _open(q1)
             rows = q1.locator("table.passages tr[data-doc]")
             assert rows.evaluate_all("rs => rs.map(r => r.dataset.doc)") == ["d1", "d2"]
             positive, negative = rows.nth(0), rows.nth(1)
@@ -204,7 +208,7 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             assert negative.locator("td").all_inner_texts()[2:] == ["0", "0", "2", "disagree"]
             assert q1.locator("mark").count() == 0  # no change highlight outside MultiConIR
             m1 = page.locator("details.query[data-id=m1]")
-            m1.locator("summary").click()
+            _open(m1)
             hard = m1.locator("tr.hard-negative")
             assert hard.locator("td").first.inner_text() == "hard negative"
             marked = hard.locator("mark").all_inner_texts()
@@ -219,7 +223,7 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             link = q1.locator("a[href$='/projects/7/data?task=41']")
             assert link.inner_text() == "task 41"  # the link names the task it opens
             q2 = page.locator("details.query[data-id=q2]")
-            q2.locator("summary").click()
+            _open(q2)
             assert "copies the passage title" in q2.locator("table.verdicts").inner_text()
             assert "1 flagged" in q2.locator("summary").inner_text()
             seed = page.locator("details.query[data-id=s1] .tag.method")
@@ -260,7 +264,7 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
             narrow = browser.new_page(viewport={"width": 420, "height": 900})
             narrow.on("pageerror", lambda exc: errors.append(str(exc)))
             narrow.goto(page_path.resolve().as_uri())
-            narrow.locator("details.query[data-id=m1] summary").click()
+            _open(narrow.locator("details.query[data-id=m1]"))
             assert narrow.locator("details.query[data-id=m1] mark").count() == 3
             assert narrow.locator("details.query[data-id=m1] .hint").is_visible()
             assert page.locator("details.query[data-id=q1] .hint").is_hidden()  # wide: no hint
@@ -277,6 +281,12 @@ def test_run_folder_explorer_in_headless_chromium(run_folder: Path, tmp_path: Pa
     if keep:  # for a person to look at
         for shot in shots.values():
             shutil.copy(shot, Path(keep) / shot.name)
+
+
+def _open(query: Locator) -> None:
+    """Open a query's details and wait until the page has drawn them (on the toggle event)."""
+    query.locator("summary").click()
+    query.and_(query.page.locator("[data-filled]")).wait_for()
 
 
 def _check_screenshot(path: Path, width: int) -> None:
