@@ -21,12 +21,9 @@ def test_demo_stage_is_registered_and_every_core_query_has_two_documents():
 
 
 @pytest.mark.slow
-def test_embedded_model_keeps_at_least_one_group_and_every_unit_passes(tmp_path):
-    pytest.importorskip("llama_cpp")
-    from irforge.demo.instructions import demo_stage
-
-    summary = demo_stage(tmp_path, None)
-    bench = Benchmark(tmp_path / "instructions-bench")
+def test_embedded_model_keeps_at_least_one_group_and_every_unit_passes(demo_stage_output):
+    folder, summary = demo_stage_output("instructions", "instructions-bench")
+    bench = Benchmark(folder)
     queries = list(bench.queries())
     assert queries, summary
     assert check_benchmark(bench.root).ok

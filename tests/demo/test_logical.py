@@ -14,21 +14,19 @@ def test_demo_stage_is_registered():
 
 
 @pytest.mark.slow
-def test_embedded_model_keeps_at_least_one_query_and_every_query_passes(tmp_path):
-    pytest.importorskip("llama_cpp")
+def test_embedded_model_keeps_at_least_one_query_and_every_query_passes(demo_stage_output):
     from irforge.core.errors import EmptyResultError
-    from irforge.demo.logical import demo_stage
     from irforge.generators.logical.steps import LogicalQueryOutput, query_problems
     from irforge.generators.logical.types import get_type
 
     try:
-        summary = demo_stage(tmp_path / "logical", None)
+        folder, summary = demo_stage_output("logical", "logical")
     except EmptyResultError as exc:
         # issue 24: the validators are never loosened for a small model; when the embedded
         # model writes no valid query the build says which validator rejected what
         assert "validator" in str(exc) or "rejected" in str(exc), str(exc)
         return
-    bench = Benchmark(tmp_path / "logical")
+    bench = Benchmark(folder)
     queries = list(bench.queries())
     assert queries, summary
     assert check_benchmark(bench.root).ok
