@@ -37,43 +37,27 @@ WINDOW_SIMILARITY = 0.55
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 
 
-@lru_cache(maxsize=1)
-def _model() -> Any:
-    """The bundled MiniLM (the eval's offline model), loaded once per process."""
-    from irforge.core.models import minilm_path, sentence_transformer
-
-    return sentence_transformer(str(minilm_path()), "cpu")
-
-
-#: padded tokens per forward pass: a batch holds texts of similar length, so a passage of
-#: 256 tokens no longer pads thirty short sentences to its width (4-6x faster on the CPU;
-#: the vectors equal one big batch's within 1e-6)
+#: padded tokens per forward pass (the retrievers' CPU default, 8,192, would still put a
+#: passage and thirty short windows in one batch: 31 x 256 tokens)
 _TOKEN_BUDGET = 2048
 
 
-def _length_batches(texts: Sequence[str]) -> list[list[int]]:
-    """Indices of ``texts``, shortest first, cut into batches of at most _TOKEN_BUDGET
-    padded tokens (about four characters a token, at most MiniLM's 256)."""
-    batches: list[list[int]] = [[]]
-    for index in sorted(range(len(texts)), key=lambda i: len(texts[i])):
-        width = min(len(texts[index]) // 4 + 2, 256)
-        if batches[-1] and (len(batches[-1]) + 1) * width > _TOKEN_BUDGET:
-            batches.append([])
-        batches[-1].append(index)
-    return batches
+@lru_cache(maxsize=1)
+def _encoder() -> Any:
+    """The bundled MiniLM (the eval's offline model) behind the retrievers' encoding pipeline:
+    length-sorted token-budget batches, so one 256-token passage does not pad thirty short
+    windows to its width; loaded once per process."""
+    from irforge.core.models import minilm_path
+    from irforge.retrievers.device import Placement
+    from irforge.retrievers.encode import TextEncoder
+
+    return TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
+                       batch_tokens=_TOKEN_BUDGET)
 
 
 def _encode(texts: Sequence[str]) -> Any:
-    """Unit-length vectors of ``texts``, in their order, encoded in length-sorted batches."""
-    import numpy as np
-
-    found: dict[int, Any] = {}
-    for batch in _length_batches(texts):
-        encoded = _model().encode([texts[i] for i in batch], batch_size=len(batch),
-                                  normalize_embeddings=True, convert_to_numpy=True,
-                                  show_progress_bar=False)
-        found.update(zip(batch, encoded, strict=True))
-    return np.stack([found[i] for i in range(len(texts))])
+    """Unit-length vectors of ``texts``, in their order."""
+    return _encoder()(texts)
 
 
 _VECTORS: dict[str, Any] = {}
