@@ -10,7 +10,9 @@ waits for it.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
@@ -37,12 +39,40 @@ WINDOW_SIMILARITY = 0.55
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 
 
-@lru_cache(maxsize=1)
-def _model() -> Any:
-    """The bundled MiniLM (the eval's offline model), loaded once per process."""
-    from irforge.core.models import minilm_path, sentence_transformer
+_LOAD = threading.Lock()
+_LOADED: list[Any] = []  # the model, once loaded
+_WARMING: list[threading.Thread] = []
 
-    return sentence_transformer(str(minilm_path()), "cpu")
+
+def _model() -> Any:
+    """The bundled MiniLM (the eval's offline model), loaded once per process: a second
+    thread asking during the load waits for it instead of loading its own."""
+    with _LOAD:
+        if not _LOADED:
+            from irforge.core.models import minilm_path, sentence_transformer
+
+            _LOADED.append(sentence_transformer(str(minilm_path()), "cpu"))
+        return _LOADED[0]
+
+
+def warm() -> None:
+    """Start loading the model in a background thread (once per process). A run whose
+    stages share query gates calls it: loading imports torch and transformers (seconds, 20 s
+    on a loaded 2-core machine), and a check that loads it holds the run's gate lock, which
+    stalls every other stage's answers meanwhile."""
+    with _LOAD:
+        if _LOADED or _WARMING:
+            return
+        _WARMING.append(threading.Thread(target=_load_quietly, name="irforge-minilm",
+                                         daemon=True))
+    _WARMING[0].start()
+
+
+def _load_quietly() -> None:
+    # a failed load (the eval extra missing) is raised again, with its fix, by the check
+    # that needs the model
+    with contextlib.suppress(Exception):
+        _model()
 
 
 def _encode(texts: Sequence[str]) -> Any:
