@@ -4,8 +4,8 @@ Grounding asks it only what words cannot settle: whether a content word the pass
 hold is a paraphrase of one of its words ("laptop" for "computer"), and how close a persona's
 request or a refuted claim is to the passage's closest sentence. The thresholds were
 calibrated on the labelled sets of benchmarks/validity.py (docs/generation.md gives the
-measured separations); the model loads on first need, so a query grounded by its words never
-waits for it.
+measured separations); the model loads on first need (or in the background, :func:`warm`, when
+a run's parallel stages share the gates), so a query grounded by its words never waits for it.
 """
 
 from __future__ import annotations
