@@ -12,6 +12,6 @@ def test_warm_loads_the_model_once_and_every_thread_gets_that_model() -> None:
     with ThreadPoolExecutor(4) as pool:  # asked while (or after) the background load runs
         models = list(pool.map(lambda _: semantic._model(), range(4)))
     assert all(model is models[0] for model in models)
-    assert semantic._LOADED == [models[0]]
+    assert [models[0]] == semantic._LOADED
     cosine = float(semantic.vectors(["a laptop"])[0] @ semantic.vectors(["a computer"])[0])
     assert cosine > semantic.WORD_SIMILARITY  # the loaded model is the one the checks use

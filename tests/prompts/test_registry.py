@@ -79,7 +79,7 @@ def test_override_directory_takes_precedence(tmp_path: Path,
 
 
 def test_an_override_folder_edited_between_calls_is_seen(tmp_path: Path) -> None:
-    with pytest.raises(UnknownTemplateError, match="t.late"):
+    with pytest.raises(UnknownTemplateError, match=r"t\.late"):
         get_template("t.late", prompts_dir=tmp_path)
     path = write(tmp_path, "t/late.yaml", GOOD)  # added after the first lookup
     assert get_template("t.late", prompts_dir=tmp_path).render(question="a")[-1]["content"] \
@@ -88,7 +88,7 @@ def test_an_override_folder_edited_between_calls_is_seen(tmp_path: Path) -> None
     assert get_template("t.late", prompts_dir=tmp_path).render(question="a")[-1]["content"] \
         == "Asked: a"
     path.unlink()  # removed: the shipped set has no such template
-    with pytest.raises(UnknownTemplateError, match="t.late"):
+    with pytest.raises(UnknownTemplateError, match=r"t\.late"):
         get_template("t.late", prompts_dir=tmp_path)
 
 
