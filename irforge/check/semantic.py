@@ -4,13 +4,15 @@ Grounding asks it only what words cannot settle: whether a content word the pass
 hold is a paraphrase of one of its words ("laptop" for "computer"), and how close a persona's
 request or a refuted claim is to the passage's closest sentence. The thresholds were
 calibrated on the labelled sets of benchmarks/validity.py (docs/generation.md gives the
-measured separations); the model loads on first need, so a query grounded by its words never
-waits for it.
+measured separations); the model loads on first need (or in the background, :func:`warm`, when
+a run's parallel stages share the gates), so a query grounded by its words never waits for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import pairwise
@@ -40,19 +42,45 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 #: padded tokens per forward pass (the retrievers' CPU default, 8,192, would still put a
 #: passage and thirty short windows in one batch: 31 x 256 tokens)
 _TOKEN_BUDGET = 2048
+_LOAD = threading.Lock()
+_LOADED: list[Any] = []  # the encoder, once loaded
+_WARMING: list[threading.Thread] = []
 
 
-@lru_cache(maxsize=1)
 def _encoder() -> Any:
-    """The bundled MiniLM (the eval's offline model) behind the retrievers' encoding pipeline:
-    length-sorted token-budget batches, so one 256-token passage does not pad thirty short
-    windows to its width; loaded once per process."""
-    from irforge.core.models import minilm_path
-    from irforge.retrievers.device import Placement
-    from irforge.retrievers.encode import TextEncoder
+    """The bundled MiniLM (the eval's offline model) behind the retrievers' encoding pipeline
+    (length-sorted token-budget batches, so one 256-token passage does not pad thirty short
+    windows to its width), loaded once per process: a second thread asking during the load
+    waits for it instead of loading its own."""
+    with _LOAD:
+        if not _LOADED:
+            from irforge.core.models import minilm_path
+            from irforge.retrievers.device import Placement
+            from irforge.retrievers.encode import TextEncoder
 
-    return TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
-                       batch_tokens=_TOKEN_BUDGET)
+            _LOADED.append(TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
+                                       batch_tokens=_TOKEN_BUDGET))
+        return _LOADED[0]
+
+
+def warm() -> None:
+    """Start loading the model in a background thread (once per process). A run whose
+    stages share query gates calls it: loading imports torch and transformers (seconds, 20 s
+    on a loaded 2-core machine), and a check that loads it holds the run's gate lock, which
+    stalls every other stage's answers meanwhile."""
+    with _LOAD:
+        if _LOADED or _WARMING:
+            return
+        _WARMING.append(threading.Thread(target=_load_quietly, name="irforge-minilm",
+                                         daemon=True))
+    _WARMING[0].start()
+
+
+def _load_quietly() -> None:
+    # a failed load (the eval extra missing) is raised again, with its fix, by the check
+    # that needs the model
+    with contextlib.suppress(Exception):
+        _encoder()
 
 
 def _encode(texts: Sequence[str]) -> Any:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ValidationError
 
@@ -16,9 +18,17 @@ FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 MAX_ERROR_CHARS = 1200
 
 
+#: each output model's JSON schema, built once (pydantic takes about half a millisecond per
+#: call, and steps ask per item); weak keys, so models made per item do not pile up
+_SCHEMAS: WeakKeyDictionary[type[BaseModel], dict[str, Any]] = WeakKeyDictionary()
+
+
 def output_schema(output_model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema the answer must follow."""
-    return output_model.model_json_schema()
+    """The JSON schema the answer must follow (a fresh copy of the model's cached schema)."""
+    schema = _SCHEMAS.get(output_model)
+    if schema is None:
+        schema = _SCHEMAS[output_model] = output_model.model_json_schema()
+    return copy.deepcopy(schema)
 
 
 def schema_instruction(schema: dict[str, Any]) -> str:

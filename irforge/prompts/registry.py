@@ -240,14 +240,30 @@ def list_templates(prompts_dir: Path | str | None = None) -> list[Template]:
 
 
 def get_template(name: str, prompts_dir: Path | str | None = None) -> Template:
-    """The template with id ``name`` (``<group>.<name>``), from the override dir if it has it."""
-    paths = template_paths(prompts_dir)
-    if name not in paths:
-        known = ", ".join(paths) or "none"
-        raise UnknownTemplateError(f"no prompt template named {name!r}; known: {known}")
-    path = paths[name]
+    """The template with id ``name`` (``<group>.<name>``), from the override dir if it has it.
+
+    Looked up by name (the override's ``<group>/<name>.yaml``, then the shipped index); the
+    override folder is scanned only when that file is not there, and a file is parsed again
+    whenever its size or modification time changed, so edits show on the next call."""
+    folder = override_dir(prompts_dir)
+    path = _override_file(folder, name) if folder is not None else None
+    if path is None:
+        paths = template_paths(prompts_dir) if folder is not None else _shipped_index()
+        if name not in paths:
+            known = ", ".join(sorted(paths)) or "none"
+            raise UnknownTemplateError(f"no prompt template named {name!r}; known: {known}")
+        path = paths[name]
     stat = path.stat()
     return _load_cached(str(path), name, stat.st_mtime_ns, stat.st_size)
+
+
+def _override_file(folder: Path, name: str) -> Path | None:
+    """``folder``'s ``<group>/<name>.yaml`` for id ``name``, if that file exists."""
+    parts = name.split(".")
+    if any(not part or "/" in part or "\\" in part for part in parts):
+        return None  # not a plain id: left to the scan (which finds no such file)
+    path = folder.joinpath(*parts[:-1], f"{parts[-1]}.yaml")
+    return path if path.is_file() else None
 
 
 @lru_cache(maxsize=256)

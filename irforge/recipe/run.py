@@ -153,6 +153,10 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
             echo(f"[{stage.name}] started")
 
     workers = 1 if (recipe.budget_usd is not None or not recipe.parallel) else len(stages)
+    if workers > 1 and len(ctx.rebuilt) > 1:
+        from irforge.check.semantic import warm
+
+        warm()  # parallel build stages share one gate lock: load its model before, not under it
     try:
         _schedule(stages, todo, ctx, actions, (begin, settle), workers)
     finally:

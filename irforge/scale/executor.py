@@ -11,10 +11,12 @@ resumable log exactly as before whichever executor ran the work.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -22,6 +24,10 @@ from irforge.scale.jobs import BatchFunction, BatchJob, batched
 from irforge.scale.parallel import imap_bounded
 
 ADDRESS_ENV = "IRFORGE_RAY_ADDRESS"
+#: seconds of batch work a :class:`LocalExecutor` does in its own process before it starts a
+#: process pool for the rest: a spawned worker pays seconds to start (a fresh interpreter
+#: importing irforge and the job's libraries), so a job that ends sooner never starts one
+INLINE_SECONDS = 2.0
 
 
 class Executor(Protocol):
@@ -67,34 +73,53 @@ def _run_batch(batch: list[Any]) -> list[Any]:
 
 
 class LocalExecutor:
-    """This machine: in this process when ``workers`` is 1 (or the input is one batch), else a
-    spawned process pool with at most ``4 * workers`` batches in flight."""
+    """This machine: in this process when ``workers`` is 1 (or the input is one batch), else
+    in this process for the first ``inline_seconds`` of batch work and then, if batches are
+    left, in a spawned process pool with at most ``4 * workers`` batches in flight."""
 
     distributed = False
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None,
+                 inline_seconds: float = INLINE_SECONDS) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self.inline_seconds = inline_seconds
 
     def map(self, job: BatchJob, items: Iterable[Any]) -> Iterator[Any]:
         single_batch = isinstance(items, Sized) and len(items) <= job.batch_size
+        batches = batched(items, job.batch_size)
         if self.workers <= 1 or single_batch:
-            function = job.setup()
-            for batch in batched(items, job.batch_size):
-                yield from function(batch)
+            yield from _inline(job, batches, None)
             return
+        if self.inline_seconds > 0:
+            yield from _inline(job, batches, self.inline_seconds)
+            first = next(batches, None)
+            if first is None:  # the job ended in this process: no pool to start
+                return
+            batches = chain([first], batches)
         import multiprocessing
 
         with multiprocessing.get_context("spawn").Pool(
                 self.workers, initializer=_init_worker, initargs=(job.setup,),
                 maxtasksperchild=job.max_batches_per_worker) as pool:
-            for results in imap_bounded(pool, _run_batch, batched(items, job.batch_size),
-                                        4 * self.workers):
+            for results in imap_bounded(pool, _run_batch, batches, 4 * self.workers):
                 yield from results
 
     def map_files(self, job: BatchJob, paths: Sequence[Path]) -> Iterator[Any]:
         reading = BatchJob(partial(_reading, job.setup), job.batch_size, job.uses_gpu,
                            job.max_batches_per_worker, job.name)
         return self.map(reading, list(paths))
+
+
+def _inline(job: BatchJob, batches: Iterator[list[Any]], seconds: float | None
+            ) -> Iterator[Any]:
+    """Results of ``batches`` run in this process: all of them, or (``seconds`` given) until
+    the batches done have taken that long; the rest stay in ``batches``."""
+    function = job.setup()
+    start = time.perf_counter()
+    for batch in batches:
+        yield from function(batch)
+        if seconds is not None and time.perf_counter() - start >= seconds:
+            return
 
 
 _ACTIVE: ContextVar[Executor | None] = ContextVar("irforge_executor", default=None)

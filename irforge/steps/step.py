@@ -71,11 +71,12 @@ class Step(Generic[ItemT, OutT]):
     def token_limit(self, item: ItemT) -> int:
         """The output token limit of ``item``'s request."""
         from irforge.llm.degeneration import schema_token_limit
+        from irforge.llm.structured import output_schema
 
         limit = self.max_tokens
         if callable(limit):
             return int(limit(item))
-        return limit or schema_token_limit(self.model_for(item).model_json_schema())
+        return limit or schema_token_limit(output_schema(self.model_for(item)))
 
     def model_for(self, item: ItemT) -> type:
         """The output model of ``item``."""

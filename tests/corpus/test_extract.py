@@ -5,6 +5,7 @@ from pathlib import Path
 from irforge.corpus.extract import ExtractSettings, extract, extract_file
 from irforge.corpus.layout import Block, Line, reading_order
 from irforge.corpus.state import CorpusWork
+from irforge.scale.executor import LocalExecutor
 
 SETTINGS = ExtractSettings()
 
@@ -82,6 +83,18 @@ def test_extract_stage_logs_every_file_and_resumes(pdf_dir: Path, tmp_path: Path
     assert again["newly_extracted"] == 0 and again["documents"] == 4
     rows = list(work.log("extract", "documents.jsonl").rows())
     assert sorted(row["file"] for row in rows) == sorted(p.name for p in pdf_dir.iterdir())
+
+
+def test_process_pool_and_in_process_extraction_log_the_same_rows(pdf_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    # a small job runs in this process; inline_seconds=0 forces the spawned pool (large corpora)
+    logs = []
+    for name, executor in (("inline", LocalExecutor(2)),
+                           ("pool", LocalExecutor(2, inline_seconds=0))):
+        work = CorpusWork(tmp_path / name / "corpus_work")
+        extract(work, pdf_dir, executor=executor)
+        logs.append(list(work.log("extract", "documents.jsonl").rows()))
+    assert logs[0] == logs[1] and len(logs[0]) == len(list(pdf_dir.iterdir()))
 
 
 def test_reading_order_keeps_single_column_top_to_bottom() -> None:

@@ -1,9 +1,19 @@
 from __future__ import annotations
 
-import pytest
-from pydantic import BaseModel
+import gc
+import weakref
 
-from irforge.llm.structured import extract_json, parse_output, reask_messages, with_instructions
+import pytest
+from pydantic import BaseModel, create_model
+
+from irforge.llm.structured import (
+    _SCHEMAS,
+    extract_json,
+    output_schema,
+    parse_output,
+    reask_messages,
+    with_instructions,
+)
 
 
 class Answer(BaseModel):
@@ -40,3 +50,21 @@ def test_instructions_and_reask_do_not_modify_inputs() -> None:
     again = reask_messages(extended, "bad", "label: missing")
     assert len(extended) == 2 and again[-2] == {"role": "assistant", "content": "bad"}
     assert "label: missing" in again[-1]["content"]
+
+
+def test_output_schema_is_the_models_and_a_callers_change_does_not_stick() -> None:
+    model = create_model("Answer", text=(str, ...))
+    schema = output_schema(model)
+    assert schema == model.model_json_schema()
+    schema["properties"]["text"]["type"] = "integer"
+    assert output_schema(model) == model.model_json_schema()
+
+
+def test_a_model_made_per_item_leaves_no_cached_schema_behind() -> None:
+    model = create_model("PerItem", value=(int, ...))
+    output_schema(model)
+    assert model in _SCHEMAS
+    gone = weakref.ref(model)
+    del model
+    gc.collect()
+    assert gone() is None  # the cache held the model only weakly

@@ -78,6 +78,25 @@ def test_override_directory_takes_precedence(tmp_path: Path,
     assert template.render(prompt="x")[-1]["content"] == "Question: x (override)"
 
 
+def test_an_override_folder_edited_between_calls_is_seen(tmp_path: Path) -> None:
+    with pytest.raises(UnknownTemplateError, match=r"t\.late"):
+        get_template("t.late", prompts_dir=tmp_path)
+    path = write(tmp_path, "t/late.yaml", GOOD)  # added after the first lookup
+    assert get_template("t.late", prompts_dir=tmp_path).render(question="a")[-1]["content"] \
+        == "Question: a"
+    path.write_text(GOOD.replace("Question:", "Asked:"), encoding="utf-8")  # edited
+    assert get_template("t.late", prompts_dir=tmp_path).render(question="a")[-1]["content"] \
+        == "Asked: a"
+    path.unlink()  # removed: the shipped set has no such template
+    with pytest.raises(UnknownTemplateError, match=r"t\.late"):
+        get_template("t.late", prompts_dir=tmp_path)
+
+
+def test_an_override_file_with_a_dot_in_its_name_is_found_by_its_id(tmp_path: Path) -> None:
+    path = write(tmp_path, "t/two.part.yaml", GOOD)
+    assert get_template("t.two.part", prompts_dir=tmp_path).path == path
+
+
 def test_undeclared_variable_in_file_is_reported_with_file_and_field(tmp_path: Path) -> None:
     path = write(tmp_path, "t/bad.yaml", GOOD.replace("{{ question }}", "{{ questoin }}"))
     with pytest.raises(FormatError) as info:

@@ -295,12 +295,13 @@ def example_token_limit(attributes: Mapping[str, Any], generates_passage: bool) 
     """Step 2's output limit: the words its length attributes ask for ("at least 150 words"
     of query, "at least 200 words" of passage), never under the schema's own limit."""
     from irforge.llm.degeneration import schema_token_limit
+    from irforge.llm.structured import output_schema
     from irforge.steps.word_budget import tokens_for_words, words_allowed
 
     names = ["query_length"] + (["passage_length"] if generates_passage else [])
     asked = [words_allowed(str(attributes.get(name, ""))) or 0 for name in names]
     model = GeneratedExample if generates_passage else GeneratedQuery
-    return max(schema_token_limit(model.model_json_schema()),
+    return max(schema_token_limit(output_schema(model)),
                tokens_for_words(asked, fields=len(names)))
 
 

@@ -198,6 +198,7 @@ def rewrite_tokens(condition: ConditionValue, source_text: str) -> int:
     """Step 4's output limit: the words the rewrite may take (the target's word bound, else
     the source's length, which an unbounded rewrite keeps), never under the schema's."""
     from irforge.llm.degeneration import schema_token_limit
+    from irforge.llm.structured import output_schema
     from irforge.steps.word_budget import OPEN_ENDED, tokens_for_words
 
     bounds = dict(condition.bounds)
@@ -206,7 +207,7 @@ def rewrite_tokens(condition: ConditionValue, source_text: str) -> int:
     else:
         floor = int(bounds.get("min_words", 0))
         allowed = int(max(floor, len(words(source_text))) * OPEN_ENDED)
-    return max(schema_token_limit(RewrittenDocument.model_json_schema()),
+    return max(schema_token_limit(output_schema(RewrittenDocument)),
                tokens_for_words([allowed]))
 
 
