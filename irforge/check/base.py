@@ -118,6 +118,14 @@ class Context:
 
         return document_texts(self.docs.values())
 
+    @cached_property
+    def document_labels(self) -> Mapping[str, str]:
+        """Document id -> the titles and section paths of its passages (what a supported
+        claim's names may come from beyond its passage)."""
+        from irforge.check.document_context import document_labels
+
+        return document_labels(self.docs.values())
+
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:

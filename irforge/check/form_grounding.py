@@ -18,7 +18,8 @@ The form's declaration (irforge/prompts/forms.yaml, ``grounding``) names the rul
   instruction is the instruction rules' to check.
 
 Every rule reads a passage with its title and section path, and takes a name from the other
-passages of its document (irforge.check.document_context).
+passages of its document (irforge.check.document_context); a supported claim's names are its
+facts, and take only the document's titles and section paths.
 
 A query with no declared form is grounded strictly, or as refuted when its metadata records
 ``stance: refuted``.
@@ -232,9 +233,10 @@ def check_query(case: Case, context: Context) -> Iterator[Finding]:
             grounds.append(seed)
     if not grounds:
         return
+    supported_claim = _is_claim(case) and form_grounding(case) != "refuted"
+    documents = context.document_labels if supported_claim else context.documents
     ground = Ground(tuple(labelled(doc) for doc in grounds), context.aliases,
-                    names_context(grounds, context.documents),
-                    own_wording(case, context.profile))
+                    names_context(grounds, documents), own_wording(case, context.profile))
     problem = grounding_problem(case, ground)
     if problem:
         where = ", ".join(d.doc_id for d in case.grounds)

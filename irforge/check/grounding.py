@@ -37,6 +37,7 @@ from irforge.check.text import (
     same_quantity,
     stem,
     stems,
+    without_possessive,
     words,
 )
 
@@ -177,7 +178,8 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
         str(q) for q, bound in _with_bounds(plain)
         if not (any(same_quantity(q, other) for other in numbers)
                 or (bound and _satisfied(q, bound, numbers)))))
-    name_words = {w.lower() for n in name_list for w in re.split(r"[-'’]", n)}
+    name_words = {w.lower().replace("’", "'") for n in name_list
+                  for w in (n, *re.split(r"[-'’]", n))}
     content = [w for w in dict.fromkeys(content_words(plain)) if w not in name_words]
     joined = _open_compounds(plain, prepared)
     missing_words = tuple(w for w in content if w not in joined
@@ -191,9 +193,12 @@ def ungrounded(text: str, passages: Sequence[str], aliases: Aliases,
 
 def _names_missing(found: Sequence[str], passages: Sequence[Evidence],
                    aliases: Aliases) -> list[str]:
-    """The names no passage holds (as written, an alias, initials or a demonym)."""
-    return [n for n in found if not any(term_grounded(n, p, aliases) or _demonym(n, p)
-                                        or _abbreviated(n, p, name=True) for p in passages)]
+    """The names no passage holds (as written, an alias, initials or a demonym; a
+    possessive ending aside: "GPL's" is the GPL)."""
+    return [n for n in found if not any(
+        term_grounded(base, p, aliases) or _demonym(base, p)
+        or _abbreviated(base, p, name=True) for p in passages
+        for base in dict.fromkeys((n, without_possessive(n))))]
 
 
 def _abbreviated(term: str, passage: Evidence, name: bool = False) -> bool:

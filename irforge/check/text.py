@@ -284,6 +284,16 @@ def names(text: str) -> list[str]:
     return found
 
 
+#: a possessive ending ("GPL's", "Debian’s"): not part of the name it follows
+_POSSESSIVE = re.compile(r"['’]s$", re.IGNORECASE)
+
+
+def without_possessive(word: str) -> str:
+    """``word`` without a possessive ending: "GPL's" -> "GPL", "Debian’s" -> "Debian"."""
+    base = _POSSESSIVE.sub("", word)
+    return base or word
+
+
 def normalized(text: str) -> str:
     """Lower-case words and numbers separated by single spaces."""
     return " ".join(t.lower() for t in TOKEN.findall(text))

@@ -224,6 +224,43 @@ def test_the_document_grounds_names_only_and_only_its_own(text: str, doc: Doc,
 
 
 @pytest.mark.parametrize("text", [
+    "Does Debian's clock keep GMT time for Unix?",  # the passage's own name, possessive
+    "Does Debian’s clock keep GMT time for Unix?",  # a typographic apostrophe
+    "What does a Linux’s system clock keep, GMT or local time?",  # the document's name
+])
+def test_a_possessive_name_is_the_name(text: str) -> None:
+    assert grounding(text, TIMEZONE, query_form="question") == ""
+
+
+@pytest.mark.parametrize(("text", "missing"), [
+    ("Does Windows's clock keep GMT time for Unix?", "Windows's"),  # nowhere
+    ("Does Gardener’s clock keep GMT time for Unix?", "Gardener’s"),  # nowhere either
+])
+def test_a_possessive_of_a_foreign_name_stays_ungrounded(text: str, missing: str) -> None:
+    assert missing in grounding(text, TIMEZONE, query_form="question")
+
+
+def test_a_supported_claims_names_come_from_its_passage_and_the_documents_labels() -> None:
+    # 'Woody' (the section path) grounds a claim; 'Linux' (another passage's text) does
+    # not: a claim's names are its facts, and 'Linux' is a fact of that passage
+    assert grounding("The system clock of Woody keeps GMT time.", TIMEZONE,
+                     query_form="claim-supported", stance="supported") == ""
+    swapped = "The system clock of Linux keeps GMT time."
+    assert "'Linux'" in grounding(swapped, TIMEZONE, query_form="claim-supported",
+                                  stance="supported")
+    # a question may name it (what the document is about), and a refuted claim may
+    # swap it in (its one changed fact)
+    assert grounding("Does Linux keep GMT time on the system clock?", TIMEZONE,
+                     query_form="question") == ""
+    assert grounding(swapped, TIMEZONE, query_form="claim-refuted", stance="refuted") == ""
+    # a name of another document stays ungrounded in every form
+    for form, stance in (("claim-supported", "supported"), ("question", None)):
+        meta = {"stance": stance} if stance else {}
+        assert "'Linux'" in grounding("Does Linux prune roses in late winter?", ROSES,
+                                      query_form=form, **meta)
+
+
+@pytest.mark.parametrize("text", [
     "You must be 16 years old to join the club.",  # "18 or over": no unit in the passage
     "Applicants aged 21 years or over can join the club.",
     "Joining the club costs a yearly fee of 35 pounds.",  # the same unit: as before

@@ -4,7 +4,9 @@ Run once, by hand: ``python benchmarks/data/validity/relay_sets.py RELAY_DIR`` (
 holding ``bench-real``, ``bench-toolshed``, ``bench-real2``, ``bench-toolshed2`` and
 ``reader/keys``, ``reader/verdicts``; see docs/capable-models.md). Every item the reader
 judged (kept and rejected alike) becomes one query with its source passage(s) as qrels and
-the reader's verdict as its label; the folders are committed as data, this script records how.
+the reader's verdict as its label; the corpus holds those passages and the run corpus's other
+passages of their documents (the context the run's grounding read). The folders are committed
+as data, this script records how.
 """
 
 from __future__ import annotations
@@ -169,6 +171,21 @@ class Builder:
             assert again["text"] == doc["text"], doc["_id"]
         return len(written)
 
+    def siblings(self, passages: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The run corpus's other passages of the documents ``passages`` were cut from
+        (``metadata.doc_id``): the document context the run's grounding read ('Linux' of a
+        Debian guide page). A passage a logical split was cut from is left out (its text is
+        already there, in pieces)."""
+        def document(doc: dict[str, Any]) -> str | None:
+            value = (doc.get("metadata") or {}).get("doc_id")
+            return str(value) if value not in (None, "") else None
+
+        wanted = {key for doc in passages.values() if (key := document(doc)) is not None}
+        parents = {str(doc_id).rpartition("-p")[0] for doc_id in passages}
+        return {doc_id: doc for doc_id, doc in self.docs.items()
+                if document(doc) in wanted and doc_id not in passages and doc_id not in parents
+                and (doc.get("metadata") or {}).get("parent") is None}
+
     def prefix(self) -> str:
         return self.method if self.method != "logical" else f"logical{self.run}"
 
@@ -278,8 +295,10 @@ def judged(relay: Path, bench: str, method: str) -> Iterator[tuple[Item, str, st
 def build(relay: Path, name: str, out: Path) -> tuple[int, int]:
     rows: list[tuple[Row, str, str, Item, bool]] = []
     docs: dict[str, dict[str, Any]] = {}
+    builders = []
     for bench, method, run in SETS[name]:
         builder = Builder(relay, bench, method, run)
+        builders.append(builder)
         if method == "logical":
             print(f"{bench}/{method}: {builder.check_splits()} split passages cut again alike")
         for item, valid, reason, shown in judged(relay, bench, method):
@@ -292,6 +311,9 @@ def build(relay: Path, name: str, out: Path) -> tuple[int, int]:
                     raise SystemExit(f"{name}: passage {doc_id} differs between runs")
                 docs[doc_id] = doc
     assert len({r.query_id for r, *_ in rows}) == len(rows), f"{name}: repeated query ids"
+    for builder in builders:
+        for doc_id, doc in builder.siblings(docs).items():
+            docs.setdefault(doc_id, doc)
     out.mkdir(parents=True, exist_ok=True)
     (out / "qrels").mkdir(exist_ok=True)
     with (out / "corpus.jsonl").open("w", encoding="utf-8") as handle:
