@@ -27,7 +27,7 @@ def test_conditions_in_order_with_spans():
 
 def test_conditions_fuzzy_copy_is_accepted_and_snapped():
     sentences = [NOVEL_CONDITIONS[0],
-                 "It follows a bee-keeper named Mara on a windswept island off the north coast.",
+                 "The story follows a bee-keeper named Mara on a windswept island off the north coast.",
                  NOVEL_CONDITIONS[2]]
     located = validate_conditions(sentences, NOVEL, 3, threshold=90)
     assert located[1].match == "fuzzy"
@@ -38,7 +38,7 @@ def test_conditions_fuzzy_copy_is_accepted_and_snapped():
     (NOVEL_CONDITIONS[:2], "expected 3 condition sentences, got 2"),
     ([*NOVEL_CONDITIONS[:2], "The story is set on the Moon in 2150."], "does not occur"),
     ([*NOVEL_CONDITIONS[:2], NOVEL_CONDITIONS[0]], "duplicates condition 1"),
-    ([*NOVEL_CONDITIONS[:2], "It follows a beekeeper"], "duplicates condition 2"),
+    ([*NOVEL_CONDITIONS[:2], "The story follows a beekeeper"], "duplicates condition 2"),
     ([*NOVEL_CONDITIONS[:2], "Ines Varga"], "shorter than 3 words"),
 ])
 def test_conditions_rejected_with_reason(sentences, reason):
