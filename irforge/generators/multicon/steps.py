@@ -3,7 +3,8 @@ the output model the LLM fills, the plain-code checks of that output, and the :c
 that ties them to the prompt template.
 
 Steps: 1 ``conditions`` (N condition sentences chosen by id from the document's numbered
-sentences, so they are verbatim by construction: ``irforge.steps.choices``), 2
+condition units, ``units.py``, so they are verbatim by construction and name their own
+subject: ``irforge.steps.choices``), 2
 ``condition_phrase`` (each condition sentence as a short search condition: written by the
 model, or key terms picked from an enumerated list; the instruction-style query q_k lists the
 first k phrases, so q_{k+1} extends q_k by one condition) and ``descriptive_query`` (prose over
