@@ -233,13 +233,13 @@ def _logical() -> dict[str, PromptContract]:
 # -- multicon ------------------------------------------------------------------------------
 
 def _multicon() -> dict[str, PromptContract]:
-    from irforge.generators.multicon.steps import (
+    from irforge.generators.multicon.phrases import (
         MAX_PHRASE_WORDS,
         MIN_PHRASE_WORDS,
         PHRASE_WORDS,
-        ConditionPhrase,
         phrase_problem,
     )
+    from irforge.generators.multicon.steps import ConditionPhrase
 
     def one_condition(inputs: Inputs, value: ConditionPhrase) -> list[str]:
         problem = phrase_problem(value.phrase)

@@ -30,6 +30,7 @@ from irforge.check.generation import echo_check
 from irforge.check.referents import opening_anaphor
 from irforge.core.records import Doc
 from irforge.generators.multicon.domains import Domain
+from irforge.generators.multicon.phrases import PHRASE_WORDS, validate_phrase
 from irforge.generators.multicon.sentences import (
     MIN_WORDS,
     Located,
@@ -144,13 +145,7 @@ def terms_model(terms: tuple[str, ...]) -> type[ConditionTerms]:
 # -- checks ----------------------------------------------------------------------------------
 
 _LIST_MARKER = re.compile(r"(?:^|\s)(?:\d+[.)]|[-*•])\s")
-_LEADING_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 MIN_SHARED_WORDS = 0.2
-#: a written condition phrase has MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words
-MIN_PHRASE_WORDS = 2
-MAX_PHRASE_WORDS = 8
-#: the bounds as the 'write' prompt states them (the one declaration the prompt renders)
-PHRASE_WORDS = {"min_words": MIN_PHRASE_WORDS, "max_words": MAX_PHRASE_WORDS}
 #: a picked condition names MIN_PICKED..MAX_PICKED key terms of its sentence
 MIN_PICKED = 2
 MAX_PICKED = 4
@@ -194,38 +189,6 @@ def _with_referent(found: Located, document: str, index: int) -> Located:
 
 def _overlap(a: Span, b: Span) -> bool:
     return a.start < b.end and b.start < a.end
-
-
-def _clean_phrase(phrase: str) -> str:
-    return _LEADING_MARKER.sub("", " ".join(phrase.split())).strip(" .;,")
-
-
-def phrase_problem(phrase: str) -> str | None:
-    """Why a written condition is not one condition (None: it is): MIN_PHRASE_WORDS to
-    MAX_PHRASE_WORDS words (one fact, not the sentence's every detail), and a subject of its
-    own (not 'They ...')."""
-    text = _clean_phrase(phrase)
-    count = word_count(text)
-    if count < MIN_PHRASE_WORDS:
-        return (f"condition phrase {text!r} has {count} word(s); it needs at least "
-                f"{MIN_PHRASE_WORDS}")
-    if count > MAX_PHRASE_WORDS:
-        return (f"condition phrase {text!r} has {count} words, over {MAX_PHRASE_WORDS}: a "
-                "search condition, not the sentence; state one fact, the most specific one")
-    word = opening_anaphor(text)
-    if word:
-        return (f"condition phrase {text!r} opens with {word!r}: say what it is about, as "
-                "the text names it")
-    return None
-
-
-def validate_phrase(phrase: str) -> str:
-    """Step 2, 'write': the cleaned phrase (no list marker), or :class:`Rejected` with its
-    :func:`phrase_problem`."""
-    problem = phrase_problem(phrase)
-    if problem:
-        raise Rejected(problem)
-    return _clean_phrase(phrase)
 
 
 def picked_phrase(sentence: str, terms: Sequence[str]) -> str:

@@ -5,11 +5,8 @@ from __future__ import annotations
 import pytest
 
 from irforge.generators.multicon.domains import BUILTIN_DOMAINS
-from irforge.generators.multicon.steps import (
-    HARD_NEGATIVE_TEMPLATES,
-    PHRASE_WORDS,
-    candidate_sentences,
-)
+from irforge.generators.multicon.phrases import PHRASE_WORDS
+from irforge.generators.multicon.steps import HARD_NEGATIVE_TEMPLATES, candidate_sentences
 from irforge.prompts import get_template, list_templates
 from irforge.steps.choices import numbered
 from tests.generators.multicon.docs import NOVEL, NOVEL_CONDITIONS
@@ -109,12 +106,12 @@ def test_adaptive_prompt_numbers_the_conditions():
 
 
 def test_the_phrase_prompt_asks_for_the_words_its_check_accepts():
-    from irforge.generators.multicon.steps import (
+    from irforge.generators.multicon.phrases import (
         MAX_PHRASE_WORDS,
         MIN_PHRASE_WORDS,
-        condition_phrase_step,
         validate_phrase,
     )
+    from irforge.generators.multicon.steps import condition_phrase_step
     from irforge.methods.prompt_lint import json_objects
 
     step = condition_phrase_step(BUILTIN_DOMAINS["books"])
