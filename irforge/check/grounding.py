@@ -88,15 +88,18 @@ def _phrase_in(phrase: str, passage: Evidence) -> bool:
 
 def term_grounded(term: str, passage: Evidence, aliases: Aliases,
                   forms: bool = False) -> bool:
-    """A word or name occurs in the passage: by stem, as written, as an alias or initials;
-    with ``forms`` (content words, never names) also by irregular or derived form ("won" for
-    "winner") or as a closed compound of two passage words ("callsign")."""
+    """A word or name occurs in the passage: by stem, as written (alone or as a part of a
+    hyphenated word: "F1" of "Alt-F1"), as an alias or initials; with ``forms`` (content
+    words, never names) also by irregular or derived form ("won" for "winner") or as a closed
+    compound of two passage words ("callsign")."""
     lower = term.lower()
     parts = [p for p in re.split(r"[-'’]", lower) if p]
     if stem(lower) in passage.stems or (parts and all(stem(p) in passage.stems for p in parts)):
         return True
-    if f" {normalized(term)} " in passage.flat:
-        return True
+    flat_term = normalized(term)
+    if f" {flat_term} " in passage.flat or (flat_term and re.search(
+            rf"[\s-]{re.escape(flat_term)}[\s-]", passage.flat)):
+        return True  # as written, or as a hyphenated part ("F1" of "Alt-F1")
     if lower in passage.initials:
         return True
     if any(_phrase_in(alias, passage) for alias in aliases.of(lower)):

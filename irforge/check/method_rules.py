@@ -3,6 +3,9 @@
 - ``multicon.title``: a condition (or the query) naming the document's title or a name in
   it identifies the document outright, so every retriever scores 1.0 and the query measures
   nothing.
+- ``multicon.referent``: a condition (sentence or phrase) that opens with a pronoun or
+  demonstrative ("They drill 24 mm holes ...") has lost its subject: the query attaches it to
+  whatever it names first. A condition sentence carries the sentence naming its referent.
 - ``multicon.hard_negative``: a hard negative d_j differs from the positive only in the
   condition sentences it breaks (conditions j+1..n); any other changed sentence, or no change
   at all, rejects it.
@@ -19,6 +22,7 @@ from functools import lru_cache
 
 from irforge.check.base import Case, Context, Finding, validator
 from irforge.check.grounding import ungrounded
+from irforge.check.referents import opening_anaphor
 from irforge.check.text import STOPWORDS, content_words, names, normalized, stem, words
 from irforge.core.records import Doc
 
@@ -62,6 +66,21 @@ def check_title(case: Case, context: Context) -> Iterator[Finding]:
             yield Finding("multicon.title", name, f"names the document's title {what}: the "
                           "condition identifies the document, so retrieval is trivial",
                           "describe the document by its features, never by its title or name")
+
+
+@validator("multicon.referent")
+def check_referents(case: Case, context: Context) -> Iterator[Finding]:
+    """Each MultiConIR condition says what it is about: none opens with a pronoun or
+    demonstrative whose referent is outside it."""
+    for key in ("conditions", "condition_phrases"):
+        values = case.meta.get(key)
+        for number, value in enumerate(values if isinstance(values, list) else [], start=1):
+            word = opening_anaphor(str(value))
+            if word:
+                yield Finding("multicon.referent", f"{key} {number}",
+                              f"condition {number} {str(value)[:60]!r} opens with {word!r}, "
+                              "whose referent is outside it",
+                              "join the sentence that names what it refers to, or name it")
 
 
 def sentences(text: str) -> list[str]:

@@ -51,6 +51,8 @@ class PromptContract:
     checked: tuple[str, ...] = ()
     # the inputs whose length asks are about the answer (None: every ask in the prompt)
     asked_fields: tuple[str, ...] | None = None
+    # the fewest and most words the step's checks accept in the answer (None: no bound)
+    word_bounds: Callable[[Inputs], tuple[int, int]] | None = None
 
 
 def contract_for(name: str) -> PromptContract | None:
@@ -61,7 +63,7 @@ def contract_for(name: str) -> PromptContract | None:
 @lru_cache(maxsize=1)
 def _contracts() -> dict[str, PromptContract]:
     out: dict[str, PromptContract] = {}
-    for build in (_intents, _taxonomy, _instructions, _logical):
+    for build in (_intents, _taxonomy, _instructions, _logical, _multicon):
         out.update(build())
     return out
 
@@ -226,3 +228,26 @@ def _logical() -> dict[str, PromptContract]:
                                    for name, demo in DEMONSTRATIONS.items()]),
         "logical.judge": PromptContract(model=lambda inputs: StructureJudgment),
     }
+
+
+# -- multicon ------------------------------------------------------------------------------
+
+def _multicon() -> dict[str, PromptContract]:
+    from irforge.generators.multicon.phrases import (
+        MAX_PHRASE_WORDS,
+        MIN_PHRASE_WORDS,
+        PHRASE_WORDS,
+        phrase_problem,
+    )
+    from irforge.generators.multicon.steps import ConditionPhrase
+
+    def one_condition(inputs: Inputs, value: ConditionPhrase) -> list[str]:
+        problem = phrase_problem(value.phrase)
+        return [problem] if problem else []
+
+    # the worked example passes the step's own phrase rule (word bounds, a subject of its
+    # own); the prompt is rendered with the bounds the step passes it
+    return {"multicon.condition_phrase": PromptContract(
+        model=lambda inputs: ConditionPhrase, validators=(one_condition,),
+        variants=lambda base: [dict(PHRASE_WORDS)],
+        word_bounds=lambda inputs: (MIN_PHRASE_WORDS, MAX_PHRASE_WORDS))}

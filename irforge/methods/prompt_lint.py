@@ -9,6 +9,9 @@ with the other inputs its step is given (``prompt_contracts.py``), four checks:
   must not be rejected for it;
 - ``budget``: the step's output token limit covers the longest answer the prompt asks for
   (the words of every "N words" ask, to tokens with a margin: ``steps/word_budget.py``);
+- ``bounds``: where the step's checks bound the answer's words, the prompt states a length
+  and asks for no more words than the checks accept (the prompt and the check read one
+  declaration);
 - ``label``: a labelled input ("Question: {{ query }}") holds what its label says, for every
   form of input the step passes it (a claim is no question);
 - ``assertion``: the prompt asserts a fact about its inputs ("this text answers the
@@ -39,6 +42,7 @@ from irforge.steps.kept_set import query_form
 from irforge.steps.word_budget import asked_words, tokens_for_words
 
 EXAMPLE, BUDGET, LABEL, ASSERTION, RENDER = "example", "budget", "label", "assertion", "render"
+BOUNDS = "bounds"
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ def lint_template(template: Template, contract: PromptContract | None = None
         _examples(text, inputs, contract, report)
         if contract is not None:
             _budget(text, inputs, contract, report)
+            _bounds(text, inputs, contract, report)
     _labels(template, contract, report)
     _assertions(template, contract, report)
     return found
@@ -205,6 +210,21 @@ def _budget(text: str, inputs: Mapping[str, Any], contract: PromptContract,
                f"{needed} tokens) but the step stops the answer at {limit} tokens",
                "size the step's max_tokens from the words it asks for "
                "(irforge.steps.word_budget.tokens_for_words), or ask for fewer words")
+
+
+def _bounds(text: str, inputs: Mapping[str, Any], contract: PromptContract,
+            report: Any) -> None:
+    if contract.word_bounds is None:
+        return
+    low, high = contract.word_bounds(inputs)
+    asks = asked_words(text)
+    if not asks:
+        report(BOUNDS, f"does not say how many words to write, while the step accepts {low} "
+               f"to {high}", "state the step's bounds (render them from its variables)")
+    over = [phrase for phrase, words in asks if words > high]
+    if over:
+        report(BOUNDS, f"asks for {', '.join(map(repr, over))} but the step rejects answers "
+               f"over {high} words", "ask for what the step's check accepts")
 
 
 _LABELLED = re.compile(r"^\s*(?P<label>[A-Z][A-Za-z ]{1,30}):\s*\"?\{\{\s*(?P<var>\w+)\s*\}\}",

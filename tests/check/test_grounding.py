@@ -68,3 +68,18 @@ def test_open_and_hyphenated_compounds_ground_on_the_closed_word():
     assert grounding("When do I give my call sign?", sign) == set()
     assert grounding("When do I give my call-sign?", sign) == set()
     assert grounding("When do I give my call back number?", sign)  # "callback" is not there
+
+
+CONSOLES = Doc("consoles", "You switch between them by pressing Left Alt-F1 through Left "
+               "Alt-F6. Use as much swap as you have system memory, up to 64MB.", "Shells")
+
+
+@pytest.mark.parametrize(("text", "grounded"), [
+    ("switch shells with Left Alt-F1 to F6", True),  # F1 and F6 are written in Alt-F1, Alt-F6
+    ("switch shells with Left Alt-F7", False),  # names stay strict: F7 is not in the passage
+    ("swap equal to RAM, max 64MB", False),  # an abbreviation the passage never uses
+    ("swap equal to system memory, max 64MB", True),
+])
+def test_a_name_may_be_part_of_a_hyphenated_passage_word(text: str, grounded: bool) -> None:
+    found = ungrounded(text, [CONSOLES.text], Aliases())
+    assert (found.problem() is None) is grounded, found

@@ -201,3 +201,35 @@ def test_a_bracket_is_content_and_a_json_list_is_debris(answer: str, rejected: b
     found = validate(Case(query, case_fields(query), (DOCS["tank"],)),
                      Context(docs=DOCS, language="en"), only=["form.debris"])
     assert bool(found) is rejected, found
+
+
+HAMMER = Doc("drills", "The library has 14 cordless drills from Makita and Bosch. For masonry, "
+             "borrow one of the 3 corded SDS hammer drills. They drill holes up to 24 mm in "
+             "concrete and come with a depth stop.", "Drills and drivers")
+
+
+def _referent_findings(conditions: list[str], phrases: list[str]) -> set[tuple[str, str]]:
+    meta = {"source_doc": "drills", "k": 2, "n": 2, "conditions": conditions,
+            "condition_phrases": phrases}
+    query = Query("q", "Find a document that meets these conditions: 1. "
+                  f"{phrases[0]}. 2. {phrases[1]}.", meta)
+    found = validate(Case(query, case_fields(query), (HAMMER,), HAMMER),
+                     Context(docs={"drills": HAMMER}, language="en"),
+                     only=["multicon.referent"])
+    return {(f.validator, f.field) for f in found}
+
+
+def test_a_condition_that_lost_its_referent_stays_rejected():
+    # run 6's kept but invalid item: the hammer drills' sentence taken without its subject
+    lost = _referent_findings(
+        ["The library has 14 cordless drills from Makita and Bosch.",
+         "They drill holes up to 24 mm in concrete and come with a depth stop."],
+        ["14 cordless drills from Makita and Bosch", "They drill 24 mm holes in concrete"])
+    assert lost == {("multicon.referent", "conditions 2"),
+                    ("multicon.referent", "condition_phrases 2")}
+    joined = _referent_findings(
+        ["The library has 14 cordless drills from Makita and Bosch.",
+         "For masonry, borrow one of the 3 corded SDS hammer drills. They drill holes up to "
+         "24 mm in concrete and come with a depth stop."],
+        ["14 cordless drills from Makita and Bosch", "SDS hammer drills for 24 mm holes"])
+    assert joined == set()

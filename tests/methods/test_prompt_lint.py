@@ -17,6 +17,7 @@ from irforge.llm.degeneration import schema_token_limit
 from irforge.methods.prompt_contracts import PromptContract, contract_for
 from irforge.methods.prompt_lint import (
     ASSERTION,
+    BOUNDS,
     BUDGET,
     EXAMPLE,
     LABEL,
@@ -205,3 +206,26 @@ def test_the_cli_names_a_missing_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(build_app(), ["prompts", "lint", str(tmp_path / "nope")])
     assert result.exit_code != 0
     assert "does not exist" in str(result.exception or result.output)
+
+
+def test_a_prompt_asking_for_more_words_than_its_check_accepts_is_caught(tmp_path: Path) -> None:
+    # run 7: "three to eight words" asked; a user template asking for nine is held to the 8
+    _plant(tmp_path, "multicon.condition_phrase", "{{ min_words }} to {{ max_words }} words",
+           "three to nine words")
+    [message] = _checks(tmp_path)[BOUNDS]
+    assert "'three to nine words'" in message and "over 8 words" in message
+
+
+def test_a_prompt_that_states_no_length_is_caught(tmp_path: Path) -> None:
+    _plant(tmp_path, "multicon.condition_phrase", " of\n  {{ min_words }} to {{ max_words }} words",
+           "")
+    [message] = _checks(tmp_path)[BOUNDS]
+    assert "does not say how many words" in message and "2 to 8" in message
+
+
+def test_a_condition_example_over_the_cap_is_caught(tmp_path: Path) -> None:
+    _plant(tmp_path, "multicon.condition_phrase",
+           '{"phrase": "first published by Greyfell Press"}',
+           '{"phrase": "first published in 2009 by Greyfell Press, 800 copies"}')
+    messages = _checks(tmp_path)[EXAMPLE]
+    assert messages and all("has 9 words, over 8" in m for m in messages)

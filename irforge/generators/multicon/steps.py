@@ -3,7 +3,8 @@ the output model the LLM fills, the plain-code checks of that output, and the :c
 that ties them to the prompt template.
 
 Steps: 1 ``conditions`` (N condition sentences chosen by id from the document's numbered
-sentences, so they are verbatim by construction: ``irforge.steps.choices``), 2
+condition units, ``units.py``, so they are verbatim by construction and name their own
+subject: ``irforge.steps.choices``), 2
 ``condition_phrase`` (each condition sentence as a short search condition: written by the
 model, or key terms picked from an enumerated list; the instruction-style query q_k lists the
 first k phrases, so q_{k+1} extends q_k by one condition) and ``descriptive_query`` (prose over
@@ -26,8 +27,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from irforge.check.generation import echo_check
+from irforge.check.referents import opening_anaphor
 from irforge.core.records import Doc
 from irforge.generators.multicon.domains import Domain
+from irforge.generators.multicon.phrases import PHRASE_WORDS, validate_phrase
 from irforge.generators.multicon.sentences import (
     MIN_WORDS,
     Located,
@@ -44,6 +47,7 @@ from irforge.generators.multicon.terms import (
     key_terms,
     salient_terms,
 )
+from irforge.generators.multicon.units import condition_units, resolved
 from irforge.prompts.context import doc_context
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
@@ -74,8 +78,10 @@ def distinct(items: list[str], what: str) -> list[str]:
 
 @lru_cache(maxsize=256)
 def candidate_sentences(document: str) -> tuple[Span, ...]:
-    """The sentences step 1 may choose from (ids 1..): those of at least MIN_WORDS words."""
-    return tuple(span for span in split_sentences(document) if word_count(span.text) >= MIN_WORDS)
+    """What step 1 may choose from (ids 1..): the document's self-contained condition units
+    (a sentence, with the sentences after it that point back to it) of MIN_WORDS+ words."""
+    return tuple(span for span in condition_units(document)
+                 if word_count(span.text) >= MIN_WORDS)
 
 
 def chosen_conditions(document: str, ids: Sequence[int], n: int) -> list[Located]:
@@ -139,11 +145,7 @@ def terms_model(terms: tuple[str, ...]) -> type[ConditionTerms]:
 # -- checks ----------------------------------------------------------------------------------
 
 _LIST_MARKER = re.compile(r"(?:^|\s)(?:\d+[.)]|[-*•])\s")
-_LEADING_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
 MIN_SHARED_WORDS = 0.2
-#: a written condition phrase has MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words
-MIN_PHRASE_WORDS = 2
-MAX_PHRASE_WORDS = 8
 #: a picked condition names MIN_PICKED..MAX_PICKED key terms of its sentence
 MIN_PICKED = 2
 MAX_PICKED = 4
@@ -163,6 +165,7 @@ def validate_conditions(sentences: Sequence[str], document: str, n: int,
         if found is None:
             raise Rejected(f"condition {index} {sentence!r} does not occur in the document "
                            f"(no exact match, no sentence run with similarity >= {threshold:g})")
+        found = _with_referent(found, document, index)
         for earlier_index, earlier in enumerate(located, start=1):
             if _overlap(found.span, earlier.span) or \
                     normalize(found.span.text) == normalize(earlier.span.text):
@@ -172,22 +175,20 @@ def validate_conditions(sentences: Sequence[str], document: str, n: int,
     return located
 
 
+def _with_referent(found: Located, document: str, index: int) -> Located:
+    """A condition that opens by pointing back ("They ...") joined to the sentences before it
+    that name what it points to, or :class:`Rejected` when its paragraph does not."""
+    span = resolved(found.span, document)
+    if span is None:
+        raise Rejected(f"condition {index} {found.span.text[:60]!r} opens with "
+                       f"{opening_anaphor(found.span.text)!r}, whose referent is not in the "
+                       "sentences before it in its paragraph: give a sentence that names what "
+                       "it is about")
+    return Located(span, found.match, found.score)
+
+
 def _overlap(a: Span, b: Span) -> bool:
     return a.start < b.end and b.start < a.end
-
-
-def validate_phrase(phrase: str) -> str:
-    """Step 2, 'write': one short condition of MIN_PHRASE_WORDS..MAX_PHRASE_WORDS words, not
-    a list item or a copied sentence."""
-    text = _LEADING_MARKER.sub("", " ".join(phrase.split())).strip(" .;,")
-    count = word_count(text)
-    if count < MIN_PHRASE_WORDS:
-        raise Rejected(f"condition phrase {text!r} has {count} word(s); it needs at least "
-                       f"{MIN_PHRASE_WORDS}")
-    if count > MAX_PHRASE_WORDS:
-        raise Rejected(f"condition phrase {text!r} has {count} words, over "
-                       f"{MAX_PHRASE_WORDS}: a search condition, not the sentence")
-    return text
 
 
 def picked_phrase(sentence: str, terms: Sequence[str]) -> str:
@@ -352,7 +353,8 @@ def condition_phrase_step(domain: Domain, mode: str = "write") -> Step[PhraseIte
         "name": f"{STEP}.condition_phrase", "template": template,
         "variables": lambda item: {"entity": domain.entity, "sentence": item.sentence,
                                    **({"terms": list(key_terms(item.sentence))} if mode == "pick"
-                                      else {"examples": list(domain.instruction_examples)})},
+                                      else {"examples": list(domain.instruction_examples),
+                                            **PHRASE_WORDS})},
         "item_id": lambda item: item.key,
         "metadata": lambda item: {"source_doc": item.source, "condition": item.index}}
     if mode == "pick":

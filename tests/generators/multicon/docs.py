@@ -4,14 +4,14 @@ from __future__ import annotations
 
 NOVEL = (
     "The Salt Orchard is a 1987 novel by Ines Varga. "
-    "It follows a beekeeper named Mara on a windswept island off the northern coast. "
+    "The story follows a beekeeper named Mara on a windswept island off the northern coast. "
     "Mara's brother returns after twenty years at sea with a sealed letter. "
     "The island's orchard has been dying since the lighthouse went dark. "
     "The book won the Harbour Prize for debut fiction in 1988."
 )
 NOVEL_CONDITIONS = [
     "The Salt Orchard is a 1987 novel by Ines Varga.",
-    "It follows a beekeeper named Mara on a windswept island off the northern coast.",
+    "The story follows a beekeeper named Mara on a windswept island off the northern coast.",
     "The book won the Harbour Prize for debut fiction in 1988.",
 ]
 NOVEL_CONDITION_IDS = [1, 2, 5]  # NOVEL_CONDITIONS among NOVEL's numbered sentences
@@ -23,7 +23,7 @@ NOVEL_DESCRIPTIVE = {
 }
 NOVEL_NEGATIVES = [
     "The Salt Orchard is a 2004 novella by Ines Varga.",
-    "It follows a glassblower named Mara in a crowded river port.",
+    "The story follows a glassblower named Mara in a crowded river port.",
     "The book was passed over by every prize jury that year.",
 ]
 

@@ -27,7 +27,8 @@ def test_conditions_in_order_with_spans():
 
 def test_conditions_fuzzy_copy_is_accepted_and_snapped():
     sentences = [NOVEL_CONDITIONS[0],
-                 "It follows a bee-keeper named Mara on a windswept island off the north coast.",
+                 "The story follows a bee-keeper named Mara on a windswept island off the "
+                 "north coast.",
                  NOVEL_CONDITIONS[2]]
     located = validate_conditions(sentences, NOVEL, 3, threshold=90)
     assert located[1].match == "fuzzy"
@@ -38,7 +39,7 @@ def test_conditions_fuzzy_copy_is_accepted_and_snapped():
     (NOVEL_CONDITIONS[:2], "expected 3 condition sentences, got 2"),
     ([*NOVEL_CONDITIONS[:2], "The story is set on the Moon in 2150."], "does not occur"),
     ([*NOVEL_CONDITIONS[:2], NOVEL_CONDITIONS[0]], "duplicates condition 1"),
-    ([*NOVEL_CONDITIONS[:2], "It follows a beekeeper"], "duplicates condition 2"),
+    ([*NOVEL_CONDITIONS[:2], "The story follows a beekeeper"], "duplicates condition 2"),
     ([*NOVEL_CONDITIONS[:2], "Ines Varga"], "shorter than 3 words"),
 ])
 def test_conditions_rejected_with_reason(sentences, reason):
@@ -58,6 +59,26 @@ def test_written_condition_phrase_is_short_and_not_the_sentence():
         validate_phrase("Novel")
     with pytest.raises(Rejected, match="not the sentence"):  # a copied sentence is no phrase
         validate_phrase(NOVEL_CONDITIONS[1])
+
+
+@pytest.mark.parametrize(("phrase", "reason"), [
+    # compound conditions a capable model wrote (run 7): several facts, one condition each
+    ("7-day tool loan renewable twice by phone or email", "over 8: a search condition"),
+    ("drills 24 mm concrete holes, depth stop, dust extraction", "state one fact"),
+    ("no tower scaffold; Harbour Mutual covers 6 m ladders", "state one fact"),
+    # a condition without a subject of its own
+    ("They drill 24 mm holes in concrete", "opens with 'They': say what it is about"),
+    ("It is lent with grit sheets", "opens with 'It'"),
+])
+def test_a_condition_phrase_is_one_fact_with_its_own_subject(phrase, reason):
+    with pytest.raises(Rejected, match=reason):
+        validate_phrase(phrase)
+
+
+@pytest.mark.parametrize("phrase", ["7-day tool loans", "renewable twice by phone or email",
+                                    "SDS hammer drills for 24 mm holes"])
+def test_one_fact_of_a_compound_sentence_is_a_condition(phrase):
+    assert validate_phrase(phrase) == phrase
 
 
 def test_picked_condition_lists_key_terms_in_sentence_order():

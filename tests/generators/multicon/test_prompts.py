@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from irforge.generators.multicon.domains import BUILTIN_DOMAINS
+from irforge.generators.multicon.phrases import PHRASE_WORDS
 from irforge.generators.multicon.steps import HARD_NEGATIVE_TEMPLATES, candidate_sentences
 from irforge.prompts import get_template, list_templates
 from irforge.steps.choices import numbered
@@ -61,7 +62,8 @@ def test_query_prompt_for_each_domain_and_style(domain, style):
     assert examples, f"{domain} ships no {style} example"
     if style == "instruction":  # one condition phrase at a time; q_k lists k of them
         text = _text(get_template("multicon.condition_phrase").render(
-            entity=spec.entity, sentence=NOVEL_CONDITIONS[1], examples=examples))
+            entity=spec.entity, sentence=NOVEL_CONDITIONS[1], examples=examples,
+            **PHRASE_WORDS))
         assert f"a {spec.entity}" in text and f"Sentence: {NOVEL_CONDITIONS[1]}" in text
         assert NOVEL_CONDITIONS[0] not in text and '"phrase"' in text
         assert examples[0] in text
@@ -101,3 +103,30 @@ def test_adaptive_prompt_numbers_the_conditions():
     text = _text(get_template("decomposition.adaptive").render(
         query="Find a book: 1. a. 2. b.", conditions=["a 1987 novel", "about bees"]))
     assert "2 numbered conditions" in text and "2. about bees" in text
+
+
+def test_the_phrase_prompt_asks_for_the_words_its_check_accepts():
+    from irforge.generators.multicon.phrases import (
+        MAX_PHRASE_WORDS,
+        MIN_PHRASE_WORDS,
+        validate_phrase,
+    )
+    from irforge.generators.multicon.steps import condition_phrase_step
+    from irforge.methods.prompt_lint import json_objects
+
+    step = condition_phrase_step(BUILTIN_DOMAINS["books"])
+    item = type("Item", (), {"sentence": NOVEL_CONDITIONS[2], "key": "k", "source": "s",
+                             "index": 1})()
+    text = _text(get_template(step.template).render(**step.variables(item)))
+    assert f"{MIN_PHRASE_WORDS} to {MAX_PHRASE_WORDS} words" in text
+    [(_, example)] = json_objects(text)
+    assert validate_phrase(example["phrase"]) == example["phrase"]  # the example obeys it
+
+
+def test_step_one_shows_a_sentence_that_points_back_with_its_referent():
+    doc = ("The Ashby lathe turns bowls up to 300 mm across. It runs on a 750 W motor. "
+           "The workshop keeps a set of six gouges beside it.")
+    lines = numbered([s.text for s in candidate_sentences(doc)])
+    assert lines[0] == ("[1] The Ashby lathe turns bowls up to 300 mm across. It runs on a "
+                        "750 W motor.")
+    assert lines[1].startswith("[2] The workshop keeps")

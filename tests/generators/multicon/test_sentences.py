@@ -34,12 +34,13 @@ def test_exact_match_snaps_to_dropped_closing_punctuation():
 
 
 def test_fuzzy_match_is_snapped_to_the_documents_own_sentence():
-    paraphrase = "It follows a bee keeper called Mara on a windswept island off the north coast."
+    paraphrase = ("The story follows a bee keeper called Mara on a windswept island off the "
+                  "north coast.")
     found = locate(paraphrase, NOVEL, threshold=85)
     assert found is not None and found.match == "fuzzy"
     assert 85 <= found.score < 100
     assert found.span.text == (
-        "It follows a beekeeper named Mara on a windswept island off the northern coast.")
+        "The story follows a beekeeper named Mara on a windswept island off the northern coast.")
     assert NOVEL[found.span.start:found.span.end] == found.span.text
 
 
@@ -53,7 +54,7 @@ def test_fuzzy_match_can_cover_two_adjacent_sentences():
 
 def test_sentence_not_in_document_is_not_located():
     assert locate("The novel is set on a space station orbiting Mars.", NOVEL) is None
-    assert locate("It follows a beekeeper", NOVEL, threshold=95) is not None  # exact substring
+    assert locate("The story follows a beekeeper", NOVEL, threshold=95) is not None  # substring
     assert locate("", NOVEL) is None
 
 
