@@ -8,7 +8,9 @@ with the other inputs its step is given (``prompt_contracts.py``), four checks:
   lengths) and passes the step's own validators: a model that copies the example's shape
   must not be rejected for it;
 - ``budget``: the step's output token limit covers the longest answer the prompt asks for
-  (the words of every "N words" ask, to tokens with a margin: ``steps/word_budget.py``);
+  (the words of every "N words" ask, and of every input the answer repeats whole with the
+  words it adds, as an instructed query repeats its core query; to tokens with a margin:
+  ``steps/word_budget.py``);
 - ``label``: a labelled input ("Question: {{ query }}") holds what its label says, for every
   form of input the step passes it (a claim is no question);
 - ``assertion``: the prompt asserts a fact about its inputs ("this text answers the
@@ -29,6 +31,7 @@ from typing import Any
 
 from irforge.check.schema_fit import schema_problems
 from irforge.methods.prompt_contracts import PromptContract, contract_for
+from irforge.prompts.forms import word_count
 from irforge.prompts.registry import (
     Template,
     folder_template_names,
@@ -189,22 +192,30 @@ def _examples(text: str, inputs: Mapping[str, Any], contract: PromptContract | N
 
 def _budget(text: str, inputs: Mapping[str, Any], contract: PromptContract,
             report: Any) -> None:
+    if contract.token_limit is None:
+        return
     asks = asked_words(text)
-    if not asks or contract.token_limit is None:
-        return
     by_field = contract.asked_fields
-    counted = asks if by_field is None else [a for a in asks if any(
-        a[0] in str(inputs.get(name, "")) for name in by_field)]
-    if not counted:
+    counted = [(repr(phrase), words) for phrase, words in asks
+               if by_field is None or any(phrase in str(inputs.get(name, ""))
+                                          for name in by_field)]
+    repeated = [(f"its {name} repeated whole", word_count(str(inputs.get(name, ""))))
+                for name in contract.repeats]
+    if repeated and contract.added_words:
+        repeated.append((f"{contract.added_words} words of its own", contract.added_words))
+    if not counted and not repeated:
         return
-    needed = tokens_for_words([words for _, words in counted], fields=len(counted))
+    needed = tokens_for_words([words for _, words in counted]
+                              + [sum(words for _, words in repeated)],
+                              fields=len(counted) + (1 if repeated else 0))
     limit = contract.token_limit(inputs)
     if limit < needed:
-        phrases = ", ".join(f"{phrase!r}" for phrase, _ in counted)
-        report(BUDGET, f"asks for {phrases} ({sum(w for _, w in counted)} words, about "
+        parts = counted + repeated
+        what = ", ".join(phrase for phrase, _ in parts)
+        report(BUDGET, f"asks for {what} ({sum(w for _, w in parts)} words, about "
                f"{needed} tokens) but the step stops the answer at {limit} tokens",
-               "size the step's max_tokens from the words it asks for "
-               "(irforge.steps.word_budget.tokens_for_words), or ask for fewer words")
+               "size the step's max_tokens from the words it asks for and the inputs it "
+               "repeats (irforge.steps.word_budget.tokens_for_words), or ask for fewer words")
 
 
 _LABELLED = re.compile(r"^\s*(?P<label>[A-Z][A-Za-z ]{1,30}):\s*\"?\{\{\s*(?P<var>\w+)\s*\}\}",
