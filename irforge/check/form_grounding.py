@@ -14,8 +14,10 @@ The form's declaration (irforge/prompts/forms.yaml, ``grounding``) names the rul
   old" for "18 or over"), in its place; the rest is grounded as ``strict``, or the claim is
   as close to a passage sentence as CLAIM_SIMILARITY. A claim about something the passage
   does not discuss stays ungrounded;
-- ``core`` (instructed and reversed queries): the core query is grounded strictly; the
-  instruction is the instruction rules' to check.
+- ``core`` (instructed and reversed queries): the core query is grounded by the rule of
+  its own form, recorded with the instructed query (``core_form``, ``core_stance``: a
+  refuted claim by the fact it contradicts, a persona request as ``persona``; none
+  recorded: ``strict``); the instruction is the instruction rules' to check.
 
 Every rule reads a passage with its title and section path, and takes a name from the other
 passages of its document (irforge.check.document_context); a supported claim's names are its
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from irforge.check.aliases import Aliases
 from irforge.check.base import Case, Context, Finding, validator
@@ -37,7 +39,7 @@ from irforge.check.document_context import labelled, names_context
 from irforge.check.grounding import Ungrounded, evidence, paraphrased, ungrounded
 from irforge.check.persona import split_request
 from irforge.check.text import Quantity, names, quantities
-from irforge.prompts.forms import is_question, query_forms, sentences
+from irforge.prompts.forms import core_form, is_question, query_forms, sentences
 
 
 def form_grounding(case: Case) -> str:
@@ -202,11 +204,22 @@ def _refuted(case: Case, ground: Ground) -> str | None:
     return f"{rescued.problem()}; the claim is not about what its passage says"
 
 
-def _core(case: Case, ground: Ground) -> str | None:
+def core_case(case: Case) -> Case:
+    """An instructed query's core query as a query of its own: its text, and the form and
+    stance the core was written in (``core_form``, ``core_stance``; none recorded: strict)."""
     core = case.meta.get("core_query")
     text = core if isinstance(core, str) and core.strip() else case.text
-    found = _words(text, ground)
-    return None if _carried(text, found, case, ground) else found.problem()
+    query = replace(case.query, text=text, metadata=core_form(case.meta))
+    return replace(case, query=query, fields={"text": text})
+
+
+def _core(case: Case, ground: Ground) -> str | None:
+    """The core query grounded by its own form's rule (a refuted claim by the fact it
+    contradicts, a persona request with its asker's details excused); the instruction is
+    the instruction rules' to check."""
+    core = core_case(case)
+    rule = form_grounding(core)
+    return RULES["strict" if rule == "core" else rule](core, ground)
 
 
 #: grounding rule name (forms.yaml ``grounding``) -> the rule

@@ -27,11 +27,26 @@ QUERY_FORMS: tuple[Inputs, ...] = (
 )
 
 # core queries the instructed form takes besides one sentence: several sentences, a question
-# mark inside, a price and an abbreviation (the worked example must fit them too)
+# mark inside, a price and an abbreviation (the worked example must fit them too), and a long
+# persona request (a length attribute asks for 150 words or more), which the answer repeats
+# whole: the step's max_tokens must cover it
 LONG_CORES: tuple[Inputs, ...] = (
     {"query": "My budget is $2.50 a day. Which snacks, e.g. fruit or nuts, fit it?"},
     {"query": "Our shop's site takes 4.5 s to load on phones. Do visitors leave? What "
               "should we fix first?"},
+    {"query": " ".join((
+        "I run a small family bakery in a market town, and for the last two years our "
+        "website has been a single page that my nephew built for us one weekend.",
+        "Lately more of our customers order birthday cakes by phone after looking us up on "
+        "their mobiles, and several of them have told me that the page takes a long time to "
+        "appear and that the photos of the cakes load one by one while they wait.",
+        "My nephew has moved away for work, so I am trying to understand the problem myself "
+        "before I pay somebody to fix it, and I would rather not spend money on changes that "
+        "make no difference to the people who actually visit.",
+        "I have read that large pictures, cheap hosting and too many fonts can all slow a page "
+        "down, but I cannot tell which of these matters most for a page like ours.",
+        "How many visitors does a slow page really lose, and which change should a small "
+        "shop make first so that the page shows up quickly on a phone?"))},
 )
 
 
@@ -53,6 +68,10 @@ class PromptContract:
     asked_fields: tuple[str, ...] | None = None
     # the fewest and most words the step's checks accept in the answer (None: no bound)
     word_bounds: Callable[[Inputs], tuple[int, int]] | None = None
+    # the inputs the answer repeats whole (an instructed query repeats its core query), and
+    # the most words it adds to them: both count towards the longest answer
+    repeats: tuple[str, ...] = ()
+    added_words: int = 0
 
 
 def contract_for(name: str) -> PromptContract | None:
@@ -154,6 +173,7 @@ def _instructions() -> dict[str, PromptContract]:
         check_instruction,
         check_reversal,
         request_pattern,
+        request_tokens,
     )
     from irforge.generators.instructions.steps.rewrite import (
         RewrittenDocument,
@@ -161,6 +181,7 @@ def _instructions() -> dict[str, PromptContract]:
         rewrite_tokens,
         user_names,
     )
+    from irforge.prompts.forms import query_form
 
     def instructed(inputs: Inputs) -> type:
         terms = _condition(str(inputs["condition"])).terms
@@ -172,19 +193,25 @@ def _instructions() -> dict[str, PromptContract]:
         return _request_model(ReversedQuery, "reversed_query",
                               request_pattern(str(inputs["query"]), terms, negated=True))
 
+    # the answer repeats the core query whole and adds the form's instruction budget
+    added = int(query_form("instructed").instruction_words or 0)
     out = {
         "instructions.instruction": PromptContract(
             model=instructed, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_instruction(
                 value.instructed_query, str(inputs["query"]),
-                _condition(str(inputs["condition"]))),)),
+                _condition(str(inputs["condition"]))),),
+            token_limit=lambda inputs: request_tokens(str(inputs["query"]), "instructed"),
+            repeats=("query",), added_words=added),
         "instructions.reverse": PromptContract(
             model=reversed_model, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_reversal(
                 value.reversed_query, str(inputs["instructed"]), str(inputs["query"]),
-                _condition(str(inputs["condition"]))),)),
+                _condition(str(inputs["condition"]))),),
+            token_limit=lambda inputs: request_tokens(str(inputs["query"]), "reversed"),
+            repeats=("query",), added_words=added),
     }
     names = tuple(user_names(0, "lint", 3))
     for dimension in load_dimensions().values():

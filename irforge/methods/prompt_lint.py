@@ -8,7 +8,9 @@ with the other inputs its step is given (``prompt_contracts.py``), four checks:
   lengths) and passes the step's own validators: a model that copies the example's shape
   must not be rejected for it;
 - ``budget``: the step's output token limit covers the longest answer the prompt asks for
-  (the words of every "N words" ask, to tokens with a margin: ``steps/word_budget.py``);
+  (the words of every "N words" ask, and of every input the answer repeats whole with the
+  words it adds, as an instructed query repeats its core query; to tokens with a margin:
+  ``steps/word_budget.py``);
 - ``bounds``: where the step's checks bound the answer's words, the prompt states a length
   and asks for no more words than the checks accept (the prompt and the check read one
   declaration);
@@ -32,6 +34,7 @@ from typing import Any
 
 from irforge.check.schema_fit import schema_problems
 from irforge.methods.prompt_contracts import PromptContract, contract_for
+from irforge.prompts.forms import word_count
 from irforge.prompts.registry import (
     Template,
     folder_template_names,
@@ -194,22 +197,30 @@ def _examples(text: str, inputs: Mapping[str, Any], contract: PromptContract | N
 
 def _budget(text: str, inputs: Mapping[str, Any], contract: PromptContract,
             report: Any) -> None:
+    if contract.token_limit is None:
+        return
     asks = asked_words(text)
-    if not asks or contract.token_limit is None:
-        return
     by_field = contract.asked_fields
-    counted = asks if by_field is None else [a for a in asks if any(
-        a[0] in str(inputs.get(name, "")) for name in by_field)]
-    if not counted:
+    counted = [(repr(phrase), words) for phrase, words in asks
+               if by_field is None or any(phrase in str(inputs.get(name, ""))
+                                          for name in by_field)]
+    repeated = [(f"its {name} repeated whole", word_count(str(inputs.get(name, ""))))
+                for name in contract.repeats]
+    if repeated and contract.added_words:
+        repeated.append((f"{contract.added_words} words of its own", contract.added_words))
+    if not counted and not repeated:
         return
-    needed = tokens_for_words([words for _, words in counted], fields=len(counted))
+    needed = tokens_for_words([words for _, words in counted]
+                              + [sum(words for _, words in repeated)],
+                              fields=len(counted) + (1 if repeated else 0))
     limit = contract.token_limit(inputs)
     if limit < needed:
-        phrases = ", ".join(f"{phrase!r}" for phrase, _ in counted)
-        report(BUDGET, f"asks for {phrases} ({sum(w for _, w in counted)} words, about "
+        parts = counted + repeated
+        what = ", ".join(phrase for phrase, _ in parts)
+        report(BUDGET, f"asks for {what} ({sum(w for _, w in parts)} words, about "
                f"{needed} tokens) but the step stops the answer at {limit} tokens",
-               "size the step's max_tokens from the words it asks for "
-               "(irforge.steps.word_budget.tokens_for_words), or ask for fewer words")
+               "size the step's max_tokens from the words it asks for and the inputs it "
+               "repeats (irforge.steps.word_budget.tokens_for_words), or ask for fewer words")
 
 
 def _bounds(text: str, inputs: Mapping[str, Any], contract: PromptContract,

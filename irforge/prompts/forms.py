@@ -135,25 +135,45 @@ class QueryForm:
     min_words: int
     max_words: int
     stance: str | None = None
+    #: an instructed form: the most words its instruction adds to its core query (the
+    #: query's bound is its core's length plus these)
+    instruction_words: int | None = None
 
-    def problem(self, text: str, asked: str = "", core: str = "") -> str | None:
-        """Why ``text`` is not a query of this form (None: it is one). ``asked`` is the
-        length its prompt asked for ("at least 50 words"): a length the prompt asked for is
-        never a reason to reject, so the bounds widen to take it in. ``core`` is an
-        instructed query's core query: the instruction is not one of its sentences."""
-        if not SHAPES[self.shape](text) or (self.shape == "instructed" and _repeats_core(
-                text, core)):
-            return f"is not {self.describes}"
+    def word_bounds(self, asked: str = "", core: str = "") -> tuple[int, int]:
+        """The fewest and most words a query of this form may have: widened to the length
+        its prompt asked for (``asked``); an instructed query's most is its ``core``'s
+        words plus the instruction's budget."""
         low, high = self.min_words, self.max_words
         if asked:
             asked_low, asked_high = word_range(asked)
             low, high = min(low, asked_low), max(high, asked_high)
+        if core.strip() and self.instruction_words is not None:
+            high = word_count(core) + self.instruction_words
+        return low, high
+
+    def problem(self, text: str, asked: str = "", core: str = "") -> str | None:
+        """Why ``text`` is not a query of this form (None: it is one): its shape, then its
+        length (:meth:`length_problem`). ``core`` is an instructed query's core query: the
+        instruction is not one of its sentences."""
+        if not SHAPES[self.shape](text) or (self.shape == "instructed" and _repeats_core(
+                text, core)):
+            return f"is not {self.describes}"
+        return self.length_problem(text, asked, core)
+
+    def length_problem(self, text: str, asked: str = "", core: str = "") -> str | None:
+        """Why ``text`` has too few or too many words for this form (None: it fits).
+        ``asked`` is the length its prompt asked for ("at least 50 words"): a length the
+        prompt asked for is never a reason to reject, so the bounds widen to take it in."""
+        low, high = self.word_bounds(asked, core)
         count = word_count(text)
-        if count < low or count > high:
-            allowed = f"{low} to {high}" if high < 10**6 else f"at least {low}"
-            why = f" (asked: {asked})" if asked else ""
-            return f"has {count} words; the {self.name} form takes {allowed}{why}"
-        return None
+        if low <= count <= high:
+            return None
+        allowed = f"{low} to {high}" if high < 10**6 else f"at least {low}"
+        why = f" (asked: {asked})" if asked else ""
+        if core.strip() and self.instruction_words is not None:
+            why = (f" (its core query's {word_count(core)} words and at most "
+                   f"{self.instruction_words} for the instruction)")
+        return f"has {count} words; the {self.name} form takes {allowed}{why}"
 
 
 _BOUND_WORDS = re.compile(r"(fewer than|less than|at most|at least|more than)?\s*(\d+)"
@@ -184,11 +204,12 @@ def _form(name: str, body: Mapping[str, object]) -> QueryForm:
     if shape not in SHAPES or grounding not in GROUNDINGS:
         raise ValueError(f"{FORMS_FILE}: form {name!r}: unknown shape {shape!r} or grounding "
                          f"{grounding!r} (shapes: {sorted(SHAPES)}; groundings: {GROUNDINGS})")
-    stance = body.get("stance")
+    stance, added = body.get("stance"), body.get("instruction_words")
     return QueryForm(name, shape, grounding, " ".join(str(body["describes"]).split()),
                      " ".join(str(body["instruction"]).split()),
                      " ".join(str(body["example"]).split()), int(low), int(high),
-                     str(stance) if stance else None)
+                     str(stance) if stance else None,
+                     int(str(added)) if added is not None else None)
 
 
 @lru_cache(maxsize=1)
@@ -212,3 +233,20 @@ def form_metadata(form: QueryForm) -> dict[str, str]:
     """What a written query records of the form it was asked for: the name, and a claim's
     stance towards its passage."""
     return {"query_form": form.name, **({"stance": form.stance} if form.stance else {})}
+
+
+#: a query's form keys (form_metadata) -> the keys an instructed query records them under
+#: for its core query (the core keeps its own form: a refuted claim, a persona request)
+CORE_FORM_KEYS = {"query_form": "core_form", "stance": "core_stance"}
+
+
+def core_form_metadata(core: Mapping[str, object]) -> dict[str, str]:
+    """What an instructed query records of its core query's form, from the core's own
+    metadata (``core_form``, ``core_stance``); empty when the core records none."""
+    return {ours: str(core[key]) for key, ours in CORE_FORM_KEYS.items() if core.get(key)}
+
+
+def core_form(meta: Mapping[str, object]) -> dict[str, str]:
+    """The core query's form metadata (``query_form``, ``stance``) an instructed query
+    records (:func:`core_form_metadata` read back)."""
+    return {key: str(meta[ours]) for key, ours in CORE_FORM_KEYS.items() if meta.get(ours)}

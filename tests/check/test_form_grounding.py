@@ -297,3 +297,48 @@ def test_an_instructed_row_is_held_to_its_form_on_its_instructed_and_reversed_te
                          reversed=f"{core} I do not want guides for students.") == []
     assert form_findings(instructed=core, reversed="snacks for students on $2.50 a day") == [
         "instructed", "reversed"]
+
+
+# an instructed query over a refuted-claim core: the changed fact is not in the passage by
+# design; the core is grounded by the fact it contradicts, as the claim itself would be
+_REFUTED_CORE = "Eggs for a firm yolk boil for three minutes."
+_REFUTED_FORM = {"core_form": "claim-refuted", "core_stance": "refuted"}
+
+
+def _instructed(core: str, doc: Doc, **meta: Any) -> dict[str, str]:
+    text = f"{core} I only want guides written for beginners."
+    return findings(text, doc, query_form="instructed", core_query=core, **meta)
+
+
+def test_a_refuted_claim_core_is_grounded_by_the_fact_it_contradicts() -> None:
+    assert _instructed(_REFUTED_CORE, EGGS, **_REFUTED_FORM) == {}
+    # the same core with no form recorded is grounded strictly, as before: 'three' is missing
+    assert "'three minutes'" in _instructed(_REFUTED_CORE, EGGS).get("grounding.query", "")
+    # a stance alone (an older intents folder) grounds it as a refuted claim too
+    assert _instructed(_REFUTED_CORE, EGGS, core_stance="refuted") == {}
+
+
+@pytest.mark.parametrize(("core", "doc", "missing"), [
+    # the changed fact has nothing it contradicts in the passage (no volume there)
+    ("Eggs for a firm yolk need 2 litres of water.", EGGS, "'2 litres'"),
+    # two facts changed: no longer one fact of the passage changed
+    ("The nitrogen cycle was discovered by Sergei Winogradsky in 1890.", SALT,
+     "changes one fact"),
+    # a core unrelated to its passage
+    ("Goldfish need a heater set to 28 degrees.", SOUP, "'28'"),
+    ("Wireless network cards need a driver before Debian can use them.", EGGS,
+     "content words"),
+])
+def test_an_unsupported_or_unrelated_refuted_core_stays_ungrounded(core: str, doc: Doc,
+                                                                    missing: str) -> None:
+    found = _instructed(core, doc, **_REFUTED_FORM)
+    assert missing in found.get("grounding.query", ""), found
+
+
+def test_a_persona_core_is_grounded_as_a_persona_request() -> None:
+    core = ("I'm cooking breakfast for my kids and they hate runny yolks, so I don't want the "
+            "eggs too mushy. How long should they boil?")
+    assert _instructed(core, EGGS, core_form="long") == {}
+    unrelated = ("I'm moving house next month and need to carry my aquarium. How should I "
+                 "pack the fish for a long car journey?")
+    assert "grounding.query" in _instructed(unrelated, SALT, core_form="long")

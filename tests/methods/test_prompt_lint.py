@@ -229,3 +229,34 @@ def test_a_condition_example_over_the_cap_is_caught(tmp_path: Path) -> None:
            '{"phrase": "first published in 2009 by Greyfell Press, 800 copies"}')
     messages = _checks(tmp_path)[EXAMPLE]
     assert messages and all("has 9 words, over 8" in m for m in messages)
+
+
+def test_max_tokens_below_a_repeated_long_core_query_is_caught() -> None:
+    # the instructed query repeats its core query whole: the schema's 168 tokens cut off a
+    # ~190-word persona core (no "N words" ask in the prompt says so)
+    from dataclasses import replace
+
+    from irforge.generators.instructions.steps.instruction import InstructedQuery
+    from irforge.llm.structured import output_schema
+
+    for name in ("instructions.instruction", "instructions.reverse"):
+        template, shipped = get_template(name), contract_for(name)
+        assert shipped is not None and shipped.repeats == ("query",)
+        old_limit = schema_token_limit(output_schema(InstructedQuery))
+        assert old_limit == 168
+        planted = replace(shipped, token_limit=lambda inputs, limit=old_limit: limit)
+        messages = [f.message for f in lint_template(template, planted) if f.check == BUDGET]
+        assert any("its query repeated whole" in m and "at 168 tokens" in m
+                   for m in messages), messages
+        assert lint_template(template, shipped) == []  # the step's own limit covers it
+
+
+def test_the_instruction_steps_size_max_tokens_from_their_core_query() -> None:
+    from irforge.generators.instructions.steps.instruction import request_tokens
+    from irforge.prompts.forms import query_form
+    from irforge.steps.word_budget import tokens_for_words
+
+    budget = query_form("instructed").instruction_words or 0
+    long_core = " ".join(["word"] * 190)
+    assert request_tokens(long_core, "instructed") >= tokens_for_words([190 + budget])
+    assert request_tokens("tomato light", "reversed") == 168  # the schema's floor

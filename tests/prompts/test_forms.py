@@ -66,3 +66,23 @@ def test_an_instructed_query_splits_into_its_core_and_its_last_sentence() -> Non
     assert instructed_parts(text) == ("My budget is $2.50 a day. Which snacks, e.g. fruit, fit "
                                       "it?", "I only want expert ones.")
     assert instructed_parts("snacks on $2.50 a day") == ("snacks on $2.50 a day", "")
+
+
+def test_an_instructed_query_records_its_core_query_s_own_form() -> None:
+    from irforge.prompts.forms import core_form, core_form_metadata
+
+    refuted = form_metadata(query_form("claim-refuted"))
+    recorded = core_form_metadata({**refuted, "intent": "FC"})
+    assert recorded == {"core_form": "claim-refuted", "core_stance": "refuted"}
+    assert core_form(recorded) == refuted
+    assert core_form_metadata({"intent": "QA"}) == {}
+
+
+def test_an_instructed_form_s_most_words_are_its_core_s_plus_the_instruction_budget() -> None:
+    form = query_form("instructed")
+    assert form.instruction_words and query_form("reversed").instruction_words == \
+        form.instruction_words  # declared once (a YAML anchor), read by both forms
+    core = " ".join(["word"] * 190)
+    assert form.word_bounds(core=core) == (form.min_words, 190 + form.instruction_words)
+    assert form.word_bounds() == (form.min_words, form.max_words)  # no core: the form's own
+    assert query_form("keyword").word_bounds(core=core) == (2, 12)

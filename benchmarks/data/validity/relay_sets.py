@@ -225,8 +225,16 @@ class Builder:
         return json.loads(item.text)["query"], meta, [source]
 
     # -- instructions -----------------------------------------------------------------------
+    def _core_form(self, core_id: str) -> dict[str, str]:
+        """The core query's own form, as a build now records it with each instructed query
+        (irforge.prompts.forms.core_form_metadata of the intents query)."""
+        from irforge.prompts.forms import core_form_metadata
+
+        return core_form_metadata(self.intents[core_id].get("metadata") or {})
+
     def _instructions_kept(self, item: Item) -> tuple[str, dict[str, Any], list[str]]:
         meta = {k: v for k, v in item.meta.items() if k not in DROPPED}
+        meta.update(self._core_form(str(meta["core_query_id"])))
         return item.text, meta, list(item.meta["positive_doc_ids"])
 
     def _instructions_rejected(self, item: Item) -> tuple[str, dict[str, Any], list[str]]:
@@ -244,7 +252,8 @@ class Builder:
                          if u["metadata"]["condition"] == condition)
         form = "reversed" if step.endswith("reverse") else "instructed"
         meta = {"core_query_id": core_id, "core_query": self.intents[core_id]["text"],
-                "query_form": form, "dimension": item.meta["dimension"],
+                "query_form": form, **self._core_form(core_id),
+                "dimension": item.meta["dimension"],
                 "condition": condition, "condition_description": described,
                 "gold_doc_id": item.meta["source_doc"], "positive_doc_ids": members}
         return answer[f"{form}_query"], meta, members

@@ -72,6 +72,7 @@ def _unit_query(group: Group, unit: Unit, descriptions: Mapping[tuple[str, str],
         "core_query_id": group.query_id,
         "core_query": group.query,  # the core query the unit instructs (its own input)
         "query_form": "instructed",  # irforge/prompts/forms.yaml: grounded on its core query
+        **group.core_form,  # by the core's own form (a refuted claim, a persona request)
         "dimension": unit.dimension,
         "condition": unit.condition,
         "condition_description": descriptions.get((unit.dimension, unit.condition), ""),
@@ -128,6 +129,7 @@ def assemble(groups: Sequence[Group], units: Sequence[Unit],
 
 def _group_row(group: Group) -> dict[str, Any]:
     return {"query_id": group.query_id, "query": group.query, "dimension": group.dimension,
+            **group.core_form,  # core_form, core_stance: the core query's own form
             "members": [{"doc_id": m.doc.doc_id, "condition": m.condition, "origin": m.origin}
                         for m in group.members],
             "hard_negatives": [doc.doc_id for doc in group.hard_negatives]}

@@ -16,6 +16,7 @@ from irforge.core.layouts.instructions import LAYOUT
 from irforge.core.records import Doc
 from irforge.generators.instructions.assemble import MODES, Assembled
 from irforge.generators.instructions.units import Group, Member
+from irforge.prompts.forms import CORE_FORM_KEYS
 
 
 def _group(row: Mapping[str, Any], docs: Mapping[str, Doc]) -> Group | None:
@@ -26,7 +27,8 @@ def _group(row: Mapping[str, Any], docs: Mapping[str, Doc]) -> Group | None:
     members = tuple(Member(docs[m["doc_id"]], m["condition"], m.get("origin", "given"))
                     for m in row["members"])
     return Group(row["query_id"], row["query"], row["dimension"], members,
-                 tuple(docs[doc_id] for doc_id in row["hard_negatives"]))
+                 tuple(docs[doc_id] for doc_id in row["hard_negatives"]),
+                 {key: str(row[key]) for key in CORE_FORM_KEYS.values() if row.get(key)})
 
 
 def previous(bench: Benchmark) -> Assembled | None:

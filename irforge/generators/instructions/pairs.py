@@ -7,14 +7,17 @@ A pairs file has one positive pair per line::
 
 ``condition`` may be left out for an extracted dimension (Keyword: the LLM extracts it) and for a
 dimension with a rewrite rule (it then defaults to the value documents are rewritten from, for
-example ``expert`` for Audience). A core query keeps one document per condition value; any
-further document with an already-taken value becomes a failure, not a silent duplicate.
+example ``expert`` for Audience). ``query_form`` and ``stance`` (optional) name the core
+query's declared form (``claim-refuted``, ``long``...): its instructed queries are grounded by
+that form's rule; a BEIR folder's queries give theirs from their metadata. A core query
+keeps one document per condition value; any further document with an already-taken value
+becomes a failure, not a silent duplicate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from irforge.core.bench import Benchmark
@@ -23,6 +26,7 @@ from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.units import Group, Member
+from irforge.prompts.forms import core_form_metadata, query_forms
 
 PAIRS_STEP = "instructions.pairs"
 PENDING = ""  # condition of a member whose keyword is still to be extracted
@@ -38,6 +42,23 @@ class Pair:
     doc: Doc
     dimension: str
     condition: str | None = None
+    #: the core query's own form (irforge.prompts.forms.core_form_metadata)
+    core_form: Mapping[str, str] = field(default_factory=dict)
+
+
+def _core_form(path: Path, number: int, row: Mapping) -> dict[str, str]:
+    """The core query's declared form of a pairs row (optional ``query_form``, and
+    ``stance`` for a claim), checked against irforge/prompts/forms.yaml."""
+    form = row.get("query_form")
+    if form is not None and str(form) not in query_forms():
+        raise FormatError(Problem(path, f"unknown query form {form!r}", line=number,
+                                  field="query_form",
+                                  hint=f"use one of {', '.join(query_forms())} or leave it out"))
+    stance = row.get("stance")
+    if stance is not None and str(stance) not in ("supported", "refuted"):
+        raise FormatError(Problem(path, f"unknown stance {stance!r}", line=number,
+                                  field="stance", hint="use supported or refuted"))
+    return core_form_metadata(row)
 
 
 def _field(path: Path, number: int, row: Mapping, key: str, required: bool = True) -> str:
@@ -74,7 +95,8 @@ def read_pairs(path: Path, dimensions: Mapping[str, Dimension],
         pairs.append(Pair(query_id=_field(path, number, row, "query_id"),
                           query=_field(path, number, row, "query"), doc=doc,
                           dimension=dimension,
-                          condition=None if condition is None else str(condition)))
+                          condition=None if condition is None else str(condition),
+                          core_form=_core_form(path, number, row)))
     if not pairs:
         raise FormatError(Problem(path, "no pairs found", hint="one JSON pair per line"))
     return pairs
@@ -123,7 +145,8 @@ def pairs_from_beir(root: Path, dimension: str, split: str = "test",
         conditions = doc.metadata.get(CONDITIONS_KEY) or {}
         condition = conditions.get(dimension) if isinstance(conditions, Mapping) else None
         pairs.append(Pair(qrel.query_id, query.text, doc, dimension,
-                          None if condition is None else str(condition)))
+                          None if condition is None else str(condition),
+                          core_form_metadata(query.metadata)))
     return pairs, list(docs.values())
 
 
@@ -146,7 +169,8 @@ def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
         spec = dimensions[pair.dimension]
         condition = _default_condition(pair, spec)
         key = (pair.query_id, pair.dimension)
-        group = groups.get(key) or Group(pair.query_id, pair.query, pair.dimension, ())
+        group = groups.get(key) or Group(pair.query_id, pair.query, pair.dimension, (),
+                                         core_form=pair.core_form)
         taken = group.member(condition) if condition else None
         if condition is None or taken is not None:
             reason = (f"no condition given for {pair.dimension} (which has no rewrite rule)"

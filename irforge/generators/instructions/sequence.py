@@ -134,7 +134,8 @@ def _reversals(run: BuildRunner, units: Sequence[Unit], groups: Sequence[Group],
         others = tuple(value.description for name, value in dimension.values.items()
                        if name != unit.condition)
         items.append(steps.ReverseItem(unit, group.query, dimension.value(unit.condition), gold,
-                                       tuple(m.doc for m in group.members), others))
+                                       tuple(m.doc for m in group.members), others,
+                                       group.core_form))
     made = _run(run, steps.reverse_step(), items, lambda item, unit, j: replace(
         j, metadata={**dict(j.metadata), "reversed": unit.reversed}))
     return [made[unit.unit_id] for unit in units if unit.unit_id in made]

@@ -8,7 +8,8 @@ the gold document, the instructed query and the reversed query (paper 2.1, 2.3).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from irforge.core.records import Doc
 
@@ -33,15 +34,18 @@ class Group:
     dimension: str
     members: tuple[Member, ...]
     hard_negatives: tuple[Doc, ...] = ()
+    #: the core query's own form (irforge.prompts.forms.core_form_metadata: ``core_form``,
+    #: ``core_stance``), recorded with each instructed query so it is grounded by that form
+    core_form: Mapping[str, str] = field(default_factory=dict)
 
     def member(self, condition: str) -> Member | None:
         return next((m for m in self.members if m.condition == condition), None)
 
     def with_members(self, members: tuple[Member, ...]) -> Group:
-        return Group(self.query_id, self.query, self.dimension, members, self.hard_negatives)
+        return replace(self, members=members)
 
     def with_hard_negatives(self, docs: tuple[Doc, ...]) -> Group:
-        return Group(self.query_id, self.query, self.dimension, self.members, docs)
+        return replace(self, hard_negatives=docs)
 
 
 @dataclass(frozen=True)

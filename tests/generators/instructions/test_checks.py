@@ -190,3 +190,39 @@ def test_hard_negative_checks():
     assert any("no content word" in r for r in check_hard_negative(
         "Penguins live in the southern hemisphere and eat fish and krill all year long in "
         "cold water.", query, [positive]))
+
+
+# a long persona request (a length attribute asked for 150 words or more), ~190 words
+_PERSONA = " ".join((
+    "I am a retired teacher living alone in a small village, and last winter my doctor told "
+    "me that my blood pressure had crept up over the years without my noticing it at all.",
+    "My father had a heart attack in his early sixties, and my older brother has taken pills "
+    "for his heart since he turned fifty, so I worry that the same thing will happen to me.",
+    "I walk my dog every morning for about half an hour and I grow my own vegetables, but I "
+    "also love cheese, bread and a glass of wine with dinner most evenings of the week.",
+    "The leaflets at the surgery use words I do not understand, and the websites I have found "
+    "either try to sell me supplements or frighten me with long lists of symptoms.",
+    "My daughter wants me to join a gym in town, which is a long bus ride away.",
+    "What changes to my daily habits would do the most to prevent heart disease for someone "
+    "like me, and how soon would they make a difference to my blood pressure readings?"))
+
+
+def test_an_instructed_long_persona_core_is_bounded_by_its_own_length(dims):
+    from irforge.prompts.forms import query_form, word_count
+
+    layman = dims["audience"].value("layman")
+    budget = query_form("instructed").instruction_words
+    assert word_count(_PERSONA) > 150 and budget
+    instruction = "Please explain it in plain language without technical jargon."
+    assert check_instruction(f"{_PERSONA} {instruction}", _PERSONA, layman) == []
+    reversed_ = f"{_PERSONA} I want documents that are not in plain language."
+    assert check_reversal(reversed_, f"{_PERSONA} {instruction}", _PERSONA, layman) == []
+    # padded past the core's words plus the instruction's budget: rejected, naming both
+    padding = " ".join(["really"] * budget)
+    padded = f"{_PERSONA} Please explain it in {padding} plain language without jargon."
+    [reason] = check_instruction(padded, _PERSONA, layman)
+    assert f"its core query's {word_count(_PERSONA)} words and at most {budget}" in reason
+    # a short core keeps a short bound: the same padding is rejected after it too
+    short = "How to prevent heart disease?"
+    assert check_instruction(f"{short} Please explain it in {padding} plain language.",
+                             short, layman)

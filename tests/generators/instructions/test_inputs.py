@@ -9,6 +9,7 @@ import pytest
 from irforge.core.bench import Benchmark
 from irforge.core.errors import FormatError
 from irforge.core.records import Doc, Judgment, Qrel, Query, Run
+from irforge.generators.instructions import steps
 from irforge.generators.instructions.assemble import assemble, assembled_records
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.manual_review import (
@@ -16,6 +17,7 @@ from irforge.generators.instructions.manual_review import (
     read_trec_run,
     write_review_list,
 )
+from irforge.generators.instructions.merge import previous
 from irforge.generators.instructions.pairs import (
     PENDING,
     group_pairs,
@@ -153,3 +155,40 @@ def test_bad_trec_run_names_the_line(tmp_path):
     path.write_text("q Q0 d 1 0.5 tag\nq Q0 d 2 high tag\n", encoding="utf-8")
     with pytest.raises(FormatError, match=r"bad.trec:2: field 'score'"):
         read_trec_run(path)
+
+
+def test_the_core_query_s_own_form_travels_to_every_instructed_query(tmp_path, dims):
+    """A refuted claim's form and stance go from the labelled folder's query (or a pairs
+    row) to its group, its assembled queries and groups.jsonl, and back on a re-run."""
+    bench = Benchmark(tmp_path / "in")
+    bench.write_corpus([Doc("a", "answers"), Doc("b", "also answers")])
+    bench.write_queries([Query("q", "Eggs boil for three minutes.",
+                               {"query_form": "claim-refuted", "stance": "refuted"})])
+    bench.write_qrels([Qrel("q", "a", 1), Qrel("q", "b", 1)])
+    pairs, _ = pairs_from_beir(bench.root, "audience")
+    recorded = {"core_form": "claim-refuted", "core_stance": "refuted"}
+    assert all(dict(p.core_form) == recorded for p in pairs)
+    groups, _ = group_pairs([pairs[0]], dims)
+    assert dict(groups[0].core_form) == recorded
+    group = Group("q", "Eggs boil for three minutes.", "audience",
+                  (Member(Doc("a", "x"), "expert"), Member(Doc("b", "y"), "layman")),
+                  core_form=recorded)
+    unit = Unit("q-audience-expert", "q", "audience", "expert", "a", "a. b.", "c. d.")
+    assembled = assemble([group], [unit])
+    assert {k: assembled.queries[0].metadata[k] for k in recorded} == recorded
+    condition = dims["audience"].value("expert")
+    item = steps.InstructionItem(group, group.members[0], condition, 0, "a polite request")
+    reverse = steps.ReverseItem(unit, group.query, condition, group.members[0].doc,
+                                core_form=group.core_form)
+    for step, item_ in ((steps.instruction_step(), item), (steps.reverse_step(), reverse)):
+        meta = step.query_metadata(item_, unit)
+        assert {k: meta[k] for k in recorded} == recorded, step.name
+    out = Benchmark(tmp_path / "out")
+    write_records(out, assembled_records(assembled))
+    again = previous(out)
+    assert again is not None and dict(again.groups[0].core_form) == recorded
+    row = _pair("d1") | {"query_form": "long"}
+    assert dict(read_pairs(_write(tmp_path / "p.jsonl", [row]), dims)[0].core_form) == {
+        "core_form": "long"}
+    with pytest.raises(FormatError, match=r":1: field 'query_form'.*keyword"):
+        read_pairs(_write(tmp_path / "p.jsonl", [_pair("d1") | {"query_form": "haiku"}]), dims)

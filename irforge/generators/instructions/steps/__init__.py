@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from irforge.generators.instructions.steps.common import (
     MAX_KEYWORD_WORDS,
-    MAX_QUERY_WORDS,
     NEGATION_WINDOW,
     STEP,
     shown,
@@ -66,7 +65,7 @@ from irforge.generators.instructions.steps.rewrite import (
 )
 
 __all__ = [
-    "ANGLES", "MAX_KEYWORD_CHOICES", "MAX_KEYWORD_WORDS", "MAX_QUERY_WORDS", "NEGATION_WINDOW",
+    "ANGLES", "MAX_KEYWORD_CHOICES", "MAX_KEYWORD_WORDS", "NEGATION_WINDOW",
     "PHRASINGS", "STEP", "HardNegativeDocument", "HardNegativeItem", "InstructedQuery",
     "InstructionItem", "KeywordCondition", "KeywordItem", "ReverseItem", "ReversedQuery",
     "RewriteItem", "RewrittenDocument", "angles", "check_document", "check_hard_negative",

@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict
 
 from irforge.generators.instructions.text import (
     content_words,
-    words,
 )
 
 STEP = "instructions"
@@ -38,7 +37,6 @@ def _rng(seed: int, *key: str) -> random.Random:
 
 NEGATION_WINDOW = 8  # words between a negation cue and the condition term it negates
 MAX_KEYWORD_WORDS = 4
-MAX_QUERY_WORDS = 80
 _GENERIC_USER = re.compile(r"^(?:user|anonymous|anon|username|poster|member|person|guest)"
                            r"[\s_-]*[a-z]?\d*$", re.IGNORECASE)
 _SPEAKER = re.compile(r"^\s*[@*]*([^\W\d_][\w.\-]{1,30})[*]*\s*(?:\([^)]*\))?\s*(?::|wrote:|said:)",
@@ -57,8 +55,6 @@ def _query_checks(text: str, core_query: str) -> list[str]:
     reasons = []
     if not text.strip():
         return ["text is empty"]
-    if len(words(text)) > MAX_QUERY_WORDS:
-        reasons.append(f"has {len(words(text))} words (at most {MAX_QUERY_WORDS})")
     query_words = content_words(core_query)
     if query_words and not query_words & content_words(text):
         reasons.append("shares no content word with the core query (the query must be kept)")

@@ -5,8 +5,8 @@ the condition) and its reversal (the same request with the condition negated).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pydantic import Field, create_model
@@ -117,16 +117,32 @@ def condition_mentions(text: str, terms: Sequence[str]) -> tuple[int, int]:
 
 def form_problems(text: str, core_query: str, form: str) -> list[str]:
     """The instructed form (irforge/prompts/forms.yaml): the core query (as many sentences
-    as it has, one more allowed for a rewording), then an instruction sentence."""
-    problem = query_form(form).problem(text, core=core_query)
+    as it has, one more allowed for a rewording), then an instruction sentence; at most the
+    core's words plus the form's instruction budget."""
+    declared = query_form(form)
+    problem = declared.problem(text, core=core_query)
     count, allowed = len(form_sentences(text)), len(form_sentences(core_query)) + 2
-    if problem:
+    length = declared.length_problem(text, core=core_query)
+    if problem and problem != length:
         return [f"has {count} sentence(s), {problem}: expected the query, then one sentence "
                 "stating the constraint"]
     if count > allowed:
         return [f"has {count} sentences; expected the query ({allowed - 2} sentence(s), one "
                 "more allowed), then one sentence stating the constraint"]
-    return []
+    return [length] if length else []
+
+
+def request_tokens(core_query: str, form: str) -> int:
+    """The output token limit of an instructed (or reversed, ``form``) query: the answer
+    repeats its core query whole and adds an instruction, so the most words its form allows
+    for that core (irforge/prompts/forms.yaml ``instruction_words``), to tokens with a
+    margin (irforge.steps.word_budget), and never below what its schema alone gives."""
+    from irforge.llm.degeneration import schema_token_limit
+    from irforge.llm.structured import output_schema
+    from irforge.steps.word_budget import tokens_for_words
+
+    _, most = query_form(form).word_bounds(core=core_query)
+    return max(schema_token_limit(output_schema(InstructedQuery)), tokens_for_words([most]))
 
 
 def check_instruction(text: str, core_query: str, condition: ConditionValue) -> list[str]:
@@ -185,6 +201,7 @@ def instruction_step() -> Step[InstructionItem, Unit]:
 
     return Step(
         name=f"{STEP}.instruction", template="instructions.instruction",
+        max_tokens=lambda item: request_tokens(item.group.query, "instructed"),
         output_model=lambda item: _request_model(
             InstructedQuery, "instructed_query",
             request_pattern(item.group.query, item.condition.terms)),
@@ -200,7 +217,7 @@ def instruction_step() -> Step[InstructionItem, Unit]:
         # the instructed form (irforge/prompts/forms.yaml): grounded on its core query; the
         # instruction is the instruction rules' to check
         query_metadata=lambda item, unit: {
-            **form_metadata(query_form("instructed")),
+            **form_metadata(query_form("instructed")), **item.group.core_form,
             "core_query": item.group.query, "dimension": item.group.dimension,
             "condition": item.member.condition,
             "condition_description": item.condition.description,
@@ -245,6 +262,7 @@ class ReverseItem:
     # what the negated condition leaves: the dimension's other values, described ("not
     # expert" is "written for a general reader"), which a reversal may say in those words
     others: tuple[str, ...] = ()
+    core_form: Mapping[str, str] = field(default_factory=dict)  # the core query's own form
 
 
 def reverse_step() -> Step[ReverseItem, Unit]:
@@ -261,6 +279,7 @@ def reverse_step() -> Step[ReverseItem, Unit]:
 
     return Step(
         name=f"{STEP}.reverse", template="instructions.reverse",
+        max_tokens=lambda item: request_tokens(item.query, "reversed"),
         output_model=lambda item: _request_model(
             ReversedQuery, "reversed_query",
             request_pattern(item.query, item.condition.terms, negated=True)),
@@ -273,7 +292,7 @@ def reverse_step() -> Step[ReverseItem, Unit]:
                                "source_doc": item.unit.gold_doc_id},
         queries_of=lambda item, unit: [unit.reversed],
         query_metadata=lambda item, unit: {
-            **form_metadata(query_form("reversed")),
+            **form_metadata(query_form("reversed")), **item.core_form,
             "core_query": item.query, "dimension": item.unit.dimension,
             "positive_passages": list(item.members or (item.gold,)),
             "condition": item.unit.condition, "gold_doc_id": item.unit.gold_doc_id,
