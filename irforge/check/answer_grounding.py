@@ -5,10 +5,11 @@ and number, and every content word by form (stems, irregular and derived forms, 
 abbreviations), never by a phrase of similar meaning (an embedding takes "diesel" for
 "petrol"). Where they may come from depends on the writer's profile (irforge.llm.profile):
 
-- a capable model's answer may use any sentence of the query's passages (title and text),
-  not only the ones it quoted as evidence: the passage is what the qrels call relevant and
-  what a reader checks, and a capable model quotes the sentences that satisfy the
-  constraints, not the one that counts or names the thing ("2 petrol lawnmowers");
+- a capable model's numbers and content words may come from any sentence of the query's
+  passages (title and text), not only the ones it quoted as evidence: a capable model
+  quotes the sentences that satisfy the constraints, not the one that counts or describes
+  the thing ("2 petrol lawnmowers"); its names must stand in the evidence sentences, since
+  the evidence must show that the thing the answer names meets the constraints;
 - a small (demo-grade) model's answer must stand in its evidence sentences.
 
 Either way an answer that says nothing ("it", "none", "N/A") is rejected; a bare yes or no
@@ -24,7 +25,7 @@ from irforge.check.aliases import Aliases
 from irforge.check.base import Case, Context, Finding, validator
 from irforge.check.form_grounding import own_wording
 from irforge.check.grounding import _abbreviated, evidence, term_grounded, texts, ungrounded
-from irforge.check.text import content_words, names, normalized, quantities
+from irforge.check.text import ENGLISH, names, normalized, quantities, words
 
 #: answers that say nothing whatever the question ("unknown", "not stated")
 NON_ANSWERS = frozenset({"none", "nothing", "unknown", "unclear", "n a", "na", "not stated",
@@ -37,22 +38,34 @@ def vacuous(answer: str) -> bool:
     """True when the answer names, counts and states nothing: only function words ("it",
     "the one", "all of them"), a stock non-answer, or no word at all; a bare yes or no is
     an answer."""
-    flat = normalized(answer).strip()
+    flat = " ".join(re.findall(r"\w+", answer.lower()))
     if flat in YES_NO:
         return False
     if flat in NON_ANSWERS or not re.search(r"\w", answer):
         return True
-    return not (content_words(answer) or names(answer) or quantities(answer))
+    return not (any(w not in ENGLISH for w in words(answer)) or names(answer)
+                or quantities(answer))
 
 
 def answer_problem(answer: str, passages: Sequence[str], aliases: Aliases,
-                   where: str = "passages") -> str | None:
+                   where: str = "passages", quoted: Sequence[str] | None = None) -> str | None:
     """Why ``answer`` is not grounded in ``passages`` (None: it is): it says nothing, or
-    the names, numbers and content words none of them holds (``where`` names them)."""
+    the names, numbers and content words none of them holds (``where`` names them). With
+    ``quoted`` (the evidence sentences) its names must also stand in those sentences."""
     if vacuous(answer):
         return "it says nothing (no name, number or content word)"
     problem = ungrounded(answer, passages, aliases).problem(min_share=1.0)
-    return f"not in its {where}: {problem}" if problem else None
+    if problem:
+        return f"not in its {where}: {problem}"
+    # an answer is a phrase, not a sentence: its opening capital marks a name ("Getting
+    # Started"), so it is read after a function word
+    as_phrase = f"the {answer}"
+    unquoted = ungrounded(as_phrase, quoted, aliases).names \
+        if quoted is not None and normalized(answer) not in YES_NO else ()
+    if unquoted:
+        return (f"name(s) {', '.join(repr(n) for n in unquoted)} not in its evidence "
+                "sentences (the evidence must show the thing the answer names)")
+    return None
 
 
 @validator("grounding.answer")
@@ -78,7 +91,7 @@ def check_answer(case: Case, context: Context) -> Iterator[Finding]:
         anywhere = own_wording(case, context.profile) and bool(docs)
         where = "passages" if anywhere else "evidence sentences"
         problem = answer_problem(answer, texts(docs.values()) if anywhere else sentences,
-                                 context.aliases, where)
+                                 context.aliases, where, sentences if anywhere else None)
         if problem:
             yield Finding("grounding.answer", "answer", f"the answer {answer!r}: {problem}",
                           f"answer with words of the {where}")

@@ -44,6 +44,14 @@ def test_a_capable_answer_may_use_any_sentence_of_its_passage(answer: str) -> No
     assert answer_findings(answer, GARDEN, FUEL) == []
 
 
+def test_a_capable_answers_names_must_stand_in_its_evidence_sentences() -> None:
+    # the passage (its title) holds the name, but the quoted fuel sentences do not show it;
+    # an answer's opening capital marks a name ("Getting Started": a chapter title)
+    found = answer_findings("Garden Tools", GARDEN, FUEL)
+    assert found and "'Garden'" in found[0].detail
+    assert "not in its evidence sentences" in found[0].detail
+
+
 def test_a_small_models_answer_stays_in_its_evidence_sentences() -> None:
     found = answer_findings("2 petrol lawnmowers", GARDEN, FUEL, demo_grade=True)
     assert found and "evidence sentences" in found[0].detail and "'2'" in found[0].detail
@@ -73,5 +81,6 @@ def test_words_reordered_and_an_example_in_parentheses_are_held_to_the_same_rule
 
 def test_vacuous_answers_are_those_that_name_count_and_state_nothing() -> None:
     assert all(vacuous(a) for a in ("it", "the one", "all of them", "None", "n/a", "..."))
-    assert not any(vacuous(a) for a in ("Yes", "no", "$25", "7 days", "lamps", "[a-z]"))
+    assert not any(vacuous(a) for a in ("Yes", "no", "$25", "7 days", "lamps", "[a-z]",
+                                        "the people"))
     assert answer_problem("Yes", [GARDEN.text], Aliases()) is None

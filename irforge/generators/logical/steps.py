@@ -54,7 +54,7 @@ HYPOTHETICAL_STEP = "logical.hypothetical"
 # MIN_COVERAGE of its words occur in the passage (tolerant of small copying edits, strict
 # enough to reject invented sentences). A small model's answer must occur whole; a capable
 # model's is grounded as ``grounding.answer`` grounds it (irforge.check.answer_grounding:
-# every name, number and content word in the passages, by form).
+# every number and content word in the passages by form, every name in the evidence).
 MIN_COVERAGE = 0.8
 
 
@@ -116,7 +116,8 @@ def answer_problems(output: LogicalQueryOutput, passages: Sequence[str],
                 "value the passages give"]
     joined = "\n".join(passages)
     if own_wording:
-        problem = answer_problem(output.answer, passages, Aliases())
+        problem = answer_problem(output.answer, passages, Aliases(),
+                                 quoted=[item.text for item in output.evidence])
         problems = [f"answer {output.answer!r}: {problem}"] if problem else []
     else:
         problems = [f"answer {part!r} does not appear in the passages" for part in parts
