@@ -8,9 +8,9 @@ Content words may be paraphrased: at least GROUND_MIN_SHARE of them must occur, 
 a clipped or initial abbreviation ("ich"), or (queries only) by a passage phrase of the same
 meaning (irforge.check.semantic). How a query's words are grounded depends on the form it was
 asked for (irforge.check.form_grounding): a persona's context, a refuted claim's changed fact,
-an instructed query's core. Per-method rules: a logical query's answer and entities in its
-evidence sentences, each MultiConIR condition phrase in its condition sentence, an InfoSearch
-keyword instruction's keyword in the document it selects.
+an instructed query's core. Per-method rules: a logical query's answer in its passages
+(irforge.check.answer_grounding), each MultiConIR condition phrase in its condition
+sentence, an InfoSearch keyword instruction's keyword in the document it selects.
 """
 
 from __future__ import annotations
@@ -272,43 +272,6 @@ def _satisfied(bound: Quantity, word: str, numbers: Sequence[Quantity]) -> bool:
 def texts(docs: Iterable) -> list[str]:
     """Each passage as grounding reads it: title and text."""
     return [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
-
-
-@validator("grounding.answer")
-def check_answer(case: Case, context: Context) -> Iterator[Finding]:
-    """A logical query's answer occurs in its evidence sentences, its entities in those
-    sentences or their passages (title and text), and each evidence sentence in its
-    passage."""
-    items = case.meta.get("evidence")
-    if not isinstance(items, list) or not items:
-        return
-    sentences = [str(item.get("text", "")) for item in items if isinstance(item, dict)]
-    for item in items:
-        doc = context.docs.get(str(item.get("doc_id", ""))) if isinstance(item, dict) else None
-        sentence = str(item.get("text", "")) if isinstance(item, dict) else ""
-        if doc is not None and normalized(sentence) not in normalized(f"{doc.title} {doc.text}"):
-            yield Finding("grounding.answer", "evidence", f"evidence {sentence[:60]!r} is not "
-                          f"in passage {doc.doc_id}", "quote evidence word for word")
-    answer = case.meta.get("answer")
-    if isinstance(answer, str) and answer.strip():
-        found = ungrounded(answer, sentences, context.aliases)
-        problem = found.problem(min_share=1.0)
-        if problem:
-            yield Finding("grounding.answer", "answer", f"the answer {answer!r} is not in its "
-                          f"evidence sentences: {problem}", "answer with words of the evidence")
-    missing = ungrounded(case.text, sentences, context.aliases).names
-    if missing:  # a name its passages hold (title or text) is the evidence's context
-        quoted = [context.docs.get(str(item.get("doc_id", ""))) for item in items
-                  if isinstance(item, dict)]
-        docs = {doc.doc_id: doc for doc in (*quoted, *case.positives) if doc is not None}
-        held = [evidence(text) for text in texts(docs.values())]
-        missing = tuple(name for name in missing if not any(
-            term_grounded(name, passage, context.aliases) or _abbreviated(name, passage, True)
-            for passage in held))
-    if missing:
-        yield Finding("grounding.answer", "text", "entities of the query are not in its "
-                      f"evidence sentences: {', '.join(repr(n) for n in missing)}",
-                      "name only entities the evidence states")
 
 
 @validator("grounding.conditions")

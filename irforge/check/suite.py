@@ -28,6 +28,7 @@ from irforge.core.records import Doc, Query
 def _load() -> None:
     """Import the modules that register validators (kept lazy: they pull stemmers, YAML)."""
     from irforge.check import (  # noqa: F401
+        answer_grounding,
         echo,
         form,
         form_grounding,

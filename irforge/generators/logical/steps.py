@@ -18,10 +18,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from irforge.check.aliases import Aliases
+from irforge.check.answer_grounding import answer_problem, vacuous
 from irforge.core.records import Doc, Query
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.query_schema import (
@@ -49,7 +52,9 @@ HYPOTHETICAL_STEP = "logical.hypothetical"
 
 # Evidence and answers are grounded in the passages: a quote counts as found when at least
 # MIN_COVERAGE of its words occur in the passage (tolerant of small copying edits, strict
-# enough to reject invented sentences); an answer must occur whole.
+# enough to reject invented sentences). A small model's answer must occur whole; a capable
+# model's is grounded as ``grounding.answer`` grounds it (irforge.check.answer_grounding:
+# every number and content word in the passages by form, every name in the evidence).
 MIN_COVERAGE = 0.8
 
 
@@ -96,16 +101,27 @@ def evidence_problems(output: LogicalQueryOutput, passages: Sequence[str]) -> li
     return problems
 
 
-def answer_problems(output: LogicalQueryOutput, passages: Sequence[str]) -> list[str]:
-    """Reasons the answer is empty, absent from the passages, or given away by the query."""
+def answer_problems(output: LogicalQueryOutput, passages: Sequence[str],
+                    own_wording: bool = False) -> list[str]:
+    """Reasons the answer is empty, says nothing, is absent from the passages, or is given
+    away by the query. ``own_wording`` (a capable model): the answer's words may be
+    inflected and reordered (:func:`answer_problem`); else each part occurs whole."""
     parts = answer_parts(output.answer)
     if not parts:
         return ["the answer is empty"]
     if not output.query.strip():
         return ["the query is empty"]
+    if vacuous(output.answer):
+        return [f"the answer {output.answer!r} says nothing: name the thing, number or "
+                "value the passages give"]
     joined = "\n".join(passages)
-    problems = [f"answer {part!r} does not appear in the passages" for part in parts
-                if not quote_found(part, joined, min_coverage=1.0)]
+    if own_wording:
+        problem = answer_problem(output.answer, passages, Aliases(),
+                                 quoted=[item.text for item in output.evidence])
+        problems = [f"answer {output.answer!r}: {problem}"] if problem else []
+    else:
+        problems = [f"answer {part!r} does not appear in the passages" for part in parts
+                    if not quote_found(part, joined, min_coverage=1.0)]
     query_words = set(tokens(output.query))
     leaked = [part for part in parts if tokens(part) and set(tokens(part)) <= query_words]
     if leaked and len(leaked) == len(parts):
@@ -113,14 +129,15 @@ def answer_problems(output: LogicalQueryOutput, passages: Sequence[str]) -> list
     return problems
 
 
-def query_problems(qtype: QueryType, output: LogicalQueryOutput,
-                   passages: Sequence[str]) -> tuple[StructureCheck, list[str]]:
+def query_problems(qtype: QueryType, output: LogicalQueryOutput, passages: Sequence[str],
+                   own_wording: bool = False) -> tuple[StructureCheck, list[str]]:
     """The structure verdict and every reason to reject (``structure:``, ``evidence:``,
-    ``answer:``), in that order."""
+    ``answer:``), in that order; ``own_wording`` as :func:`answer_problems` reads it."""
     check = check_structure(output.triples, qtype)
     problems = [f"structure: {reason}" for reason in check.reasons]
     problems += [f"evidence: {reason}" for reason in evidence_problems(output, passages)]
-    problems += [f"answer: {reason}" for reason in answer_problems(output, passages)]
+    problems += [f"answer: {reason}"
+                 for reason in answer_problems(output, passages, own_wording)]
     return check, problems
 
 
@@ -195,14 +212,17 @@ def query_variables(item: QueryItem) -> dict[str, Any]:
             "passage_count": len(passages)}
 
 
-def query_reasons(item: QueryItem, output: LogicalQueryOutput) -> list[str]:
+def query_reasons(item: QueryItem, output: LogicalQueryOutput,
+                  own_wording: bool = False) -> list[str]:
     """Why a query answer is rejected: structure, evidence and answer checks."""
-    return query_problems(get_type(item.plan.qtype), output, item.texts)[1]
+    return query_problems(get_type(item.plan.qtype), output, item.texts, own_wording)[1]
 
 
-def accept_query(item: QueryItem, output: LogicalQueryOutput) -> AcceptedQuery:
+def accept_query(item: QueryItem, output: LogicalQueryOutput,
+                 own_wording: bool = False) -> AcceptedQuery:
     """The accepted query with its checked structure (model and grade are filled in later)."""
-    check, problems = query_problems(get_type(item.plan.qtype), output, item.texts)
+    check, problems = query_problems(get_type(item.plan.qtype), output, item.texts,
+                                     own_wording)
     if problems:
         raise Rejected("; ".join(problems))
     return AcceptedQuery(item.plan, output, check)
@@ -211,7 +231,8 @@ def accept_query(item: QueryItem, output: LogicalQueryOutput) -> AcceptedQuery:
 def query_step(open_fields: bool = False) -> Step[QueryItem, AcceptedQuery]:
     """One query of the plan's type from its passages, with triples, answer and evidence.
     ``open_fields`` (a capable model, llm/profile.py): free subject, object, answer and
-    evidence strings, checked afterwards; else enums of the passages' names and sentences."""
+    evidence strings, checked afterwards, its answer grounded by form in the passages; else
+    enums of the passages' names and sentences, the answer found whole."""
 
     def model(item: QueryItem) -> type[LogicalQueryOutput]:
         if open_fields:
@@ -222,7 +243,8 @@ def query_step(open_fields: bool = False) -> Step[QueryItem, AcceptedQuery]:
         name=QUERY_STEP, template="logical.query",
         output_model=model,
         variables=query_variables, item_id=lambda item: item.plan.query_id,
-        validators=(query_reasons,), accept=accept_query,
+        validators=(partial(query_reasons, own_wording=open_fields),),
+        accept=partial(accept_query, own_wording=open_fields),
         metadata=lambda item: {"type": item.plan.qtype, "doc_ids": list(item.plan.doc_ids),
                                "source_doc": item.plan.doc_ids[0]},
         queries_of=lambda item, accepted: [accepted.output.query],

@@ -209,3 +209,27 @@ def test_split_passages_keeps_titles_so_multi_passage_groups_exist():
     assert split_passages([doc], 0) == [doc]
     with pytest.raises(SelectionError, match=">= 0"):
         split_passages([doc], -1)
+
+
+def test_a_capable_models_answer_is_grounded_by_form_not_verbatim():
+    passage = "Debian is free software: you must build it from source yourself."
+    worded = output([], answer="source that you must build yourself",
+                    query="What does Debian leave to you?")
+    assert answer_problems(worded, [passage]) == [
+        "answer 'source that you must build yourself' does not appear in the passages"]
+    assert answer_problems(worded, [passage], own_wording=True) == []
+    invented = output([], answer="source you must compile on Gentoo",
+                      query="What does Debian leave to you?")
+    (problem,) = answer_problems(invented, [passage], own_wording=True)
+    assert "'Gentoo'" in problem and "'compile'" in problem
+
+
+@pytest.mark.parametrize("own_wording", [False, True])
+def test_vacuous_and_given_away_answers_are_rejected_for_every_model(own_wording):
+    vague = output([], answer="them")
+    assert answer_problems(vague, [P1], own_wording) == [
+        "the answer 'them' says nothing: name the thing, number or value the passages give"]
+    leaked = output([], answer="Quiet Harbor", query="Who directed Quiet Harbor?")
+    assert answer_problems(leaked, [P1], own_wording) == [
+        "the query gives away its answer (Quiet Harbor)"]
+    assert answer_problems(output([], answer="Tom Hanks"), [P1, P2], own_wording)

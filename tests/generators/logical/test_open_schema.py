@@ -64,9 +64,28 @@ def test_open_fields_are_still_checked_against_the_passages() -> None:
             {"subject": "Lena Ortiz", "relation": "directed", "object": "?t"},
             {"subject": "Golden Reed", "relation": "awarded to", "object": "?t"}]},
         "evidence": [{"passage": 1, "text": "Lena Ortiz directed Blue Lagoon in 2020."}]})
-    reasons = query_problems(get_type("2i"), invented, item.texts)[1]
-    assert any("does not appear in the passages" in r for r in reasons)
+    (check,) = query_step(True).validators  # what the build runs for a capable model
+    reasons = check(item, invented)
+    assert any("'Lagoon'" in r and "not in its passages" in r for r in reasons)
     assert any("is not found in passage 1" in r for r in reasons)
+
+
+def test_the_capable_step_grounds_the_answer_by_form_and_the_small_one_verbatim() -> None:
+    item = _item(FILMS)
+    worded = query_step(True).model_for(item).model_validate({
+        "query": "Which film by Lena Ortiz won the Golden Reed?",
+        "answer": "Quiet Harbor, with Ada Kim and Tomas Reyes (2011)",
+        "triples": {"projection": [], "union": [], "negation": [], "intersection": [
+            {"subject": "Lena Ortiz", "relation": "directed", "object": "?t"},
+            {"subject": "Golden Reed", "relation": "awarded to", "object": "?t"}]},
+        "evidence": [{"passage": 1, "text": "Lena Ortiz directed Quiet Harbor (2011)"},
+                     {"passage": 1, "text": "Quiet Harbor starred Tomas Reyes and Ada Kim "
+                                            "and won the Golden Reed award"}]})
+    (capable,), (small,) = query_step(True).validators, query_step(False).validators
+    assert capable(item, worded) == []
+    assert any("does not appear in the passages" in r for r in small(item, worded))
+    wrong_year = worded.model_copy(update={"answer": "Quiet Harbor, with Ada Kim (2012)"})
+    assert any("'2012'" in r for r in capable(item, wrong_year))
 
 
 def test_evidence_choices_fit_the_quote_limit() -> None:
