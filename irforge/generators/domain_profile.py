@@ -23,7 +23,8 @@ from irforge.generators.multicon.domains import Domain
 MAX_DOCS = 2000  # clusters are fitted on a seeded sample of at most this many passages
 MAX_CLUSTERS = 8
 TOP_TERMS = 8
-_TOKEN = re.compile(r"[a-z][a-z'-]*[a-z]")
+#: a word of letters in any script ("café", not "caf"), with inner apostrophes and hyphens
+_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['-])*[^\W\d_]")
 #: the language's stopwords and the counts, ordinals and general verbs that never name a topic
 STOPWORDS = ENGLISH | VAGUE_TERMS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from irforge.core.records import Doc
-from irforge.generators.domain_profile import cluster_count, derive_domain, term_clusters
+from irforge.generators.domain_profile import cluster_count, derive_domain, term_clusters, tokens
 
 BAKING = [Doc(f"b{i}", text) for i, text in enumerate([
     "Knead the dough until the gluten stretches; gluten traps gas in the dough.",
@@ -42,3 +42,9 @@ def test_derived_domain_uses_corpus_terms_not_a_built_in_domain() -> None:
     assert "gluten" in words and "starter" in words and "book" not in words
     with pytest.raises(ValueError, match="--domain"):
         derive_domain([Doc("x", "the and of it")])
+
+
+def test_a_word_with_an_accent_is_one_term_not_its_ascii_prefix() -> None:
+    # a relay worker saw "caf" among a derived domain's features: the term was cut at "é"
+    assert tokens("The repair café meets at the Rathaus; naïve déjà-vu") == [
+        "repair", "café", "meets", "rathaus", "naïve", "déjà-vu"]
