@@ -18,6 +18,12 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
+# llama-cpp-python compiles from source: a portable x86-64 build (AVX2/FMA/F16C) instead of
+# -march=native, which also enables whatever the CPU advertises (AMX on recent Xeons): in a VM
+# that advertises AMX without granting it, the embedded model dies with 'Illegal instruction'
+# (SIGILL in tileloadd), and a native wheel cached by pip breaks on the next machine. Set your
+# own CMAKE_ARGS (CUDA, Metal, ...) to override.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 .PHONY: demo demo-check test test-fast test-latest constraints lint venv clean chromium
 
