@@ -12,6 +12,9 @@ abbreviations), never by a phrase of similar meaning (an embedding takes "diesel
   the evidence must show that the thing the answer names meets the constraints;
 - a small (demo-grade) model's answer must stand in its evidence sentences.
 
+The query's own entities may also be the topic of its passages' source, the names most
+documents of that folder write (irforge.check.collection); the answer's names may not.
+
 Either way an answer that says nothing ("it", "none", "N/A") is rejected; a bare yes or no
 answers a yes/no question and stays.
 """
@@ -23,9 +26,17 @@ from collections.abc import Iterator, Sequence
 
 from irforge.check.aliases import Aliases
 from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.collection import topics_text
 from irforge.check.form_grounding import own_wording
 from irforge.check.grounding import _abbreviated, evidence, term_grounded, texts, ungrounded
-from irforge.check.text import ENGLISH, names, normalized, quantities, words
+from irforge.check.text import (
+    ENGLISH,
+    names,
+    normalized,
+    quantities,
+    without_possessive,
+    words,
+)
 
 #: answers that say nothing whatever the question ("unknown", "not stated")
 NON_ANSWERS = frozenset({"none", "nothing", "unknown", "unclear", "n a", "na", "not stated",
@@ -99,8 +110,13 @@ def check_answer(case: Case, context: Context) -> Iterator[Finding]:
     if missing:  # a name its passages hold (title or text) is the evidence's context
         held = [evidence(text) for text in texts(docs.values())]
         missing = tuple(name for name in missing if not any(
-            term_grounded(name, passage, context.aliases) or _abbreviated(name, passage, True)
-            for passage in held))
+            term_grounded(base, passage, context.aliases) or _abbreviated(base, passage, True)
+            for passage in held for base in dict.fromkeys((name, without_possessive(name)))))
+    if missing:  # the collection's topic ('Debian' of a Debian guide page): names only
+        topics = evidence(topics_text(list(docs.values()), context.collection_topics,
+                                      context.docs))
+        missing = tuple(name for name in missing
+                        if not term_grounded(without_possessive(name), topics, context.aliases))
     if missing:
         yield Finding("grounding.answer", "text", "entities of the query are not in its "
                       f"evidence sentences: {', '.join(repr(n) for n in missing)}",

@@ -126,6 +126,14 @@ class Context:
 
         return document_labels(self.docs.values())
 
+    @cached_property
+    def collection_topics(self) -> Mapping[str, frozenset[str]]:
+        """Source (top folder) -> the names most of its documents write: the collection's
+        own topic, which grounds a name (irforge.check.collection)."""
+        from irforge.check.collection import collection_topics
+
+        return collection_topics(self.docs.values())
+
     def expected_language(self) -> str | None:
         """The corpus language (detected once, on first need, when not given)."""
         if self.language is None and self.docs:

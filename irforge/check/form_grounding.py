@@ -20,8 +20,9 @@ The form's declaration (irforge/prompts/forms.yaml, ``grounding``) names the rul
   recorded: ``strict``); the instruction is the instruction rules' to check.
 
 Every rule reads a passage with its title and section path, and takes a name from the other
-passages of its document (irforge.check.document_context); a supported claim's names are its
-facts, and take only the document's titles and section paths.
+passages of its document (irforge.check.document_context) or from its source's topic, the
+names most documents of its folder write (irforge.check.collection); a supported claim's
+names are its facts, and take only the document's titles and section paths.
 
 A query with no declared form is grounded strictly, or as refuted when its metadata records
 ``stance: refuted``.
@@ -35,6 +36,7 @@ from dataclasses import dataclass, replace
 
 from irforge.check.aliases import Aliases
 from irforge.check.base import Case, Context, Finding, validator
+from irforge.check.collection import topics_text
 from irforge.check.document_context import labelled, names_context
 from irforge.check.grounding import Ungrounded, evidence, paraphrased, ungrounded
 from irforge.check.persona import split_request
@@ -248,8 +250,12 @@ def check_query(case: Case, context: Context) -> Iterator[Finding]:
         return
     supported_claim = _is_claim(case) and form_grounding(case) != "refuted"
     documents = context.document_labels if supported_claim else context.documents
+    names_from = names_context(grounds, documents)
+    if not supported_claim:  # the collection's topic names ('Debian' of a Debian guide)
+        topics = topics_text(grounds, context.collection_topics, context.docs)
+        names_from = (*names_from, topics) if topics else names_from
     ground = Ground(tuple(labelled(doc) for doc in grounds), context.aliases,
-                    names_context(grounds, documents), own_wording(case, context.profile))
+                    names_from, own_wording(case, context.profile))
     problem = grounding_problem(case, ground)
     if problem:
         where = ", ".join(d.doc_id for d in case.grounds)

@@ -173,4 +173,4 @@ def derive_domain(docs: Sequence[Doc], seed: int = 0, name: str = "derived",
     if not found:
         raise ValueError("the corpus has no content word to derive a feature list from; "
                          "pass --domain or a --domains file")
-    return Domain(name=name, entity=entity, features=tuple(found[:features]))
+    return Domain(name=name, entity=entity, features=tuple(found[:features]), corpus_terms=True)

@@ -195,9 +195,15 @@ def _instructions() -> dict[str, PromptContract]:
 
     # the answer repeats the core query whole and adds the form's instruction budget
     added = int(query_form("instructed").instruction_words or 0)
+    # every shipped condition value, said in its own phrase ("written for experts"): each
+    # worked example must pass that value's checks and pattern
+    values = tuple({"dimension": dimension.name, "condition": shown(name),
+                    "condition_description": value.description, "phrase": value.said}
+                   for dimension in load_dimensions().values()
+                   for name, value in dimension.values.items())
     out = {
         "instructions.instruction": PromptContract(
-            model=instructed, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
+            model=instructed, variants=lambda base: (*QUERY_FORMS, *LONG_CORES, *values),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_instruction(
                 value.instructed_query, str(inputs["query"]),
@@ -205,7 +211,7 @@ def _instructions() -> dict[str, PromptContract]:
             token_limit=lambda inputs: request_tokens(str(inputs["query"]), "instructed"),
             repeats=("query",), added_words=added),
         "instructions.reverse": PromptContract(
-            model=reversed_model, variants=lambda base: (*QUERY_FORMS, *LONG_CORES),
+            model=reversed_model, variants=lambda base: (*QUERY_FORMS, *LONG_CORES, *values),
             forms={"query": ALL_FORMS},
             validators=(lambda inputs, value: check_reversal(
                 value.reversed_query, str(inputs["instructed"]), str(inputs["query"]),

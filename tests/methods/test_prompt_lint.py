@@ -91,7 +91,7 @@ def test_the_instructed_example_fits_a_core_query_of_several_sentences() -> None
     template = get_template("instructions.instruction")
     shipped = contract_for("instructions.instruction")
     assert shipped is not None
-    cores = [str(v["query"]) for v in shipped.variants({})]
+    cores = [str(v["query"]) for v in shipped.variants({}) if "query" in v]
     assert any("$2.50" in c and "e.g." in c for c in cores)
     assert any("?" in c[:-1] for c in cores)
     assert lint_template(template, shipped) == []
@@ -260,3 +260,39 @@ def test_the_instruction_steps_size_max_tokens_from_their_core_query() -> None:
     long_core = " ".join(["word"] * 190)
     assert request_tokens(long_core, "instructed") >= tokens_for_words([190 + budget])
     assert request_tokens("tomato light", "reversed") == 168  # the schema's floor
+
+
+def _examples_of(name: str, key: str) -> list[str]:
+    """The worked example of template ``name`` rendered for every shipped condition value."""
+    from irforge.generators.instructions.dimensions import load_dimensions
+
+    template = get_template(name)
+    out = []
+    for dimension in load_dimensions().values():
+        for value in dimension.values.values():
+            inputs = {**template.example, "dimension": dimension.name,
+                      "condition": value.name.replace("_", " "), "phrase": value.said}
+            text = "\n".join(m["content"] for m in template.render(**inputs))
+            out += [v[key] for _, v in json_objects(text) if isinstance(v, dict) and key in v]
+    return out
+
+
+def test_the_instruction_examples_say_each_condition_as_a_person_would() -> None:
+    reversals = _examples_of("instructions.reverse", "reversed_query")
+    instructed = _examples_of("instructions.instruction", "instructed_query")
+    assert "What is diabetes? I want documents other than those written in plain language." \
+        in reversals
+    assert any(text.endswith("I only want documents written for experts.")
+               for text in instructed)
+    for text in (*reversals, *instructed):  # never a bare value: "documents that are not layman"
+        assert not any(f"are {bare}." in text or f"are not {bare}." in text
+                       for bare in ("layman", "expert", "english", "article", "blog"))
+
+
+def test_a_condition_phrase_its_checks_do_not_accept_is_caught(tmp_path: Path) -> None:
+    # a phrase with none of the value's terms: the example no longer states the condition
+    _plant(tmp_path, "instructions.reverse", "other than those {{ phrase }}",
+           "other than those for everyone")
+    messages = _checks(tmp_path)[EXAMPLE]
+    assert any("other than those for everyone" in m and "does not match the pattern" in m
+               for m in messages)

@@ -33,6 +33,14 @@ class ConditionValue:
     terms: tuple[str, ...]
     bounds: Mapping[str, int] = field(default_factory=dict)
     markers: Mapping[str, Any] = field(default_factory=dict)
+    #: how a person says it after "documents" ("written for experts"), one of ``terms``
+    #: within its first words; empty: "that are <name>"
+    phrase: str = ""
+
+    @property
+    def said(self) -> str:
+        """The value as words after "documents": its phrase, else "that are <name>"."""
+        return self.phrase or f"that are {self.name.replace('_', ' ')}"
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,7 @@ class Dimension:
         """The named value, or a keyword value built on the fly for extracted dimensions."""
         if self.extracted:
             return ConditionValue(name=name, description=f'involves the term "{name}"',
-                                  terms=(name,))
+                                  terms=(name,), phrase=f"that mention {name}")
         try:
             return self.values[name]
         except KeyError:
@@ -107,9 +115,12 @@ def _parse_value(path: Path, where: str, name: str, raw: Any) -> ConditionValue:
     if not all(isinstance(v, int) and v >= 0 for v in bounds.values()):
         raise _bad(path, f"{where}.bounds", "bounds must be non-negative integers")
     markers = _int_map(path, f"{where}.markers", raw.get("markers"), _MARKER_KEYS)
+    phrase = raw.get("phrase", "")
+    if not isinstance(phrase, str):
+        raise _bad(path, f"{where}.phrase", "must be a string (the value after 'documents')")
     return ConditionValue(name=name, description=str(raw.get("description", name)),
                           terms=tuple(t.strip().lower() for t in terms), bounds=bounds,
-                          markers=markers)
+                          markers=markers, phrase=" ".join(phrase.split()))
 
 
 def _parse_dimension(path: Path, name: str, raw: Any) -> Dimension:

@@ -46,6 +46,9 @@ class Domain(BaseModel):
     name: str = Field(min_length=1)
     entity: str = Field(min_length=1, description="noun for one document, e.g. 'book'")
     features: tuple[str, ...] = Field(min_length=1)
+    #: the features are words of the corpus (a derived domain's term clusters), not kinds of
+    #: fact: a document is shown only the ones it contains
+    corpus_terms: bool = False
     strategy: Strategy = "modify"
     instruction: str = Field(default="", description="request opening instruction-style queries")
     instruction_examples: tuple[str, ...] = ()
