@@ -13,6 +13,7 @@ their own in a YAML file (see ``docs/multicon.md``)::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from irforge.core.errors import FormatError, IrforgeError, Problem
 from irforge.core.yamlfile import load_yaml
+from irforge.generators.multicon.terms import contains_term
 
 # substitute: 'modify' by construction (the LLM names a key term and its replacement)
 Strategy = Literal["modify", "keyword", "substitute"]
@@ -185,3 +187,16 @@ def get_domain(name: str, extra: Mapping[str, Domain] | None = None) -> Domain:
         raise IrforgeError(f"unknown domain {name!r}; known: {', '.join(sorted(known))} "
                            "(add one with --domains FILE.yaml)")
     return known[key]
+
+
+_FEATURE_TERMS = re.compile(r",\s*|\s+and\s+")
+
+
+def shown_features(domain: Domain, document: str) -> list[str]:
+    """The domain's features as hints for one document: a built-in or user domain's kinds
+    of fact as declared; a derived domain's corpus terms only where the document contains
+    them (a hint from another part of the corpus misleads), possibly none."""
+    if not domain.corpus_terms:
+        return list(domain.features)
+    terms = (t.strip() for feature in domain.features for t in _FEATURE_TERMS.split(feature))
+    return list(dict.fromkeys(t for t in terms if t and contains_term(document, t)))

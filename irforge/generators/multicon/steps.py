@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, create_model, field_validator
 from irforge.check.generation import echo_check
 from irforge.check.referents import opening_anaphor
 from irforge.core.records import Doc
-from irforge.generators.multicon.domains import Domain
+from irforge.generators.multicon.domains import Domain, shown_features
 from irforge.generators.multicon.phrases import PHRASE_WORDS, validate_phrase
 from irforge.generators.multicon.sentences import (
     MIN_WORDS,
@@ -47,7 +47,7 @@ from irforge.generators.multicon.terms import (
     key_terms,
     salient_terms,
 )
-from irforge.generators.multicon.units import condition_units, resolved
+from irforge.generators.multicon.units import candidate_sentences, resolved
 from irforge.prompts.context import doc_context
 from irforge.steps import Rejected, Step
 from irforge.steps.choices import choice_model, numbered, picked
@@ -74,24 +74,6 @@ def distinct(items: list[str], what: str) -> list[str]:
             raise ValueError(f"{what} {index} repeats {what} {seen[key]}; each must differ")
         seen[key] = index
     return items
-
-
-#: step 1 shows at most this many numbered units: a whole book (1,480 sentences) is no pick
-#: list, and a model reads a short list with care
-MAX_CANDIDATES = 60
-
-
-@lru_cache(maxsize=256)
-def candidate_sentences(document: str) -> tuple[Span, ...]:
-    """What step 1 may choose from (ids 1..): the document's self-contained condition units
-    (a sentence, with the sentences after it that point back to it) of MIN_WORDS+ words; of
-    a longer document, MAX_CANDIDATES of them spread evenly over it, in order (the same
-    every run)."""
-    units = [span for span in condition_units(document) if word_count(span.text) >= MIN_WORDS]
-    if len(units) <= MAX_CANDIDATES:
-        return tuple(units)
-    step = len(units) / MAX_CANDIDATES
-    return tuple(units[int(i * step)] for i in range(MAX_CANDIDATES))
 
 
 def chosen_conditions(document: str, ids: Sequence[int], n: int) -> list[Located]:
@@ -298,19 +280,6 @@ def validate_hard_negative(original: str, sentence: str, strategy: str,
 
 
 # -- the steps -------------------------------------------------------------------------------
-
-_FEATURE_TERMS = re.compile(r",\s*|\s+and\s+")
-
-
-def shown_features(domain: Domain, document: str) -> list[str]:
-    """The domain's features as hints for one document: a built-in or user domain's kinds
-    of fact as declared; a derived domain's corpus terms only where the document contains
-    them (a hint from another part of the corpus misleads), possibly none."""
-    if not domain.corpus_terms:
-        return list(domain.features)
-    terms = (t.strip() for feature in domain.features for t in _FEATURE_TERMS.split(feature))
-    return list(dict.fromkeys(t for t in terms if t and contains_term(document, t)))
-
 
 def conditions_step(domain: Domain, n: int) -> Step[Doc, list[Located]]:
     """Step 1: the ids of N condition sentences among the document's numbered sentences.

@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from irforge.check.referents import opening_anaphor
-from irforge.generators.multicon.sentences import Span, split_sentences
+from irforge.generators.multicon.sentences import MIN_WORDS, Span, split_sentences, word_count
 
 #: the most sentences one unit joins (its referent's sentence and those pointing back to it)
 MAX_RUN = 3
@@ -54,3 +54,21 @@ def resolved(span: Span, document: str) -> Span | None:
         if unit.start < span.start < unit.end:
             return Span(unit.start, span.end, document[unit.start:span.end])
     return None
+
+
+#: step 1 shows at most this many numbered units: a whole book (1,480 sentences) is no pick
+#: list, and a model reads a short list with care
+MAX_CANDIDATES = 60
+
+
+@lru_cache(maxsize=256)
+def candidate_sentences(document: str) -> tuple[Span, ...]:
+    """What step 1 may choose from (ids 1..): the document's self-contained condition units
+    (a sentence, with the sentences after it that point back to it) of MIN_WORDS+ words; of
+    a longer document, MAX_CANDIDATES of them spread evenly over it, in order (the same
+    every run)."""
+    units = [span for span in condition_units(document) if word_count(span.text) >= MIN_WORDS]
+    if len(units) <= MAX_CANDIDATES:
+        return tuple(units)
+    step = len(units) / MAX_CANDIDATES
+    return tuple(units[int(i * step)] for i in range(MAX_CANDIDATES))

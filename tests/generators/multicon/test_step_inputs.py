@@ -7,13 +7,9 @@ import json
 
 from irforge.core.records import Doc
 from irforge.generators.domain_profile import derive_domain
-from irforge.generators.multicon.domains import BUILTIN_DOMAINS, Domain
-from irforge.generators.multicon.steps import (
-    MAX_CANDIDATES,
-    candidate_sentences,
-    conditions_step,
-    shown_features,
-)
+from irforge.generators.multicon.domains import BUILTIN_DOMAINS, Domain, shown_features
+from irforge.generators.multicon.steps import conditions_step
+from irforge.generators.multicon.units import MAX_CANDIDATES, candidate_sentences
 from irforge.prompts import get_template
 
 DERIVED = Domain(name="derived", entity="document", corpus_terms=True,
