@@ -18,12 +18,15 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export TOKENIZERS_PARALLELISM := false
-# llama-cpp-python compiles from source: a portable x86-64 build (AVX2/FMA/F16C) instead of
-# -march=native, which also enables whatever the CPU advertises (AMX on recent Xeons): in a VM
-# that advertises AMX without granting it, the embedded model dies with 'Illegal instruction'
-# (SIGILL in tileloadd), and a native wheel cached by pip breaks on the next machine. Set your
-# own CMAKE_ARGS (CUDA, Metal, ...) to override.
-export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+# llama-cpp-python compiles from source with -march=native, which also turns on whatever the
+# CPU advertises: in a VM that advertises AMX (recent Xeons) without granting it, the embedded
+# model dies with 'Illegal instruction' (SIGILL in tileloadd). On x86-64 the build keeps every
+# other native instruction and leaves AMX out (on a CPU without AMX the flags change nothing).
+# Set your own CMAKE_ARGS (CUDA, Metal, a portable build, ...) to override.
+ifeq ($(shell uname -m),x86_64)
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+export CMAKE_ARGS ?= -DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS="$(NO_AMX)"
+endif
 
 .PHONY: demo demo-check test test-fast test-latest constraints lint venv clean chromium
 
