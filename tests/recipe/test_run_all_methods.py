@@ -94,7 +94,7 @@ def _instructions_rules() -> list[Rule]:
         rules.append(Rule(f'This text was found for the search "{question}"', (Action.answer(
             {"document": f"In plain words: {need}. {text} See the baking notes."}),)))
         for condition, description in AUDIENCE.items():
-            rules.append(Rule(f'"{condition}", that is, {description}.\nSearch query: {question}',
+            rules.append(Rule(f'("{condition}"), that is, {description}.\nSearch query: {question}',
                               (Action.answer({"instructed_query": (
                                   f"{question} I only want documents for a {condition}.")}),)))
             rules.append(Rule(f"Its requirement (audience): {condition}\nSearch query: {question}",
