@@ -61,9 +61,13 @@ def ray_env() -> Iterator[None]:
 def ray_address(ray_env: None) -> Iterator[str]:
     """A head node and one worker node on 127.0.0.1 (1 CPU each), started by Ray's own test
     cluster (``ray.cluster_utils.Cluster``) and stopped by pid when the module ends."""
+    from ray._private.utils import get_ray_address_file
     from ray.cluster_utils import Cluster
 
     temp = Path(tempfile.mkdtemp(prefix="irr", dir="/tmp"))  # short: Ray's unix sockets
+    # Cluster writes the head's address into Ray's default temp folder whatever temp_dir says,
+    # and fails on a fresh machine where no Ray has run yet (no /tmp/ray): make it first
+    Path(get_ray_address_file(None)).parent.mkdir(parents=True, exist_ok=True)
     node = {"node_ip_address": "127.0.0.1", "num_cpus": 1, "num_gpus": 0,
             "object_store_memory": 150 * 1024 * 1024}
     try:
