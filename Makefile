@@ -28,6 +28,8 @@ NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 export CMAKE_ARGS ?= -DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS="$(NO_AMX)"
 endif
 
+LLAMA_CHECK := $(PY) -m irforge.llm.build_check
+
 .PHONY: demo demo-check test test-fast test-latest constraints lint venv clean chromium
 
 $(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
@@ -38,6 +40,12 @@ $(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PIP) install -q $(TORCH_PIN)
 	# every other package at the version the tests passed with (constraints.txt)
 	$(PIP) install -q -c $(CONSTRAINTS) -e ".[all,dev]"
+	# pip reuses a llama-cpp-python wheel it built before, whatever CPU and CMAKE_ARGS it was
+	# built for: run the embedded model once in a child process and, when that build dies on
+	# this CPU (132: SIGILL), drop pip's cached wheel and build it again here
+	$(LLAMA_CHECK) || { echo "make: rebuilding llama-cpp-python for this CPU (the build above failed to run)"; \
+	  $(PIP) cache remove llama_cpp_python || true; \
+	  $(PIP) install -q --force-reinstall --no-deps -c $(CONSTRAINTS) llama-cpp-python && $(LLAMA_CHECK); }
 	touch $@
 
 # Regenerate constraints.txt from the current environment, on purpose, after `make test`
