@@ -18,6 +18,8 @@ ABBREVIATIONS = frozenset({
     "dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "inc", "ltd", "co", "corp", "dept",
     "approx", "ca", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
     "nov", "dec", "u.s", "u.k", "u.n", "sec", "ch", "art", "min", "max", "est",
+    "messrs", "mme", "mlle", "rev", "capt", "col", "lt", "gen", "gov", "hon", "mt", "op", "viz",
+    "a.k.a",
 })
 _END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
 _PARAGRAPH = re.compile(r"\n\s*\n")

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from irforge.core.errors import require
+from irforge.corpus.sentences import sentence_spans
 
-# A sentence ends at . ! ? (optionally followed by a closing quote or bracket) before whitespace.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _CLOSERS = ".!?\"')]"
 MIN_WORDS = 3
 
@@ -39,23 +38,10 @@ class Located:
 
 
 def split_sentences(text: str) -> list[Span]:
-    """The sentences of ``text`` with offsets; whitespace between them belongs to no sentence."""
-    spans: list[Span] = []
-    start = 0
-    for boundary in _BOUNDARY.finditer(text):
-        end = boundary.start() + len(boundary.group().rstrip())
-        _add(spans, text, start, end)
-        start = boundary.end()
-    _add(spans, text, start, len(text))
-    return spans
-
-
-def _add(spans: list[Span], text: str, start: int, end: int) -> None:
-    piece = text[start:end]
-    stripped = piece.strip()
-    if stripped:
-        offset = start + piece.index(stripped[0])
-        spans.append(Span(offset, offset + len(stripped), stripped))
+    """The sentences of ``text`` with offsets (the corpus's splitter: abbreviations, initials
+    and a lower-case continuation do not end one, a blank line does); whitespace between them
+    belongs to no sentence."""
+    return [Span(start, end, text[start:end]) for start, end in sentence_spans(text)]
 
 
 def normalize(text: str) -> str:

@@ -60,3 +60,17 @@ def test_sentence_not_in_document_is_not_located():
 
 def test_normalize_ignores_case_spacing_and_outer_punctuation():
     assert normalize("  The Book,  won. ") == normalize("the book, won")
+
+
+def test_split_sentences_does_not_cut_at_abbreviations_or_lower_case_continuations() -> None:
+    text = ("The quartet was printed by Messrs. Novello in 1902. The second console, a.k.a. tty2, "
+            "opens with a key. Her Nocturne in E, op. 9, closes the set. "
+            "He said \"wait.\" and left."
+            "\n\nInstalling the printer\nPlug the cable in first.")
+    got = [span.text for span in split_sentences(text)]
+    assert got == ["The quartet was printed by Messrs. Novello in 1902.",
+                   "The second console, a.k.a. tty2, opens with a key.",
+                   "Her Nocturne in E, op. 9, closes the set.",
+                   "He said \"wait.\" and left.",
+                   "Installing the printer\nPlug the cable in first."]
+    assert all(text[span.start:span.end] == span.text for span in split_sentences(text))
