@@ -189,7 +189,8 @@ def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT]
         from irforge.llm.sync import run_sync
         from irforge.steps.stream import stream_answers
 
-        run_sync(stream_answers(engine, step, items, rounds, judge))
+        run_sync(stream_answers(engine, step, items, rounds, judge,
+                                step_limits([step] * len(items), items)))
     else:
         open_items = list(range(len(items)))
         for sample in range(rounds):
@@ -248,29 +249,31 @@ def _streams(engine: EngineLike) -> bool:
 
 def _ask(engine: EngineLike, steps: Sequence[Step], items: Sequence[Any],
          indexes: Sequence[int], sample: int,
-         limits: dict[tuple[str, type], int] | None = None) -> dict[int, Any]:
+         limits: Mapping[tuple[str, type], int] | None = None) -> dict[int, Any]:
     """One engine call per (template, output model) for the items at ``indexes`` (item i's
-    step is ``steps[i]``); results by index. ``limits`` holds each call's token limit
-    (default: the largest of the call's items').
+    step is ``steps[i]``); results by index. ``limits`` holds the token limit of each
+    (template, model), else an item's own; without it a call's limit is its items' largest.
 
     The calls go out together when the engine has ``arun`` (its one gate bounds what is in
     flight, irforge/llm/traffic.py): a step whose output model differs per item (a schema
     enumerating each item's choices) is not sent one item at a time. Results are by index,
     so what is judged, and in which order, does not depend on which answer came first.
     """
-    groups: dict[tuple[str, type], list[int]] = {}
+    groups: dict[tuple[str, type, int], list[int]] = {}
     for index in indexes:
-        groups.setdefault((steps[index].template, steps[index].model_for(items[index])),
-                          []).append(index)
+        step, item = steps[index], items[index]
+        model = step.model_for(item)
+        limit = 0 if limits is None else \
+            limits.get((step.template, model)) or step.token_limit(item)
+        groups.setdefault((step.template, model, limit), []).append(index)
     calls = []
-    for key, members in groups.items():
-        options: dict[str, Any] = {"max_tokens": limits[key] if limits is not None else max(
+    for (template, model, limit), members in groups.items():
+        options: dict[str, Any] = {"max_tokens": limit or max(
             steps[i].token_limit(items[i]) for i in members)}
         if sample:
             options["sample"] = sample
-        step = steps[members[0]]
-        calls.append(([dict(steps[i].variables(items[i])) for i in members], step.template,
-                      key[1], step.name, options))
+        calls.append(([dict(steps[i].variables(items[i])) for i in members], template,
+                      model, steps[members[0]].name, options))
     arun = getattr(engine, "arun", None)
     if arun is None or len(calls) == 1 or getattr(engine, "batch", False):
         answers = [engine.run(variables, template, model, step=name, **options)

@@ -117,12 +117,11 @@ def _settle_all(task: asyncio.Task[Any], futures: Sequence[asyncio.Future[Any]])
 
 
 async def stream_answers(engine: Any, step: Any, items: Sequence[Any], rounds: int,
-                         judge: Judge) -> None:
+                         judge: Judge, limits: Mapping[tuple[str, type], int]) -> None:
     """Ask for every item, judge each answer in (sample, index) order as it lands, and ask
-    again at once for an item ``judge`` says another sample may fix (up to ``rounds``)."""
-    from irforge.steps.step import step_limits
-
-    calls = _Calls(engine, step_limits([step] * len(items), items))
+    again at once for an item ``judge`` says another sample may fix (up to ``rounds``);
+    ``limits``: the token limit of each (template, output model)."""
+    calls = _Calls(engine, limits)
     open_items = [calls.add(step, item) for item in items]
     calls.send(0, open_items)
     try:
