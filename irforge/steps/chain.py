@@ -13,9 +13,11 @@ link's items, their order and their indexes are the same whatever the answers' t
 those accepted on sample 0 in input order, then those accepted on sample 1, and so on. The
 query gates are order-dependent: a link whose steps admit queries (``gated``) judges nothing
 before every earlier gated link has judged its last answer, so the gates see the same
-sequence of queries whatever the timing. A batch-API engine (no per-answer reports) runs the
-links one after another, round by round, handing items on in the same order, so both paths
-keep, reject and send the same.
+sequence of queries whatever the timing. Answers are judged on worker threads (one at a time
+per link, in that order), so the event loop goes on sending while a validator works; links
+judge at the same time only when at most one of them is gated. A batch-API engine (no
+per-answer reports) runs the links one after another, round by round, handing items on in
+the same order, so both paths keep, reject and send the same.
 
 A request's token limit is part of its cache key: each link's limit per (template, output
 model) is the largest over ``bound`` (the items it may receive, known before the chain runs),
@@ -191,8 +193,9 @@ async def _stream(engine: Any, states: Sequence[_State], rounds: int) -> None:
                         break
                     at = index if sample == 0 else open_items[index]
                     result = await answer(k, sample, at)
-                    retry = state.judging.judge(state.steps[at], at, state.items[at],
-                                                result) and sample + 1 < rounds
+                    retry = await asyncio.to_thread(  # the loop keeps sending meanwhile
+                        state.judging.judge, state.steps[at], at, state.items[at], result)
+                    retry = retry and sample + 1 < rounds
                     if retry:
                         again.append(at)
                         pending[k].setdefault(sample + 1, []).append(at)

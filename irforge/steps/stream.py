@@ -9,6 +9,10 @@ keeps results, failures and requests identical whatever the answers' timing; wha
 when a failed item's next sample goes out: as soon as its answer is judged, while the other
 items are still out, instead of after the slowest item of its round.
 
+Each answer is judged on a worker thread, one at a time in that order: a judge that takes a
+while (a validator encoding the query) does not hold up the event loop, which goes on sending
+requests and taking answers meanwhile.
+
 A retry's output token limit is the largest of its output model's items in the step (the
 first round's), known before any answer, so a request never depends on which other items
 failed.
@@ -133,7 +137,8 @@ async def stream_answers(engine: Any, step: Any, items: Sequence[Any], rounds: i
                 if not future.done() and retry:  # about to wait: send the retries first
                     calls.send(sample + 1, retry)
                     retry = []
-                if judge(index, await calls.answer(sample, index)) and sample + 1 < rounds:
+                result = await calls.answer(sample, index)
+                if await asyncio.to_thread(judge, index, result) and sample + 1 < rounds:
                     retry.append(index)
                     again.append(index)
             if retry:
