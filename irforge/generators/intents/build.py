@@ -176,6 +176,7 @@ def _generate(runner: BuildRunner, planned: Sequence[PlannedQuery], n_needs: int
         Link(NEEDS_STEP, lambda item: needs[item.task.intent.needs_template],
              lambda item, need: [QueryItem(item, need)], bound=planned),
         Link(QUERY_STEP, lambda item: queries[item.planned.task.intent.query_template],
+             # the query step's model and token limit depend on the plan, not on the need
              gated=True, bound=[QueryItem(item, "") for item in planned])], planned)
     return [QueryItem(item, found[item.query_id]) for item in planned
             if item.query_id in found], examples
