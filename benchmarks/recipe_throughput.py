@@ -9,7 +9,10 @@ longest LLM stage alone (its own requests over its own wall time). With ``--para
 (default) independent method stages run at once, each with its own engine, so the whole run
 may pass C / L. The corpus is the test suite's scripted documents plus ``--copies`` variants of
 each (a unique first sentence, so deduplication keeps them; the script still answers them).
-Imports are warmed before the clock starts. Not part of CI. Example::
+Imports are warmed before the clock starts. ``--timeline`` adds each step's span: when its
+first engine call went out and its last came back (seconds from the start), its calls and
+items, and the CPU seconds its answers took to judge (validators and gates), so overlap
+between steps and where the time goes show. Not part of CI. Example::
 
     python benchmarks/recipe_throughput.py --concurrency 16 --latency 0.05 --copies 20
 """
@@ -22,9 +25,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from bench_smoke import parse
 
@@ -83,12 +88,69 @@ def _warm_imports() -> None:
     registry()
 
 
+class Timeline:
+    """Each step's engine calls (first sent, last back, calls, items) and judging seconds."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.spans: dict[str, list[float]] = {}  # step -> [first, last, calls, items, judge]
+        self.lock = threading.Lock()
+
+    def _span(self, step: str) -> list[float]:
+        return self.spans.setdefault(step, [float("inf"), 0.0, 0, 0, 0.0])
+
+    def call(self, step: str, began: float, items: int) -> None:
+        with self.lock:
+            span = self._span(step)
+            span[0] = min(span[0], began - self.start)
+            span[1] = max(span[1], time.perf_counter() - self.start)
+            span[2] += 1
+            span[3] += items
+
+    def judged(self, step: str, seconds: float) -> None:
+        with self.lock:
+            self._span(step)[4] += seconds
+
+    def install(self) -> None:
+        """Wrap the engine's ``arun`` and the step judge (this process only)."""
+        import irforge.steps.step as step_module
+        from irforge.llm.engine import Engine
+
+        arun, judge, timeline = Engine.arun, step_module._judge, self
+
+        async def timed_arun(engine: Any, items: Any, template: str, *args: Any,
+                             **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return await arun(engine, items, template, *args, **kwargs)
+            finally:
+                step = kwargs.get("step") or (args[1] if len(args) > 1 else None)
+                timeline.call(str(step or template), began, len(items))
+
+        def timed_judge(step: Any, *args: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return judge(step, *args)
+            finally:
+                timeline.judged(step.name, time.perf_counter() - began)
+
+        Engine.arun = timed_arun  # type: ignore[method-assign]
+        step_module._judge = timed_judge
+
+    def lines(self) -> list[str]:
+        rows = sorted(self.spans.items(), key=lambda pair: pair[1][0])
+        return [f"  {step:<32} {first:7.2f} -> {last:7.2f} s {int(calls):5d} calls "
+                f"{int(items):5d} items, judging {judge:6.2f} s"
+                for step, (first, last, calls, items, judge) in rows]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--copies", type=int, default=20, help="variants of each document")
     parser.add_argument("--serial", action="store_true", help="run stages one at a time")
+    parser.add_argument("--timeline", action="store_true", help="print each step's span")
     args = parse(parser, None, concurrency=8, latency=0.005, copies=0)
     ideal = args.concurrency / args.latency
     _warm_imports()
@@ -105,7 +167,10 @@ def main() -> None:
                 "per_task: 4", f"per_task: {4 * (args.copies + 1)}").replace(
                 "per_type: 8", f"per_type: {docs}")
             (root / "recipe.yaml").write_text(recipe, encoding="utf-8")
-            start = time.perf_counter()
+            timeline = Timeline()
+            if args.timeline:
+                timeline.install()
+            start = timeline.start = time.perf_counter()
             report = irforge.run(root / "recipe.yaml", root / "bench", echo=lambda line: None)
             wall = time.perf_counter() - start
         answered = sum(result.requests for result in report.results)
@@ -116,6 +181,9 @@ def main() -> None:
         rate = result.requests / result.seconds if result.seconds else 0.0
         print(f"  {result.name:<20} {result.status:<8} {result.seconds:7.2f} s "
               f"{result.requests:6d} req {rate:8.1f} req/s")
+    if args.timeline:
+        print("steps (first call out -> last answer back, from the start):")
+        print("\n".join(timeline.lines()))
     llm = [r for r in report.results if r.requests]
     longest = max(llm, key=lambda r: r.seconds)
     stage_rate = longest.requests / longest.seconds

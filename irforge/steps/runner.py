@@ -36,6 +36,7 @@ from irforge.steps.yields import YieldTable, require_yield
 
 if TYPE_CHECKING:
     from irforge.llm.protocol import EngineLike
+    from irforge.steps.chain import Link
 
 #: keys of every method's manifest entry (``manifest.json`` steps.<method>)
 MANIFEST_KEYS = ("method", "config", "engine", "counts", "yield", "failures",
@@ -101,6 +102,17 @@ class BuildRunner:
         gates = self.use_gates() if step.queries_of is not None else self.gates
         outcome = run_step(self.engine, step, items, gates)
         return self.keep(step, items, outcome, judged)
+
+    def chain(self, links: Sequence[Link], items: Sequence[Any]) -> list[dict[str, Any]]:
+        """Dependent steps, item by item (irforge/steps/chain.py): an item a link accepts goes
+        to the next at once; each link's outcome goes to the ledger in link order. Returns
+        each link's accepted values by item id."""
+        from irforge.steps.chain import run_chain
+
+        gates = self.use_gates() if any(link.gated for link in links) else self.gates
+        outcomes = run_chain(self.engine, links, items, gates)
+        return [self.ledger.keep(link.name, outcome)
+                for link, outcome in zip(links, outcomes, strict=True)]
 
     def judge(self, step: Step, items: Sequence[Any], judged: Judged | None = None
               ) -> dict[str, Any]:

@@ -175,41 +175,68 @@ def run_step(engine: EngineLike, step: Step[ItemT, OutT], items: Sequence[ItemT]
     ``samples``, else 1); its last failure is kept. ``gates`` carries the run's query index
     (pass one object to every step of a run, so duplicates across steps are caught).
     """
-    outcome: StepOutcome[OutT] = StepOutcome({}, [], [], StepYield(step.name))
+    judging = Judging(step.name, gates)
     if not items:
-        return outcome
+        return judging.outcome
     if gates is None and step.queries_of is not None:
-        gates = QueryGates()
+        judging.gates = QueryGates()
     rounds = max(1, int(samples or getattr(engine, "samples", 1) or 1))
-    settled: dict[int, tuple[Any, Any]] = {}  # index -> (accepted value, result)
-    failed: dict[int, list[Failure]] = {}
 
     def judge(index: int, result: Any) -> bool:
-        """Judge one answer; True when it failed and another sample may fix it."""
-        outcome.yield_.samples += 1
-        outcome.results[step.item_id(items[index])] = result
-        value, failure = _judge(step, items[index], result, gates)
-        if failure is None:
-            settled[index] = (value, result)
-            return False
-        failed.setdefault(index, []).append(failure)
-        return result.status not in FINAL_STATUSES
+        return judging.judge(step, index, items[index], result)
 
     if _streams(engine):
         from irforge.llm.sync import run_sync
         from irforge.steps.stream import stream_answers
 
-        run_sync(stream_answers(engine, step, items, rounds, judge))
+        run_sync(stream_answers(engine, step, items, rounds, judge,
+                                step_limits([step] * len(items), items)))
     else:
         open_items = list(range(len(items)))
         for sample in range(rounds):
             if not open_items:
                 break
-            results = _ask(engine, step, items, open_items, sample)
+            results = _ask(engine, [step] * len(items), items, open_items, sample)
             open_items = [index for index in open_items if judge(index, results[index])]
-    for index, item in enumerate(items):
-        _settle(step, item, index, settled, failed, outcome)
-    return outcome
+    return judging.settle([step] * len(items), items)
+
+
+class Judging:
+    """The judging of one step's answers: each item's accepted value or its failures, the
+    yield's samples, and each item's last engine result; :meth:`settle` makes the outcome."""
+
+    def __init__(self, name: str, gates: QueryGates | None) -> None:
+        self.gates = gates
+        self.outcome: StepOutcome[Any] = StepOutcome({}, [], [], StepYield(name))
+        self.settled: dict[int, tuple[Any, Any]] = {}  # index -> (accepted value, result)
+        self.failed: dict[int, list[Failure]] = {}
+
+    def judge(self, step: Step, index: int, item: Any, result: Any) -> bool:
+        """Judge one answer; True when it failed and another sample may fix it."""
+        self.outcome.yield_.samples += 1
+        self.outcome.results[step.item_id(item)] = result
+        value, failure = _judge(step, item, result, self.gates)
+        if failure is None:
+            self.settled[index] = (value, result)
+            return False
+        self.failed.setdefault(index, []).append(failure)
+        return result.status not in FINAL_STATUSES
+
+    def settle(self, steps: Sequence[Step], items: Sequence[Any]) -> StepOutcome:
+        """Every item's accepted value or last failure, in index order."""
+        for index, (step, item) in enumerate(zip(steps, items, strict=True)):
+            _settle(step, item, index, self.settled, self.failed, self.outcome)
+        return self.outcome
+
+
+def step_limits(steps: Sequence[Step], items: Sequence[Any]) -> dict[tuple[str, type], int]:
+    """The output token limit of each (template, output model): the largest of its items',
+    so a request's limit (part of its cache key) never depends on which items failed."""
+    limits: dict[tuple[str, type], int] = {}
+    for step, item in zip(steps, items, strict=True):
+        key = (step.template, step.model_for(item))
+        limits[key] = max(limits.get(key, 0), step.token_limit(item))
+    return limits
 
 
 def _streams(engine: EngineLike) -> bool:
@@ -220,36 +247,44 @@ def _streams(engine: EngineLike) -> bool:
         and not getattr(engine, "batch", False)
 
 
-def _ask(engine: EngineLike, step: Step, items: Sequence[Any], indexes: Sequence[int],
-         sample: int) -> dict[int, Any]:
-    """One engine call per output model for the items at ``indexes``; results by index.
+def _ask(engine: EngineLike, steps: Sequence[Step], items: Sequence[Any],
+         indexes: Sequence[int], sample: int,
+         limits: Mapping[tuple[str, type], int] | None = None) -> dict[int, Any]:
+    """One engine call per (template, output model) for the items at ``indexes`` (item i's
+    step is ``steps[i]``); results by index. ``limits`` holds the token limit of each
+    (template, model), else an item's own; without it a call's limit is its items' largest.
 
     The calls go out together when the engine has ``arun`` (its one gate bounds what is in
     flight, irforge/llm/traffic.py): a step whose output model differs per item (a schema
     enumerating each item's choices) is not sent one item at a time. Results are by index,
     so what is judged, and in which order, does not depend on which answer came first.
     """
-    groups: dict[type, list[int]] = {}
+    groups: dict[tuple[str, type, int], list[int]] = {}
     for index in indexes:
-        groups.setdefault(step.model_for(items[index]), []).append(index)
+        step, item = steps[index], items[index]
+        model = step.model_for(item)
+        limit = 0 if limits is None else \
+            limits.get((step.template, model)) or step.token_limit(item)
+        groups.setdefault((step.template, model, limit), []).append(index)
     calls = []
-    for model, members in groups.items():
-        options: dict[str, Any] = {"max_tokens": max(step.token_limit(items[i])
-                                                     for i in members)}
+    for (template, model, limit), members in groups.items():
+        options: dict[str, Any] = {"max_tokens": limit or max(
+            steps[i].token_limit(items[i]) for i in members)}
         if sample:
             options["sample"] = sample
-        calls.append(([dict(step.variables(items[i])) for i in members], model, options))
+        calls.append(([dict(steps[i].variables(items[i])) for i in members], template,
+                      model, steps[members[0]].name, options))
     arun = getattr(engine, "arun", None)
     if arun is None or len(calls) == 1 or getattr(engine, "batch", False):
-        answers = [engine.run(variables, step.template, model, step=step.name, **options)
-                   for variables, model, options in calls]
+        answers = [engine.run(variables, template, model, step=name, **options)
+                   for variables, template, model, name, options in calls]
     else:
         from irforge.llm.sync import run_sync
 
         async def together() -> list[list[Any]]:
             return list(await asyncio.gather(*(
-                arun(variables, step.template, model, step=step.name, **options)
-                for variables, model, options in calls)))
+                arun(variables, template, model, step=name, **options)
+                for variables, template, model, name, options in calls)))
 
         answers = run_sync(together())
     results: dict[int, Any] = {}

@@ -9,6 +9,10 @@ keeps results, failures and requests identical whatever the answers' timing; wha
 when a failed item's next sample goes out: as soon as its answer is judged, while the other
 items are still out, instead of after the slowest item of its round.
 
+Each answer is judged on a worker thread, one at a time in that order: a judge that takes a
+while (a validator encoding the query) does not hold up the event loop, which goes on sending
+requests and taking answers meanwhile.
+
 A retry's output token limit is the largest of its output model's items in the step (the
 first round's), known before any answer, so a request never depends on which other items
 failed.
@@ -17,7 +21,7 @@ failed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from irforge.steps.failures import FINAL_STATUSES
@@ -28,33 +32,47 @@ Judge = Callable[[int, Any], bool]
 
 class _Calls:
     """The engine calls of one step: each answer's future by (sample, index), and each
-    call's task (awaited before a final status is judged, so its message is the call's last)."""
+    call's task (awaited before a final status is judged, so its message is the call's last).
 
-    def __init__(self, engine: Any, step: Any, items: Sequence[Any]) -> None:
-        self.engine, self.step, self.items = engine, step, items
+    Items may be added while answers are out (a chained step gets its items as the step
+    before accepts them, irforge/steps/chain.py); item i's step is ``steps[i]`` (one step
+    name, templates may differ). A request's token limit is ``limits[(template, model)]``,
+    else the item's own, never one that depends on which other items went out with it.
+    """
+
+    def __init__(self, engine: Any, limits: Mapping[tuple[str, type], int]) -> None:
+        self.engine, self.limits = engine, limits
+        self.steps: list[Any] = []
+        self.items: list[Any] = []
+        self.keys: list[tuple[str, type, int]] = []  # (template, model, token limit) per item
         self.answers: dict[tuple[int, int], asyncio.Future[Any]] = {}
         self.call_of: dict[tuple[int, int], asyncio.Task[Any]] = {}
-        self.models = [step.model_for(item) for item in items]  # built once per item
-        self.limits: dict[type, int] = {}
-        for model, item in zip(self.models, items, strict=True):
-            self.limits[model] = max(self.limits.get(model, 0), step.token_limit(item))
+
+    def add(self, step: Any, item: Any) -> int:
+        """Add one item (not sent yet); returns its index."""
+        model = step.model_for(item)  # built once per item
+        limit = self.limits.get((step.template, model)) or step.token_limit(item)
+        self.steps.append(step)
+        self.items.append(item)
+        self.keys.append((step.template, model, limit))
+        return len(self.items) - 1
 
     def send(self, sample: int, indexes: Sequence[int]) -> None:
-        """One engine call per output model for ``indexes`` at ``sample``."""
+        """One engine call per (template, output model) for ``indexes`` at ``sample``."""
         loop = asyncio.get_running_loop()
-        groups: dict[type, list[int]] = {}
+        groups: dict[tuple[str, type, int], list[int]] = {}
         for index in indexes:
-            groups.setdefault(self.models[index], []).append(index)
-        for model, members in groups.items():
+            groups.setdefault(self.keys[index], []).append(index)
+        for (template, model, limit), members in groups.items():
             futures = [loop.create_future() for _ in members]
             for index, future in zip(members, futures, strict=True):
                 self.answers[(sample, index)] = future
-            options: dict[str, Any] = {"max_tokens": self.limits[model]}
+            options: dict[str, Any] = {"max_tokens": limit}
             if sample:
                 options["sample"] = sample
             task = asyncio.ensure_future(self.engine.arun(
-                [dict(self.step.variables(self.items[i])) for i in members],
-                self.step.template, model, step=self.step.name,
+                [dict(self.steps[i].variables(self.items[i])) for i in members],
+                template, model, step=self.steps[members[0]].name,
                 on_result=lambda position, result, futures=futures:
                     _resolve(futures[position], result), **options))
             task.add_done_callback(lambda done, futures=futures: _settle_all(done, futures))
@@ -103,11 +121,12 @@ def _settle_all(task: asyncio.Task[Any], futures: Sequence[asyncio.Future[Any]])
 
 
 async def stream_answers(engine: Any, step: Any, items: Sequence[Any], rounds: int,
-                         judge: Judge) -> None:
+                         judge: Judge, limits: Mapping[tuple[str, type], int]) -> None:
     """Ask for every item, judge each answer in (sample, index) order as it lands, and ask
-    again at once for an item ``judge`` says another sample may fix (up to ``rounds``)."""
-    calls = _Calls(engine, step, items)
-    open_items = list(range(len(items)))
+    again at once for an item ``judge`` says another sample may fix (up to ``rounds``);
+    ``limits``: the token limit of each (template, output model)."""
+    calls = _Calls(engine, limits)
+    open_items = [calls.add(step, item) for item in items]
     calls.send(0, open_items)
     try:
         for sample in range(rounds):
@@ -118,7 +137,8 @@ async def stream_answers(engine: Any, step: Any, items: Sequence[Any], rounds: i
                 if not future.done() and retry:  # about to wait: send the retries first
                     calls.send(sample + 1, retry)
                     retry = []
-                if judge(index, await calls.answer(sample, index)) and sample + 1 < rounds:
+                result = await calls.answer(sample, index)
+                if await asyncio.to_thread(judge, index, result) and sample + 1 < rounds:
                     retry.append(index)
                     again.append(index)
             if retry:

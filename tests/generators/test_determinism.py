@@ -22,7 +22,7 @@ import pytest
 
 from irforge.core import beir
 from irforge.core.records import Doc
-from irforge.testing.scripted import Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.intents.test_scenario import BREAD
 from tests.generators.intents.test_scenario import _script as intents_script
 from tests.generators.logical.test_faults import FILMS
@@ -32,6 +32,7 @@ from tests.generators.multicon.test_http import FERRY
 from tests.generators.multicon.test_http import _script as multicon_script
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = {"intents-retried": 2}  # best-of-n (irforge.toml) where a case re-asks
 OUTPUTS = ("corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "failures.jsonl",
            "judgments.jsonl", "multicon/task1.jsonl", "negation_labels.jsonl")
 
@@ -50,12 +51,30 @@ def _novel(path: Path) -> None:
                              Doc("ferry", FERRY, "The Quiet Ferry")])
 
 
+def _intents_retried() -> Script:
+    """The intents script with second samples in both chained steps: the first passage's
+    first needs are too short (it reaches the query step after the others), the second
+    passage's first query is the first passage's question."""
+    base = intents_script(good=True)
+    first, second = BREAD[0], BREAD[1]
+    retried = [Rule(f"{first[2]}\nGive ", (Action.answer({"needs": ["flour"]}),
+                                           Action.answer({"needs": [first[4]]}))),
+               Rule(f"{second[2]}\n\nNeed: ", (Action.answer(
+                   {"query": first[3], "passage": "Starters: see the baking notes."}),
+                   Action.answer({"query": second[3], "passage":
+                                  f"{second[4].capitalize()}: see the baking notes."})))]
+    return replace(base, rules=(*retried, *base.rules))
+
+
 # method -> (server script, corpus writer, the verbs to run on BENCH with CORPUS)
 CASES: dict[str, tuple[Script, Callable[[Path], None], list[list[str]]]] = {
     "intents": (intents_script(good=True), _bread, [
         ["build", "intents", "BENCH", "--corpus", "CORPUS", "--intents", "QA",
          "--per-task", "2"],
         ["label", "BENCH", "--strategies", "zero_shot"]]),
+    "intents-retried": (_intents_retried(), _bread, [
+        ["build", "intents", "BENCH", "--corpus", "CORPUS", "--intents", "QA",
+         "--per-task", "2"]]),
     "logical": (LOGICAL_SCRIPT, _films, [
         ["build", "logical", "BENCH", "--corpus", "CORPUS", "--types", "pin,2in",
          "--per-type", "2"]]),
@@ -78,6 +97,9 @@ def _build(tmp_path: Path, method: str, name: str, hash_seed: str,
     folder.mkdir()
     corpus = folder / "input.jsonl"
     write_corpus(corpus)
+    if method in SAMPLES:
+        (folder / "irforge.toml").write_text(f"[llm]\nsamples = {SAMPLES[method]}\n",
+                                             encoding="utf-8")
     bench = folder / f"bench-{name}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": hash_seed}
     start = len(server.log)

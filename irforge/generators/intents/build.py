@@ -33,6 +33,7 @@ from irforge.generators.intents.plan import (
 from irforge.generators.intents.steps import (
     GENERATED_BY,
     MAX_NEEDS,
+    NEEDS_STEP,
     QUERY_STEP,
     SEED_WORDS,
     Example,
@@ -138,17 +139,9 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
     runner.ledger.count(PLAN_STEP, len(tasks), [Failure(
         PLAN_STEP, task.name, "no seed passage: no passage of the corpus belongs to category "
         f"{task.category.name!r}", metadata={"task": task.name}) for task in empty])
-    seed_words = shown_seed_words(engine)
-    needs: dict[str, Any] = {}
-    for template, items in _grouped(planned, "needs_template").items():
-        needs.update(runner.run(needs_step(template, n_needs, seed_words), items))
-    by_id = {item.query_id: item for item in planned}
-    ready = [QueryItem(by_id[key], need) for key, need in needs.items()]
-    examples: dict[str, Example] = {}
     attach_validators(runner.use_gates(), source_docs(corpus), target_k=runner.target_k,
                       profile=profile_of(runner.engine))
-    for template, items in _grouped(ready, "query_template").items():
-        examples.update(runner.run(query_step(template, seed_words), items))
+    ready, examples = _generate(runner, planned, n_needs, shown_seed_words(engine))
     queries, generated = _records(ready, examples, runner, keep_generated,
                                   sources_of(selection))
     runner.write(_folder_records(bench, corpus, intents, queries, generated, tasks, empty,
@@ -168,13 +161,25 @@ def build_intents(runner: BuildRunner, corpus: Sequence[Doc],
     return run
 
 
-def _grouped(items: Sequence[Any], template_key: str) -> dict[str, list[Any]]:
-    """Items by the template their intent uses for one step (items: planned or QueryItem)."""
-    groups: dict[str, list[Any]] = {}
-    for item in items:
-        planned = item.planned if isinstance(item, QueryItem) else item
-        groups.setdefault(getattr(planned.task.intent, template_key), []).append(item)
-    return groups
+def _generate(runner: BuildRunner, planned: Sequence[PlannedQuery], n_needs: int,
+              seed_words: int | None) -> tuple[list[QueryItem], dict[str, Example]]:
+    """Step 1 (needs) then step 2 (the query), item by item (irforge/steps/chain.py): a
+    planned query whose need is accepted is asked for its query at once. Each item takes its
+    intent's templates. Returns the step-2 items in plan order and the accepted examples."""
+    from irforge.steps.chain import Link
+
+    needs = {template: needs_step(template, n_needs, seed_words) for template in
+             dict.fromkeys(item.task.intent.needs_template for item in planned)}
+    queries = {template: query_step(template, seed_words) for template in
+               dict.fromkeys(item.task.intent.query_template for item in planned)}
+    found, examples = runner.chain([
+        Link(NEEDS_STEP, lambda item: needs[item.task.intent.needs_template],
+             lambda item, need: [QueryItem(item, need)], bound=planned),
+        Link(QUERY_STEP, lambda item: queries[item.planned.task.intent.query_template],
+             # the query step's model and token limit depend on the plan, not on the need
+             gated=True, bound=[QueryItem(item, "") for item in planned])], planned)
+    return [QueryItem(item, found[item.query_id]) for item in planned
+            if item.query_id in found], examples
 
 
 def _grounded_passage(example: Example, seed: Doc) -> str | None:
