@@ -80,6 +80,23 @@ def instructed_parts(text: str) -> tuple[str, str]:
     return " ".join(parts[:-1]), parts[-1]
 
 
+#: an instruction that only allows what it names ("... is fine by me", "I don't mind ..."):
+#: it narrows nothing, so documents that do not meet it stay relevant
+_PERMITS = re.compile(
+    r"\b(?:(?:is|are|'s|'re|would be|will be|will do|seems?)\s+(?:\w+\s+)?"
+    r"(?:fine|ok|okay|alright|all right|acceptable|welcome|good enough)"
+    r"|(?:don't|do not|wouldn't|would not)\s+mind|works? for me|no problem with)\b",
+    re.IGNORECASE)
+_RESTRICTS = re.compile(r"\b(?:only|solely|exclusively|nothing but|must|required?)\b",
+                        re.IGNORECASE)
+
+
+def permits_only(instruction: str) -> bool:
+    """Whether an instruction sentence grants a permission ("expert write-ups are fine")
+    instead of stating a requirement ("only expert write-ups, please")."""
+    return bool(_PERMITS.search(instruction)) and not _RESTRICTS.search(instruction)
+
+
 def is_instructed(text: str) -> bool:
     """A core query (one or more sentences), then an instruction sentence of 2+ words."""
     core, instruction = instructed_parts(text)
@@ -158,6 +175,9 @@ class QueryForm:
         if not SHAPES[self.shape](text) or (self.shape == "instructed" and _repeats_core(
                 text, core)):
             return f"is not {self.describes}"
+        if self.shape == "instructed" and permits_only(instructed_parts(text)[1]):
+            return (f"is not {self.describes}: its instruction only permits (\"... is fine\"), "
+                    "it does not require")
         return self.length_problem(text, asked, core)
 
     def length_problem(self, text: str, asked: str = "", core: str = "") -> str | None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from irforge.prompts.forms import form_metadata, instructed_parts, query_form, query_forms
+from irforge.prompts.forms import (
+    form_metadata,
+    instructed_parts,
+    permits_only,
+    query_form,
+    query_forms,
+)
 
 
 def test_every_declared_form_accepts_its_own_worked_example() -> None:
@@ -86,3 +92,26 @@ def test_an_instructed_form_s_most_words_are_its_core_s_plus_the_instruction_bud
     assert form.word_bounds(core=core) == (form.min_words, 190 + form.instruction_words)
     assert form.word_bounds() == (form.min_words, form.max_words)  # no core: the form's own
     assert query_form("keyword").word_bounds(core=core) == (2, 12)
+
+
+PERMISSIONS = ["Stuff written for experts is fine by me.",
+               "Anything that is not written in plain language would be okay.",
+               "I don't mind pages written for beginners.",
+               "Forum threads work for me"]
+REQUIREMENTS = ["I only want documents written for experts.",
+                "Only stuff written for experts is fine.",
+                "Please give me pages written in plain language.",
+                "Nothing but forum threads, thanks."]
+
+
+def test_an_instruction_that_only_permits_is_not_an_instructed_query() -> None:
+    form = query_form("instructed")
+    for instruction in PERMISSIONS:
+        assert permits_only(instruction), instruction
+        problem = form.problem(f"tester training requirements. {instruction}",
+                               core="tester training requirements")
+        assert problem is not None and "only permits" in problem, instruction
+    for instruction in REQUIREMENTS:
+        assert not permits_only(instruction), instruction
+        assert form.problem(f"tester training requirements. {instruction}",
+                            core="tester training requirements") is None, instruction

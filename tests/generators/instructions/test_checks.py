@@ -226,3 +226,15 @@ def test_an_instructed_long_persona_core_is_bounded_by_its_own_length(dims):
     short = "How to prevent heart disease?"
     assert check_instruction(f"{short} Please explain it in {padding} plain language.",
                              short, layman)
+
+
+def test_an_instruction_or_reversal_that_only_permits_is_rejected(dims):
+    expert = dims["audience"].value("expert")
+    core = "How do I back up files before installing Debian?"
+    permits = f"{core} Stuff written for experts is fine by me."
+    assert any("only permits" in r for r in check_instruction(permits, core, expert))
+    assert check_instruction(f"{core} I only want documents written for experts.", core,
+                             expert) == []
+    instructed = f"{core} I only want documents written for experts."
+    reversal = f"{core} Stuff that is not written for experts is fine."
+    assert any("only permits" in r for r in check_reversal(reversal, instructed, core, expert))
