@@ -24,11 +24,9 @@ from typing import Any
 from irforge.check.queries import positives_by_query
 from irforge.core.bench import Benchmark
 from irforge.core.errors import Problem
-from irforge.core.jsonl import write_jsonl
 from irforge.core.layouts.check import LAYOUT
 from irforge.core.locks import FolderLock
 from irforge.core.records import Doc, Query
-from irforge.core.trust import record_judge
 from irforge.generators.answer_judge.steps import (
     STEP,
     AnswerVerdict,
@@ -37,10 +35,17 @@ from irforge.generators.answer_judge.steps import (
     decision,
     limited,
 )
-from irforge.generators.control_hook import ByStep, Checked, JudgeSpec, judge_with_controls
+from irforge.generators.control_hook import (
+    ByStep,
+    Checked,
+    JudgeSpec,
+    judge_with_controls,
+    report_judge,
+)
 from irforge.generators.controls import make_controls, sources_from_queries
 from irforge.prompts.context import doc_context
-from irforge.steps.step import run_step
+from irforge.steps.records import Records
+from irforge.steps.runner import BuildRunner
 from irforge.validators.control_stats import TRUSTED
 
 JUDGE = "check.answers"
@@ -112,10 +117,10 @@ def judge_benchmark(engine: Any, root: Path, flagged: Collection[str] = (), seed
     graded = {split: _grades(bench, split) for split in bench.splits()}
     real = real_items(queries, docs, positives_by_query(graded))
     controls = control_items(queries, docs, set(flagged), seed, limit)
-    step = answer_step()
+    step, runner = answer_step(), BuildRunner(engine, bench, JUDGE)
 
     def judge(mixed: list[JudgeItem]) -> ByStep:
-        outcome = run_step(engine, step, mixed)
+        outcome = runner.ask(step, mixed)
         return {STEP: {pos: outcome.accepted.get(item.item_id)
                        for pos, item in enumerate(mixed)}}
 
@@ -130,9 +135,9 @@ def judge_benchmark(engine: Any, root: Path, flagged: Collection[str] = (), seed
     if outcome.status == TRUSTED:
         outcome.problems = _problems(bench, queries, real, verdicts, entry.get("model", ""))
     with FolderLock(bench.root):
-        write_jsonl(LAYOUT.path(bench.root, "controls"), report.rows)
-        write_jsonl(LAYOUT.path(bench.root, "verdicts"), _rows(real, verdicts, outcome))
-        record_judge(bench.root, JUDGE, entry)
+        runner.write(Records(files={LAYOUT.relative("verdicts"): _rows(real, verdicts,
+                                                                        outcome)}))
+        report_judge(runner, SPEC, entry, report.rows)
     return outcome
 
 
