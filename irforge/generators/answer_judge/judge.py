@@ -24,6 +24,7 @@ from typing import Any
 from irforge.check.queries import positives_by_query
 from irforge.core.bench import Benchmark
 from irforge.core.errors import Problem
+from irforge.core.generation import generation
 from irforge.core.layouts.check import LAYOUT
 from irforge.core.locks import FolderLock
 from irforge.core.records import Doc, Query
@@ -134,7 +135,7 @@ def judge_benchmark(engine: Any, root: Path, flagged: Collection[str] = (), seed
                            unanswered=len(real) - len(verdicts))
     if outcome.status == TRUSTED:
         outcome.problems = _problems(bench, queries, real, verdicts, entry.get("model", ""))
-    with FolderLock(bench.root):
+    with FolderLock(bench.root), generation(bench.root):  # the three files land together
         runner.write(Records(files={LAYOUT.relative("verdicts"): _rows(real, verdicts,
                                                                         outcome)}))
         report_judge(runner, SPEC, entry, report.rows)
