@@ -1,5 +1,7 @@
-"""``irforge check FOLDER``: validate one benchmark folder, or every one of a run's collection,
-with the same validators generation runs (docs/generation.md, "Validators")."""
+"""What ``irforge check FOLDER`` prints and its options: one benchmark folder, or every one of
+a run's collection, checked with the same validators generation runs (docs/generation.md,
+"Validators"). The verb itself is ``methods/check_cli.py`` (it may add the LLM answer judge
+of ``generators/answer_judge``, which this package does not import)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from irforge.cli.output import JsonOption, emit
 
 TargetK = Annotated[int | None, typer.Option(
     "--target-k", min=1, help="Relax the retrievability depth: a query's relevant passage must "
@@ -18,29 +18,6 @@ Dense = Annotated[bool, typer.Option(
 PromptsDir = Annotated[Path | None, typer.Option(
     "--prompts-dir", help="A user prompt folder whose worked examples count as echoes too "
     "(default: IRFORGE_PROMPTS_DIR).")]
-
-
-def check(
-    bench_dir: Annotated[Path, typer.Argument(
-        help="Benchmark folder to validate, or a run folder (every method folder in it).")],
-    as_json: JsonOption = False, target_k: TargetK = None, dense: Dense = False,
-    prompts_dir: PromptsDir = None,
-) -> None:
-    """Validate a benchmark folder and every query in it; list every problem, not only the
-    first. Exits 1 when any file or query is invalid (docs/failures.md lists the validators)."""
-    from irforge.check.folder import check_folders
-
-    retrievers = ("bm25", "dense") if dense else ("bm25",)
-    reports = check_folders(bench_dir, target_k=target_k, prompts_dir=prompts_dir,
-                            retrievers=retrievers)
-    ok = all(report.ok for _, report in reports)
-    if as_json:
-        emit(_json(bench_dir, reports, target_k is not None), "", as_json=True)
-    else:
-        for line in _lines(bench_dir, reports, target_k is not None, retrievers):
-            typer.echo(line)
-    if not ok:
-        raise typer.Exit(1)
 
 
 def _counts(report) -> str:
@@ -59,7 +36,7 @@ def _one(report, relaxed: bool) -> dict:
             "problems": [problem_row(problem) for problem in report.problems]}
 
 
-def _json(root: Path, reports, relaxed: bool) -> dict:
+def report_json(root: Path, reports, relaxed: bool) -> dict:
     if len(reports) == 1 and reports[0][1].root == Path(root):
         return _one(reports[0][1], relaxed)
     return {"folder": root, "ok": all(r.ok for _, r in reports),
@@ -74,7 +51,7 @@ def _depth(report, relaxed: bool, retrievers: tuple[str, ...]) -> str:
     return f"target depth top {k} ({how}), retrievers {'+'.join(retrievers)}"
 
 
-def _lines(root: Path, reports, relaxed: bool, retrievers: tuple[str, ...]) -> list[str]:
+def report_lines(root: Path, reports, relaxed: bool, retrievers: tuple[str, ...]) -> list[str]:
     lines = []
     for _, report in reports:
         depth = _depth(report, relaxed, retrievers)

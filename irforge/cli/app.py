@@ -37,7 +37,7 @@ GROUPS: dict[str, str] = {
 
 # (group or None for top level, verb, "module:function")
 COMMANDS: list[tuple[str | None, str, str]] = [
-    (None, "check", "irforge.check.cli:check"),
+    (None, "check", "irforge.methods.check_cli:check"),
     (None, "version", "irforge.cli.app:version"),
     (None, "completion", "irforge.cli.app:completion"),
     (None, "run", "irforge.recipe.cli:run_command"),

@@ -82,7 +82,7 @@ def contract_for(name: str) -> PromptContract | None:
 @lru_cache(maxsize=1)
 def _contracts() -> dict[str, PromptContract]:
     out: dict[str, PromptContract] = {}
-    for build in (_intents, _taxonomy, _instructions, _logical, _multicon):
+    for build in (_intents, _taxonomy, _instructions, _logical, _multicon, _check):
         out.update(build())
     return out
 
@@ -284,3 +284,14 @@ def _multicon() -> dict[str, PromptContract]:
         model=lambda inputs: ConditionPhrase, validators=(one_condition,),
         variants=lambda base: [dict(PHRASE_WORDS)],
         word_bounds=lambda inputs: (MIN_PHRASE_WORDS, MAX_PHRASE_WORDS))}
+
+
+# -- check ---------------------------------------------------------------------------------
+
+def _check() -> dict[str, PromptContract]:
+    from irforge.generators.answer_judge.steps import AnswerVerdict
+
+    # the judge of ``irforge check --judge-model``: its worked verdict fits the output model;
+    # a query of any form may stand after "Query:"
+    return {"check.answers": PromptContract(model=lambda inputs: AnswerVerdict,
+                                            variants=lambda base: list(QUERY_FORMS))}

@@ -50,7 +50,7 @@ from irforge.corpus.chunk import ChunkSettings
 from irforge.data.sample import write_seed_benchmark
 from irforge.llm.cache import ResponseCache
 from irforge.llm.completion import Completion
-from irforge.testing.scripted import Script, ScriptedServer
+from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.annotation.helpers import full_result, relevance_bench
 from tests.annotation.test_files_and_merge import _annotate
 from tests.cli.verbs_forked import ForkedVerbs
@@ -341,7 +341,18 @@ def _corpus_after(*stages: str) -> Callable[[Path, Any], None]:
     return setup
 
 
+def _judge_script() -> Script:
+    """The intents build's answers, and "yes" from the answer judge of ``check``."""
+    built = intents_script(good=True)
+    judge = Rule("Decide whether the passage(s) after it give that", (Action.answer(
+        {"reason": "The passage says so.", "answers": "yes"}),))
+    return Script(default=built.default, rules=(judge, *built.rules))
+
+
 CASES: dict[str, Case] = {
+    "check --judge-model": Case(["check", "bench", "--judge-model", "openai/scripted",
+                                 "--cache", "../cache.sqlite"], _intents_built,
+                                script=_judge_script()),
     "build multicon": Case(["build", "multicon", "bench", "--corpus", "input.jsonl", "--n", "3",
                             "--domain", "books", "--pad-to", "80", *LLM], _novel_corpus,
                            script=multicon_script()),
@@ -421,6 +432,7 @@ CASES: dict[str, Case] = {
 #: test_every_writing_verb_has_a_harness_case until it gets a case (or a reason below).
 COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
     (None, "label"): ("label",),
+    (None, "check"): ("check --judge-model",),  # plain check writes nothing
     (None, "run"): ("run",),
     (None, "eval"): ("eval --replace",),
     (None, "export"): ("export (again)", "export (new folder)"),
@@ -455,7 +467,7 @@ COVERED: dict[tuple[str | None, str], tuple[str, ...]] = {
 #: pull run against the module's Label Studio, the demo against the scripted server)
 WITHOUT_CASE: dict[tuple[str | None, str], str] = {}
 #: verbs that write no file
-READ_ONLY = frozenset({(None, "check"), (None, "version"), (None, "completion"),
+READ_ONLY = frozenset({(None, "version"), (None, "completion"),
                        ("llm", "try"), ("cache", "stats"), ("prompts", "list"),
                        ("prompts", "show"), ("prompts", "lint"), ("annotate", "status"),
                        ("audit", "pool")})

@@ -296,3 +296,10 @@ def test_a_condition_phrase_its_checks_do_not_accept_is_caught(tmp_path: Path) -
     messages = _checks(tmp_path)[EXAMPLE]
     assert any("other than those for everyone" in m and "does not match the pattern" in m
                for m in messages)
+
+
+def test_the_answer_judge_example_must_fit_its_verdict_model(tmp_path: Path) -> None:
+    # irforge check --judge-model reads "answers" as yes/no: a worked "maybe" is caught
+    _plant(tmp_path, "check.answers", '"answers": "yes"}', '"answers": "maybe"}')
+    [message] = _checks(tmp_path)[EXAMPLE]
+    assert "'maybe' is not one of the allowed values" in message
