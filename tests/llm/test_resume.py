@@ -6,10 +6,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from irforge.llm import Engine
+from irforge.testing.crash import kill_after_requests
 from irforge.testing.scripted import Action, Script, ScriptedServer
 from tests.llm.resume_worker import Label, items
 
@@ -27,16 +27,7 @@ def test_sigkill_mid_run_then_resume_repeats_no_finished_request(transport: str,
             [sys.executable, "-m", "tests.llm.resume_worker", server.url, str(cache), str(COUNT),
              transport],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + 120
-            while len(server.log) < 10 and time.monotonic() < deadline:
-                assert worker.poll() is None, worker.stderr.read().decode()
-                time.sleep(0.05)
-            os.kill(worker.pid, signal.SIGKILL)
-            worker.wait(30)
-        finally:
-            if worker.poll() is None:
-                os.kill(worker.pid, signal.SIGKILL)
+        kill_after_requests(worker, server, 10)
         assert worker.returncode == -signal.SIGKILL
         sent_before = len(server.log)
         assert 10 <= sent_before < COUNT, "the kill must land mid-run"

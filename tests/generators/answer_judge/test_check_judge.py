@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -22,6 +20,7 @@ from typer.testing import CliRunner
 from irforge.cli.app import build_app
 from irforge.core.trust import read_judges
 from irforge.llm.cache import ResponseCache
+from irforge.testing.crash import kill_after_requests
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -168,16 +167,7 @@ def test_a_killed_judged_check_resumes_without_sending_a_finished_call_again(
              "openai/scripted", "--api-base", server.url, "--cache", str(cache),
              "--concurrency", "2"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + 120
-            while len(server.log) < 8 and time.monotonic() < deadline:
-                assert worker.poll() is None, worker.stderr.read().decode()
-                time.sleep(0.05)
-            os.kill(worker.pid, signal.SIGKILL)
-            worker.wait(30)
-        finally:
-            if worker.poll() is None:
-                os.kill(worker.pid, signal.SIGKILL)
+        kill_after_requests(worker, server, 8)
         first = [entry.first_user for entry in server.log]
         stored = len(list(ResponseCache(cache).stored_keys()))
         assert stored >= 4, "answers must be committed as they arrive"
