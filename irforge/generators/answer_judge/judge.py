@@ -115,7 +115,7 @@ def judge_benchmark(engine: Any, root: Path, flagged: Collection[str] = (), seed
     bench = Benchmark(Path(root))
     docs = {doc.doc_id: doc for doc in bench.corpus()}
     queries = list(bench.queries())
-    graded = {split: _grades(bench, split) for split in bench.splits()}
+    graded = {split: bench.qrels_dict(split) for split in bench.splits()}
     real = real_items(queries, docs, positives_by_query(graded))
     controls = control_items(queries, docs, set(flagged), seed, limit)
     step, runner = answer_step(), BuildRunner(engine, bench, JUDGE)
@@ -140,13 +140,6 @@ def judge_benchmark(engine: Any, root: Path, flagged: Collection[str] = (), seed
                                                                         outcome)}))
         report_judge(runner, SPEC, entry, report.rows)
     return outcome
-
-
-def _grades(bench: Benchmark, split: str) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for qrel in bench.qrels(split):
-        out.setdefault(qrel.query_id, {})[qrel.doc_id] = qrel.relevance
-    return out
 
 
 def _problems(bench: Benchmark, queries: Sequence[Query], real: Sequence[JudgeItem],
