@@ -137,6 +137,7 @@ def _end(engine: Any, judged: dict[str, Any]) -> None:
     if engine is None:
         return
     from irforge.core.errors import UntrustedLabels
+    from irforge.core.layouts.check import LAYOUT
     from irforge.llm.options import raise_for_stop
 
     raise_for_stop(engine)
@@ -147,4 +148,4 @@ def _end(engine: Any, judged: dict[str, Any]) -> None:
         raise UntrustedLabels(
             f"the answer judge failed its control items on {', '.join(failed)}, so its "
             f"verdicts flag nothing (judge_controls.json, entry check.answers):\n  {lines}\n"
-            "fix: use a stronger --judge-model, or read check/judge_controls.jsonl")
+            f"fix: use a stronger --judge-model, or read {LAYOUT.relative('controls')}")
