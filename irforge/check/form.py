@@ -39,10 +39,15 @@ DEBRIS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # not as a word of a keyword query ("system clock gmt")
     ("a role word", re.compile(r"^\s*(?:[Aa]ssistant|[Ss]ystem|[Uu]ser)"
                                r"(?:\s*(?:[:>|\n-]|$)|\s+[A-Z])")),
+    # a searcher may write "I cannot even see these files" or "here is what happened": only a
+    # refusal, an answer presented as such, or an opening "Sure," is the model talking
     ("model chatter", re.compile(
-        r"\b(?:as an ai|i'?m sorry|i cannot|i can'?t help|here is|here's|here are|sure,|"
-        r"you can reword|reword it|rewritten (?:query|version)|the (?:rewritten|reversed|new) "
-        r"(?:query|request)|note:)", re.IGNORECASE)),
+        r"\b(?:as an ai|i'?m sorry|i (?:cannot|can'?t|am unable to|won'?t) (?:help|assist|"
+        r"provide|comply|fulfil+|do that|generate|create|write|complete)|"
+        r"here(?: is|'s| are) (?:the|a|an|your|my) (?:rewritten |reworded |revised |new |"
+        r"reversed |instructed |search )?(?:query|queries|question|request|version|answer|"
+        r"json|output)\b|you can reword|reword it|rewritten (?:query|version)|the (?:rewritten|"
+        r"reversed|new) (?:query|request)|note:)|^\s*sure\s*[,!.]", re.IGNORECASE)),
 )
 
 FIX_REWRITE = "rewrite or drop the query; a generator rejects it with the same validator"

@@ -48,6 +48,11 @@ def names_of(text: str, positive: str, **meta) -> set[str]:
     ("how often to lubricate a chain after rain", "solar", {}, "target"),
     ("How many times a batch can be renewed?", "solar", {}, "grounding.query"),
     ("Query: how big should a battery bank be", "solar", {}, "form.debris"),
+    ("Sure, how big should a battery bank be?", "solar", {}, "form.debris"),
+    ("I cannot help with writing a search query about battery banks.", "solar", {},
+     "form.debris"),
+    ("Here is the rewritten query: how big should a battery bank be", "solar", {},
+     "form.debris"),
     ("Is battery bank autonomy three days?", "solar", {"intent": "FC"}, "form.intent_type"),
     ("Battery bank autonomy is three days.", "solar", {"intent": "QA"}, "form.intent_type"),
     ("battery battery battery battery", "solar", {}, "form.repetition"),
@@ -233,3 +238,16 @@ def test_a_condition_that_lost_its_referent_stays_rejected():
          "24 mm in concrete and come with a depth stop."],
         ["14 cordless drills from Makita and Bosch", "SDS hammer drills for 24 mm holes"])
     assert joined == set()
+
+
+@pytest.mark.parametrize("text", [
+    "My panels charge the battery bank by noon, but I cannot tell how big it should be. "
+    "How many days of autonomy should it hold?",
+    "Here is what happened: the battery bank ran flat after two cloudy days. How big should "
+    "it be?",
+    "I'm not sure, but should a battery bank hold three days of autonomy?",
+])
+def test_a_searcher_saying_i_cannot_or_here_is_is_no_model_chatter(text: str):
+    """Run 9: a persona question "... I cannot even see these files ..." was rejected as
+    model chatter; only refusals and answers presented as such are."""
+    assert "form.debris" not in names_of(text, "solar"), text
