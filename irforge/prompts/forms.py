@@ -85,15 +85,21 @@ def instructed_parts(text: str) -> tuple[str, str]:
 _PERMITS = re.compile(
     r"\b(?:(?:is|are|'s|'re|would be|will be|will do|seems?)\s+(?:\w+\s+)?"
     r"(?:fine|ok|okay|alright|all right|acceptable|welcome|good enough)"
-    r"|(?:don't|do not|wouldn't|would not)\s+mind|works? for me|no problem with)\b",
+    r"|(?:don't|do not|wouldn't|would not)\s+mind|works? for me|no problem with"
+    # a preference is no requirement either: a document without it still serves
+    r"|suits? me|would suit|works? best|(?:would be|is|are|'s|'re)\s+(?:\w+\s+)?"
+    r"(?:ideal|preferable|preferred|nicer?|great|perfect|lovely)"
+    r"|(?:i'd|i would|i'll|i)\s+(?:\w+\s+)?(?:prefer|rather)|preferably|ideally"
+    r"|if possible)\b",
     re.IGNORECASE)
 _RESTRICTS = re.compile(r"\b(?:only|solely|exclusively|nothing but|must|required?)\b",
                         re.IGNORECASE)
 
 
 def permits_only(instruction: str) -> bool:
-    """Whether an instruction sentence grants a permission ("expert write-ups are fine")
-    instead of stating a requirement ("only expert write-ups, please")."""
+    """Whether an instruction sentence grants a permission ("expert write-ups are fine") or
+    states a preference ("... would be ideal") instead of a requirement ("only expert
+    write-ups, please")."""
     return bool(_PERMITS.search(instruction)) and not _RESTRICTS.search(instruction)
 
 
@@ -176,8 +182,8 @@ class QueryForm:
                 text, core)):
             return f"is not {self.describes}"
         if self.shape == "instructed" and permits_only(instructed_parts(text)[1]):
-            return (f"is not {self.describes}: its instruction only permits (\"... is fine\"), "
-                    "it does not require")
+            return (f"is not {self.describes}: its instruction only permits or prefers "
+                    "(\"... is fine\", \"... would be ideal\"), it does not require")
         return self.length_problem(text, asked, core)
 
     def length_problem(self, text: str, asked: str = "", core: str = "") -> str | None:

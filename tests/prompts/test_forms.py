@@ -97,11 +97,16 @@ def test_an_instructed_form_s_most_words_are_its_core_s_plus_the_instruction_bud
 PERMISSIONS = ["Stuff written for experts is fine by me.",
                "Anything that is not written in plain language would be okay.",
                "I don't mind pages written for beginners.",
-               "Forum threads work for me"]
+               "Forum threads work for me",
+               # a preference does not require either
+               "Documents written for experts would be ideal", "Plain pages suit me best",
+               "I'd prefer documents written for experts", "Ideally, forum threads"]
 REQUIREMENTS = ["I only want documents written for experts.",
                 "Only stuff written for experts is fine.",
                 "Please give me pages written in plain language.",
-                "Nothing but forum threads, thanks."]
+                "Nothing but forum threads, thanks.",
+                "I need documents written for specialists.",
+                "The perfect answer is written for specialists only."]
 
 
 def test_an_instruction_that_only_permits_is_not_an_instructed_query() -> None:
@@ -110,7 +115,7 @@ def test_an_instruction_that_only_permits_is_not_an_instructed_query() -> None:
         assert permits_only(instruction), instruction
         problem = form.problem(f"tester training requirements. {instruction}",
                                core="tester training requirements")
-        assert problem is not None and "only permits" in problem, instruction
+        assert problem is not None and "only permits or prefers" in problem, instruction
     for instruction in REQUIREMENTS:
         assert not permits_only(instruction), instruction
         assert form.problem(f"tester training requirements. {instruction}",
