@@ -180,7 +180,9 @@ def test_audit_agreement_pairs_instruction_labels_on_the_instructed_query(tmp_pa
 
     bench = build_for("instruction_compliance", tmp_path)
     items = bench_items(bench, get_job("instruction_compliance"))
-    assert {item.query_id for item in items} == {"q1-audience-layman", "q2-audience-layman"}
+    # each query's seed is rewritten for both audiences: one item per instructed query
+    assert {item.query_id for item in items} == {"q1-audience-expert", "q1-audience-layman",
+                                                 "q2-audience-expert", "q2-audience-layman"}
     assert all(j.query_id in ("q1", "q2") for j in bench.judgments()
                if j.task == "instructions.rewrite")  # logged under the core query
     bench.add_judgments([Judgment(item.query_id, item.doc_id, float(person or index), "human",
@@ -191,4 +193,4 @@ def test_audit_agreement_pairs_instruction_labels_on_the_instructed_query(tmp_pa
     assert done.exit_code == 0, done.output
     report = json.loads((bench.root / "audits" /
                          "agreement_instruction_compliance.json").read_text())
-    assert report["pairs"] == len(items) == 2
+    assert report["pairs"] == len(items) == 4

@@ -91,8 +91,15 @@ def _intents_rules() -> list[Rule]:
 def _instructions_rules() -> list[Rule]:
     rules = []
     for _, _, text, question, need in DOCS:
-        rules.append(Rule(f'This text was found for the search "{question}"', (Action.answer(
-            {"document": f"In plain words: {need}. {text} See the baking notes."}),)))
+        # the given passage is a seed, rewritten for each audience: two different texts (near
+        # copies would not differ on the condition)
+        half = " ".join(text.split()[:len(text.split()) // 2])
+        rewrites = {"layman": f"In plain words: {need}. {text} See the baking notes.",
+                    "expert": f"For specialists, {need}: {half} (technical summary)."}
+        for condition, description in AUDIENCE.items():
+            rules.append(Rule(f"{text}\n\nWrite the same facts again so that the text is "
+                              f"{description}",
+                              (Action.answer({"document": rewrites[condition]}),)))
         for condition, description in AUDIENCE.items():
             rules.append(Rule(f'("{condition}"), that is, {description}.\nSearch query: {question}',
                               (Action.answer({"instructed_query": (

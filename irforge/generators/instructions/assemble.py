@@ -4,6 +4,7 @@ Layout (FollowIR / MTEB InstructionRetrieval style: one query id, three qrels fi
 
     bench/
       corpus.jsonl                 positives (given + rewritten), hard negatives, distractors
+                                   (less the seeds: given documents only rewritten)
       queries.jsonl                one row per unit: text = core query; metadata holds
                                    instructed, reversed, dimension, condition, gold_doc_id ...
       qrels/og.tsv                 original mode: every positive of the core query -> 1
@@ -120,8 +121,11 @@ def assemble(groups: Sequence[Group], units: Sequence[Unit],
             docs.setdefault(member.doc.doc_id, member.doc)
         for doc in group.hard_negatives:
             docs.setdefault(doc.doc_id, doc)
+    # a seed's rewrites stand for it: left in, it would answer its core query unjudged
+    seeds = {group.seed for group in groups if group.seed is not None}
     for doc in distractors:
-        docs.setdefault(doc.doc_id, doc)
+        if doc.doc_id not in seeds:
+            docs.setdefault(doc.doc_id, doc)
     return Assembled(docs=tuple(docs.values()), queries=tuple(queries),
                      qrels={mode: tuple(rows) for mode, rows in qrels.items()},
                      groups=tuple(groups))
@@ -132,7 +136,8 @@ def _group_row(group: Group) -> dict[str, Any]:
             **group.core_form,  # core_form, core_stance: the core query's own form
             "members": [{"doc_id": m.doc.doc_id, "condition": m.condition, "origin": m.origin}
                         for m in group.members],
-            "hard_negatives": [doc.doc_id for doc in group.hard_negatives]}
+            "hard_negatives": [doc.doc_id for doc in group.hard_negatives],
+            **({"seed": group.seed} if group.seed is not None else {})}
 
 
 def assembled_records(assembled: Assembled) -> Records:

@@ -29,7 +29,7 @@ from irforge.generators.instructions.merge import merge_previous
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.sequence import run_steps
 from irforge.generators.instructions.settings import BuildSettings
-from irforge.generators.instructions.units import Unit
+from irforge.generators.instructions.units import Group, Unit
 from irforge.llm.profile import profile_of
 from irforge.steps.runner import BuildRunner, require_kept
 from irforge.steps.yields import YieldTable
@@ -88,9 +88,17 @@ def build_instructions(runner: BuildRunner, pairs: Sequence[Pair],
                  if str(q.metadata.get("core_query_id", q.query_id)) in attempted_ids}
     run.use_gates((pair.doc.text for pair in pairs),
                   keep=lambda query_id: query_id not in rewritten)
-    attach_validators(run.gates, {pair.doc.doc_id: pair.doc for pair in pairs}.values(),
-                      target_k=run.target_k, profile=profile_of(run.engine))
-    groups, units = run_steps(run, pairs, dimensions, settings)
+
+    def validate_over(groups: Sequence[Group]) -> None:
+        """Validators over the documents the queries will be ranked among: the inputs less
+        the seeds, plus every rewrite (a seeded group's positives are all rewrites)."""
+        seeds = {group.seed for group in groups if group.seed is not None}
+        docs = {pair.doc.doc_id: pair.doc for pair in pairs if pair.doc.doc_id not in seeds}
+        docs.update({m.doc.doc_id: m.doc for group in groups for m in group.members})
+        attach_validators(run.gates, docs.values(), target_k=run.target_k,
+                          profile=profile_of(run.engine))
+
+    groups, units = run_steps(run, pairs, dimensions, settings, validate_over)
     kept_ids = {m.doc.doc_id for g in groups for m in g.members}
     dropped = {pair.doc.doc_id for pair in pairs} - kept_ids
     extra = [doc for doc in distractors if doc.doc_id not in dropped]

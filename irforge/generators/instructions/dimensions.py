@@ -45,11 +45,20 @@ class ConditionValue:
 
 @dataclass(frozen=True)
 class RewriteSpec:
-    """Which value documents are rewritten from, the values it yields, and the template."""
+    """Which value documents are rewritten from, the values it yields, and the template.
 
-    source: str
+    ``source`` None: a given document's value is not assumed (nothing in its text can show
+    it, as for Audience); it is only the seed, rewritten into every target value.
+    """
+
+    source: str | None
     targets: tuple[str, ...]
     template: str
+
+    @property
+    def seeded(self) -> bool:
+        """True when given documents are seeds rewritten into every target value."""
+        return self.source is None
 
 
 @dataclass(frozen=True)
@@ -139,13 +148,20 @@ def _parse_dimension(path: Path, name: str, raw: Any) -> Dimension:
     rewrite = None
     if raw.get("rewrite"):
         spec = raw["rewrite"]
-        targets = tuple(spec.get("to") or ())
-        missing = [v for v in (spec.get("from"), *targets) if v not in values]
+        targets = tuple(str(target) for target in spec.get("to") or ())
+        source = spec.get("from")
+        missing = [v for v in (*([source] if source is not None else []), *targets)
+                   if v not in values]
         if missing or not spec.get("template"):
             raise _bad(path, f"{where}.rewrite",
                        f"unknown value(s) {missing}" if missing else "template is missing",
                        "rewrite.from and rewrite.to must name values of this dimension")
-        rewrite = RewriteSpec(source=str(spec["from"]), targets=targets,
+        if source is None and len(set(targets)) < 2:
+            raise _bad(path, f"{where}.rewrite.to",
+                       "without rewrite.from a seed document is rewritten into every value of "
+                       "rewrite.to, so it needs at least two",
+                       "list two or more values in rewrite.to, or name rewrite.from")
+        rewrite = RewriteSpec(source=None if source is None else str(source), targets=targets,
                               template=str(spec["template"]))
     return Dimension(name=name, description=str(raw.get("description", name)), values=values,
                      extracted=extracted, rewrite=rewrite)

@@ -28,7 +28,8 @@ def _group(row: Mapping[str, Any], docs: Mapping[str, Doc]) -> Group | None:
                     for m in row["members"])
     return Group(row["query_id"], row["query"], row["dimension"], members,
                  tuple(docs[doc_id] for doc_id in row["hard_negatives"]),
-                 {key: str(row[key]) for key in CORE_FORM_KEYS.values() if row.get(key)})
+                 {key: str(row[key]) for key in CORE_FORM_KEYS.values() if row.get(key)},
+                 str(row["seed"]) if row.get("seed") else None)
 
 
 def previous(bench: Benchmark) -> Assembled | None:
@@ -66,8 +67,13 @@ def merge_previous(bench: Benchmark, new: Assembled, attempted: Collection[tuple
     stale = (replaced | set(dropped)) - used
     new_ids = {doc.doc_id for doc in new.docs}
     docs = [doc for doc in old.docs if doc.doc_id not in stale and doc.doc_id not in new_ids]
+    # a kept group's seed stays out of the corpus (as when it was built) unless a group uses it
+    new_used = {doc.doc_id for g in new.groups for doc in (*(m.doc for m in g.members),
+                                                           *g.hard_negatives)}
+    seeds = {g.seed for g in kept_groups if g.seed} - used - new_used
+    new_docs = [doc for doc in new.docs if doc.doc_id not in seeds]
     return Assembled(
-        docs=(*docs, *new.docs), queries=(*kept_queries, *new.queries),
+        docs=(*docs, *new_docs), queries=(*kept_queries, *new.queries),
         qrels={mode: (*(r for r in old.qrels[mode] if r.query_id in kept_ids),
                       *new.qrels[mode]) for mode in MODES},
         groups=(*kept_groups, *new.groups))

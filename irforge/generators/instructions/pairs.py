@@ -6,8 +6,10 @@ A pairs file has one positive pair per line::
      "dimension": "audience", "condition": "expert"}
 
 ``condition`` may be left out for an extracted dimension (Keyword: the LLM extracts it) and for a
-dimension with a rewrite rule (it then defaults to the value documents are rewritten from, for
-example ``expert`` for Audience). ``query_form`` and ``stance`` (optional) name the core
+dimension with a rewrite rule: it then defaults to the value documents are rewritten from (for
+example ``paragraph`` for Length) when the document's text shows that value's bounds and markers,
+and a document that does not is a failure; a rule without ``from`` (Audience, Source) makes the
+document a seed, rewritten into every value. ``query_form`` and ``stance`` (optional) name the core
 query's declared form (``claim-refuted``, ``long``...): its instructed queries are grounded by
 that form's rule; a BEIR folder's queries give theirs from their metadata. A core query
 keeps one document per condition value; any further document with an already-taken value
@@ -25,7 +27,7 @@ from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.instructions.dimensions import Dimension
-from irforge.generators.instructions.units import Group, Member
+from irforge.generators.instructions.units import SEED, Group, Member
 from irforge.prompts.forms import core_form_metadata, query_forms
 
 PAIRS_STEP = "instructions.pairs"
@@ -147,6 +149,9 @@ def pairs_from_beir(root: Path, dimension: str, split: str = "test",
         pairs.append(Pair(qrel.query_id, query.text, doc, dimension,
                           None if condition is None else str(condition),
                           core_form_metadata(query.metadata)))
+    # a query's own source passage first: it is the one kept as seed or for a condition value
+    # when several positives compete (a stable sort keeps the qrels order otherwise)
+    pairs.sort(key=lambda pair: pair.doc.doc_id not in _source(queries[pair.query_id]))
     return pairs, list(docs.values())
 
 
@@ -156,8 +161,22 @@ def _default_condition(pair: Pair, spec: Dimension) -> str | None:
     if spec.extracted:
         return PENDING
     if spec.rewrite is not None:
-        return spec.rewrite.source
+        return SEED if spec.rewrite.source is None else spec.rewrite.source
     return None
+
+
+def _unshown(pair: Pair, spec: Dimension, condition: str) -> str | None:
+    """Why a document whose condition was defaulted (not given) does not show it, or None."""
+    from irforge.generators.instructions.steps.rewrite import check_document
+
+    if pair.condition is not None or condition in (PENDING, SEED):
+        return None
+    reasons = check_document(pair.doc.text, spec.value(condition))
+    if not reasons:
+        return None
+    return (f"{pair.dimension}: the document was to stand as {condition!r} (rewrite.from) but "
+            f"its text does not show it: {'; '.join(reasons)}; give its condition in the pairs "
+            "file, or drop rewrite.from so it is only rewritten")
 
 
 def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
@@ -172,9 +191,14 @@ def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
         group = groups.get(key) or Group(pair.query_id, pair.query, pair.dimension, (),
                                          core_form=pair.core_form)
         taken = group.member(condition) if condition else None
-        if condition is None or taken is not None:
+        unshown = _unshown(pair, spec, condition) if condition is not None else None
+        if condition is None or taken is not None or unshown is not None:
             reason = (f"no condition given for {pair.dimension} (which has no rewrite rule)"
-                      if condition is None else
+                      if condition is None else unshown if unshown is not None else
+                      f"query {pair.query_id} already has its seed document "
+                      f"{taken.doc.doc_id} for {pair.dimension}; one given document per query "
+                      "is rewritten into every value"
+                      if condition == SEED else
                       f"condition {condition!r} already taken by {taken.doc.doc_id} for query "
                       f"{pair.query_id}; keep one document per condition value")
             failures.append(Failure(step=PAIRS_STEP,

@@ -12,7 +12,8 @@ from irforge.core.records import Doc, Failure, Judgment
 from irforge.generators.instructions import steps
 from irforge.generators.instructions.dimensions import Dimension
 from irforge.generators.instructions.pairs import PENDING, Pair, group_pairs
-from irforge.generators.instructions.units import Group, Member, Unit
+from irforge.generators.instructions.text import jaccard
+from irforge.generators.instructions.units import SEED, Group, Member, Unit
 from irforge.steps import Step
 from irforge.steps.ledger import merge_metadata
 from irforge.steps.runner import BuildRunner
@@ -34,17 +35,42 @@ def _run(run: BuildRunner, step: Step, items: Sequence[Any],
     return run.run(step, items, with_item)
 
 
+#: two positives of a group sharing this much of their words (Jaccard) are one text, not
+#: two conditions (the hard negatives' near-copy bound is 0.6)
+MAX_MEMBER_OVERLAP = 0.8
+
+
+def _near_copies(group: Group) -> str | None:
+    """Why two positives of ``group`` are near copies of each other, or None."""
+    members = group.members
+    for index, first in enumerate(members):
+        for second in members[index + 1:]:
+            overlap = jaccard(first.doc.text, second.doc.text)
+            if overlap >= MAX_MEMBER_OVERLAP:
+                return (f"{group.dimension}: the {first.condition!r} and {second.condition!r} "
+                        f"documents share {overlap:.2f} of their words (at most "
+                        f"{MAX_MEMBER_OVERLAP}); near copies do not differ on the condition")
+    return None
+
+
 def _split_small(groups: Sequence[Group]) -> tuple[list[Group], list[Failure]]:
-    """Groups need two positives with distinct conditions, or the reversed mode is empty."""
+    """Groups need two positives with distinct conditions that are not near copies of each
+    other, or the instructed and reversed modes test nothing."""
     kept, failures = [], []
     for group in groups:
-        if len(group.members) >= 2:
+        copies = _near_copies(group) if len(group.members) >= 2 else None
+        if copies is not None:
+            failures.append(Failure(step="instructions.group", item_id=group.query_id,
+                                    reason=copies, metadata={"dimension": group.dimension}))
+        elif len(group.members) >= 2:
             kept.append(group)
         else:
+            seeded = (f" (seed {group.seed} is rewritten into every value, and only "
+                      "its accepted rewrites count)" if group.seed is not None else "")
             failures.append(Failure(step="instructions.group", item_id=group.query_id,
                                     reason=f"{group.dimension}: {len(group.members)} positive "
                                            "document(s) left after extraction and rewriting; "
-                                           "needs 2 with different conditions",
+                                           f"needs 2 with different conditions{seeded}",
                                     metadata={"dimension": group.dimension}))
     return kept, failures
 
@@ -74,13 +100,28 @@ def _keywords(run: BuildRunner, groups: Sequence[Group]) -> list[Group]:
     return out
 
 
+#: passage metadata that measures the source's own text (its span in the file, its tokens):
+#: a rewrite does not inherit it
+_SPAN_KEYS = frozenset({"char_start", "char_end", "tokens"})
+
+
+def _rewrite_source(group: Group, spec: Dimension) -> Member | None:
+    """The member rewritten into the missing values: the rule's ``from`` value; for a rule
+    without one, the seed, else a given document whose condition its row stated."""
+    if spec.rewrite is None:
+        return None
+    if not spec.rewrite.seeded:
+        return group.member(str(spec.rewrite.source))
+    return group.member(SEED) or next((m for m in group.members if m.origin == "given"), None)
+
+
 def _rewrites(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
               seed: int) -> list[Group]:
     """Step 4: each group's source document rewritten into every missing condition value."""
     by_template: dict[str, list[steps.RewriteItem]] = {}
     for group in groups:
         spec = dimensions[group.dimension]
-        source = group.member(spec.rewrite.source) if spec.rewrite else None
+        source = _rewrite_source(group, spec)
         if spec.rewrite is None or source is None:
             continue
         for target in spec.rewrite.targets:
@@ -98,8 +139,13 @@ def _rewrites(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str
             key = f"{item.group.query_id}/{item.doc_id}"
             if key in written:
                 source = item.source.doc
+                # the rewrite stays a passage of the source's document (its file, section
+                # and document id), so rules that read a passage's document still apply
                 doc = Doc(doc_id=item.doc_id, text=written[key], title=source.title,
-                          metadata={"rewritten_from": source.doc_id,
+                          metadata={**{name: value for name, value in
+                                       (source.metadata or {}).items()
+                                       if name not in _SPAN_KEYS},
+                                    "rewritten_from": source.doc_id,
                                     "dimension": item.group.dimension,
                                     "condition": item.target})
                 added.setdefault((item.group.query_id, item.group.dimension), []).append(
@@ -107,6 +153,17 @@ def _rewrites(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str
     return [group.with_members(group.members + tuple(added.get((group.query_id,
                                                                  group.dimension), ())))
             for group in groups]
+
+
+def _set_seeds_apart(groups: Sequence[Group]) -> list[Group]:
+    """A seed document leaves its group's members (its rewrites stand for every value)."""
+    out = []
+    for group in groups:
+        seed = group.member(SEED)
+        out.append(group if seed is None else replace(
+            group, members=tuple(m for m in group.members if m.condition != SEED),
+            seed=seed.doc.doc_id))
+    return out
 
 
 def _instructions(run: BuildRunner, groups: Sequence[Group], dimensions: Mapping[str, Dimension],
@@ -165,16 +222,21 @@ def _hard_negatives(run: BuildRunner, groups: Sequence[Group], count: int,
 
 
 def run_steps(run: BuildRunner, pairs: Sequence[Pair],
-              dimensions: Mapping[str, Dimension], settings: BuildSettings
+              dimensions: Mapping[str, Dimension], settings: BuildSettings,
+              before_queries: Callable[[Sequence[Group]], None] | None = None
               ) -> tuple[list[Group], list[Unit]]:
-    """All LLM steps on ``run``; returns the groups and units that survived."""
+    """All LLM steps on ``run``; returns the groups and units that survived.
+    ``before_queries(groups)`` runs once the positives are final (rewrites included), before
+    the first query is written: the build points its validators at those documents."""
     groups, failures = group_pairs(pairs, dimensions)
     run.ledger.count("instructions.pairs", len(pairs), failures)
     groups = _keywords(run, groups)
     if settings.rewrite:
         groups = _rewrites(run, groups, dimensions, settings.seed)
-    groups, small = _split_small(groups)
+    groups, small = _split_small(_set_seeds_apart(groups))
     run.ledger.count("instructions.group", len(groups) + len(small), small)
+    if before_queries is not None:
+        before_queries(groups)
     units = _instructions(run, groups, dimensions, settings.phrasings, settings.seed)
     units = _reversals(run, units, groups, dimensions)
     groups = _with_units(groups, units)

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field, replace
 from irforge.core.records import Doc
 
 ORIGINS = ("given", "rewritten")
+#: condition of a given document that is only rewritten into every value (a rewrite rule
+#: without ``from``): its value is not known, so it is never asserted
+SEED = "(seed)"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class Group:
     #: the core query's own form (irforge.prompts.forms.core_form_metadata: ``core_form``,
     #: ``core_stance``), recorded with each instructed query so it is grounded by that form
     core_form: Mapping[str, str] = field(default_factory=dict)
+    #: id of the given document its members were all rewritten from (a dimension whose
+    #: rewrite rule has no ``from``); no member, and out of the corpus, which holds its rewrites
+    seed: str | None = None
 
     def member(self, condition: str) -> Member | None:
         return next((m for m in self.members if m.condition == condition), None)

@@ -33,7 +33,13 @@ def test_shipped_dimensions_have_the_paper_values(dims):
     assert set(dims["length"].values) == {"sentence", "paragraph", "article"}
     assert set(dims["source"].values) == {"blog", "forum_post", "news_article"}
     assert dims["keyword"].extracted and not dims["keyword"].values
-    assert dims["source"].rewrite.source == "news_article"
+    # nothing in a text shows its audience or source: given documents are seeds, rewritten
+    # into every value; a length is measured, so paragraphs are rewritten from
+    assert dims["audience"].rewrite.seeded and set(dims["audience"].rewrite.targets) == {
+        "expert", "layman"}
+    assert dims["source"].rewrite.source is None and set(dims["source"].rewrite.targets) == {
+        "news_article", "blog", "forum_post"}
+    assert dims["length"].rewrite.source == "paragraph" and not dims["length"].rewrite.seeded
 
 
 def test_user_yaml_adds_a_dimension_and_a_value(tmp_path, dims):
@@ -58,6 +64,30 @@ def test_bad_user_yaml_names_the_field(tmp_path):
                      "        bounds: {max_lines: 3}\n", encoding="utf-8")
     with pytest.raises(FormatError, match="max_lines"):
         load_dimensions(extra)
+
+
+def test_a_rule_without_from_needs_two_target_values(tmp_path):
+    """Without rewrite.from a given document is a seed rewritten into every rewrite.to value;
+    one value cannot make a pair, so the file is refused naming the field."""
+    extra = tmp_path / "dims.yaml"
+    rule = ("dimensions:\n  tone:\n    values:\n      formal: {terms: [formal]}\n"
+            "      casual: {terms: [casual, informal]}\n    rewrite:\n"
+            "      to: %s\n      template: instructions.rewrite_audience\n")
+    extra.write_text(rule % "[casual]", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"dimensions\.tone\.rewrite\.to") as error:
+        load_dimensions(extra)
+    assert "at least two" in str(error.value)
+    extra.write_text(rule % "[casual, casual]", encoding="utf-8")  # one value, twice
+    with pytest.raises(FormatError, match=r"dimensions\.tone\.rewrite\.to"):
+        load_dimensions(extra)
+    extra.write_text(rule % "[formal, casual]", encoding="utf-8")
+    tone = load_dimensions(extra)["tone"]
+    assert tone.rewrite.seeded and tone.rewrite.targets == ("formal", "casual")
+    # with rewrite.from one target value is enough: the given document is the other one
+    extra.write_text(rule.replace("    rewrite:\n", "    rewrite:\n      from: formal\n")
+                     % "[casual]", encoding="utf-8")
+    tone = load_dimensions(extra)["tone"]
+    assert tone.rewrite.source == "formal" and not tone.rewrite.seeded
 
 
 @pytest.mark.parametrize("keyword,reason", [

@@ -20,6 +20,7 @@ from irforge.generators.instructions.manual_review import (
 from irforge.generators.instructions.merge import previous
 from irforge.generators.instructions.pairs import (
     PENDING,
+    SEED,
     group_pairs,
     pairs_from_beir,
     read_pairs,
@@ -49,16 +50,21 @@ def _pair(doc_id, dimension="audience", condition=None, query_id="q1"):
 def test_pairs_grouped_with_defaults_and_duplicates_as_failures(tmp_path, dims):
     path = _write(tmp_path / "pairs.jsonl", [
         _pair("d1"), _pair("d2", condition="layman"), _pair("d3", condition="expert"),
+        _pair("d4", condition="layman"), _pair("d5"),
         _pair("k1", "keyword"), _pair("k2", "keyword"),
     ])
     groups, failures = group_pairs(read_pairs(path, dims), dims)
     audience = next(g for g in groups if g.dimension == "audience")
-    assert [(m.doc.doc_id, m.condition) for m in audience.members] == [("d1", "expert"),
-                                                                      ("d2", "layman")]
+    # audience has no rewrite.from: a document without a condition is the query's seed, one
+    # with an explicit condition is trusted
+    assert [(m.doc.doc_id, m.condition) for m in audience.members] == [("d1", SEED),
+                                                                      ("d2", "layman"),
+                                                                      ("d3", "expert")]
     keyword = next(g for g in groups if g.dimension == "keyword")
     assert [m.condition for m in keyword.members] == [PENDING, PENDING]
-    assert len(failures) == 1 and failures[0].item_id == "q1/d3"
-    assert "already taken by d1" in failures[0].reason
+    assert [f.item_id for f in failures] == ["q1/d4", "q1/d5"]
+    assert "already taken by d2" in failures[0].reason
+    assert "already has its seed document d1" in failures[1].reason
 
 
 def test_bad_pairs_name_line_and_field(tmp_path, dims):

@@ -3,10 +3,12 @@ rejected, the yield table with exit 3 of an empty build, and re-runs that keep t
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from irforge.check.folder import check_benchmark
 from irforge.core.bench import Benchmark
 from irforge.core.errors import EmptyResultError
 from irforge.core.records import Doc
@@ -90,10 +92,11 @@ def test_known_bad_outputs_stay_rejected():
     assert check_keyword("monsoon", query, KW_DOCS["k1"])  # keyword not in the document
 
 
-def _build(root, pairs, answers=None):
+def _build(root, pairs, answers=None, distractors=()):
     engine = ScriptedEngine(answers or _answers())
     return build_instructions(BuildRunner.open(engine, root, "instructions"), pairs,
-                              load_dimensions(), BuildSettings(hard_negatives=1, seed=3))
+                              load_dimensions(), BuildSettings(hard_negatives=1, seed=3),
+                              distractors=distractors)
 
 
 def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):
@@ -101,8 +104,9 @@ def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):
     report = _build(tmp_path / "b", [pair])
     rows = {row["step"]: row for row in Benchmark(tmp_path / "b").manifest()["steps"][
         "instructions"]["yield"]}
-    assert rows["instructions.rewrite"] == {"step": "instructions.rewrite", "attempted": 1,
-                                            "accepted": 1, "rejected": {}, "samples": 1}
+    # the seed is rewritten for both audiences
+    assert rows["instructions.rewrite"] == {"step": "instructions.rewrite", "attempted": 2,
+                                            "accepted": 2, "rejected": {}, "samples": 2}
     assert rows["instructions.instruction"]["accepted"] == 1
     assert rows["instructions.instruction"]["rejected"] == {
         "rejected: negates the condition '…'": 1}
@@ -113,7 +117,8 @@ def test_yield_table_goes_to_the_manifest_and_an_empty_build_raises(tmp_path):
     assert empty.counts["units"] == 0
     with pytest.raises(EmptyResultError, match="0 instruction units accepted") as error:
         empty.require_yield()
-    assert "llm error (x1)" in str(error.value) and error.value.exit_code == 3
+    # both rewrites of the seed failed
+    assert "llm error (x2)" in str(error.value) and error.value.exit_code == 3
 
 
 def test_rerun_for_another_dimension_keeps_the_units_already_in_the_folder(tmp_path):
@@ -134,10 +139,41 @@ def test_rerun_for_another_dimension_keeps_the_units_already_in_the_folder(tmp_p
     queries = {q.query_id: q for q in bench.queries()}
     assert {"q1-audience-layman", "q2-keyword-sandbags", "q2-keyword-sirens"} <= set(queries)
     assert bench.qrels_dict("changed")["q1-audience-layman"] == {
-        "e1": 0, "e1--audience-layman": 1, "q1--hardneg-1": 0}
-    assert {"e1", "e1--audience-layman", "k1", "k2"} <= {d.doc_id for d in bench.corpus()}
+        "e1--audience-expert": 0, "e1--audience-layman": 1, "q1--hardneg-1": 0}
+    assert {"e1--audience-expert", "e1--audience-layman", "k1", "k2"} <= {
+        d.doc_id for d in bench.corpus()}
     groups = (root / "instructions" / "groups.jsonl").read_text().splitlines()
     assert len(groups) == 2
 
     _build(root, [audience])  # the audience pair again: replaced, the keyword units stay
     assert set(queries) == {q.query_id for q in bench.queries()}
+
+
+def test_rerun_for_another_dimension_keeps_the_first_run_s_seed_out_of_the_corpus(tmp_path):
+    """A seed's rewrites stand for it: a later run over the same input corpus (which holds the
+    seed as a distractor) must not bring it back beside the kept audience units."""
+    root = tmp_path / "b"
+    audience = Pair("q1", "How do flood warnings work?", Doc("e1", EXPERT), "audience", None)
+    k1 = KW_DOCS["k1"] + " Sandbags help stop flood damage."
+    k2 = KW_DOCS["k2"] + " An early warning stops flood damage to homes."
+    corpus = [Doc("e1", EXPERT), Doc("k1", k1), Doc("k2", k2),
+              Doc("x1", "Tide tables for the harbour.")]
+    _build(root, [audience], distractors=corpus)
+    bench = Benchmark(root)
+    assert "e1" not in {d.doc_id for d in bench.corpus()}
+    keyword = [Pair("q2", "What stops flood damage?", Doc("k1", k1), "keyword"),
+               Pair("q2", "What stops flood damage?", Doc("k2", k2), "keyword")]
+    answers = {**_answers(), "instructions.keyword": lambda item: {
+        k1: "sandbags", k2: "sirens"}[item["document"]]}
+    _build(root, keyword, answers, distractors=corpus)
+    queries = {q.query_id for q in bench.queries()}
+    assert {"q1-audience-layman", "q2-keyword-sandbags", "q2-keyword-sirens"} <= queries
+    doc_ids = {d.doc_id for d in bench.corpus()}
+    assert "e1" not in doc_ids
+    assert {"e1--audience-expert", "e1--audience-layman", "k1", "k2", "x1"} <= doc_ids
+    groups = {row["dimension"]: row for row in map(json.loads, (
+        root / "instructions" / "groups.jsonl").read_text().splitlines())}
+    assert groups["audience"]["seed"] == "e1" and "seed" not in groups["keyword"]
+    for mode in ("og", "changed", "reversed"):
+        assert "e1" not in {doc for row in bench.qrels_dict(mode).values() for doc in row}
+    assert check_benchmark(root).ok

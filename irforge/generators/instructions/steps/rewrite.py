@@ -33,6 +33,7 @@ from irforge.generators.instructions.text import (
     words,
 )
 from irforge.generators.instructions.units import (
+    SEED,
     Group,
     Member,
     rewritten_doc_id,
@@ -226,9 +227,12 @@ def rewrite_step(template: str) -> Step[RewriteItem, str]:
 
     def variables(item: RewriteItem) -> dict[str, Any]:
         value = item.spec.value(item.target)
+        seeded = item.source.condition == SEED
         return {"query": item.group.query, "document": item.source.doc.text,
                 "context": doc_context(item.source.doc),
-                "source_description": item.spec.value(item.source.condition).description,
+                # a seed's own value is not known, so the prompt does not assert one
+                "source_description": ("" if seeded else
+                                       item.spec.value(item.source.condition).description),
                 "target": shown(item.target), "target_description": value.description,
                 "requirements": requirements(value, item.names)}
 
