@@ -65,8 +65,9 @@ def _split_small(groups: Sequence[Group]) -> tuple[list[Group], list[Failure]]:
         elif len(group.members) >= 2:
             kept.append(group)
         else:
-            seeded = (f" (seed {group.seed} is rewritten into every value, and only "
-                      "its accepted rewrites count)" if group.seed is not None else "")
+            seeded = (f" (seed {group.seed} stands for no value itself: only its accepted "
+                      "rewrites count; with --no-rewrite, give each pair's condition)"
+                      if group.seed is not None else "")
             failures.append(Failure(step="instructions.group", item_id=group.query_id,
                                     reason=f"{group.dimension}: {len(group.members)} positive "
                                            "document(s) left after extraction and rewriting; "
