@@ -13,7 +13,7 @@ from irforge.core.records import Doc
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.steps import KeywordItem, keyword_step
 from irforge.generators.instructions.steps.rewrite import RewriteItem, rewrite_step
-from irforge.generators.instructions.units import Group, Member
+from irforge.generators.instructions.units import SEED, Group, Member
 from irforge.generators.intents import build_tasks, load_intents, load_taxonomy
 from irforge.generators.intents.plan import PlannedQuery
 from irforge.generators.intents.steps import PICK_NEED_TEMPLATE, QueryItem, needs_step, query_step
@@ -101,7 +101,7 @@ def _instructions(doc: Doc) -> list[tuple[str, Mapping[str, Any]]]:
     for name, spec in load_dimensions().items():
         if spec.rewrite is None:
             continue
-        source = Member(doc, spec.rewrite.source)
+        source = Member(doc, spec.rewrite.source or SEED)  # a rule without `from`: a seed
         item = RewriteItem(Group("q1", "how to cook lentil soup", name, (source,)), spec,
                            source, spec.rewrite.targets[0], ("ana_b", "cole_d"))
         step = rewrite_step(spec.rewrite.template)

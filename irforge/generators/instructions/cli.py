@@ -62,9 +62,8 @@ def build_command(
     hard_negatives: Annotated[int, typer.Option(help="Query hard negatives per core query.")]
     = INSTRUCTIONS.hard_negatives,
     rewrite: Annotated[bool, typer.Option(
-        help="Rewrite documents into missing condition values (audience, length, source). "
-             "With --no-rewrite, audience and source pairs need their condition given: a "
-             "passage's audience is never assumed.")]
+        help="Rewrite documents into missing condition values (audience, length, source); "
+             "with --no-rewrite, audience and source pairs need their condition given.")]
     = INSTRUCTIONS.rewrite,
     seed: Annotated[int, typer.Option(help="Seed for phrasings, user names, angles.")]
     = INSTRUCTIONS.seed,
