@@ -27,6 +27,7 @@ from irforge.core.errors import FormatError, Problem
 from irforge.core.jsonl import iter_jsonl
 from irforge.core.records import Doc, Failure, Query
 from irforge.generators.instructions.dimensions import Dimension
+from irforge.generators.instructions.steps.rewrite import check_document
 from irforge.generators.instructions.units import SEED, Group, Member
 from irforge.prompts.forms import core_form_metadata, query_forms
 
@@ -167,8 +168,6 @@ def _default_condition(pair: Pair, spec: Dimension) -> str | None:
 
 def _unshown(pair: Pair, spec: Dimension, condition: str) -> str | None:
     """Why a document whose condition was defaulted (not given) does not show it, or None."""
-    from irforge.generators.instructions.steps.rewrite import check_document
-
     if pair.condition is not None or condition in (PENDING, SEED):
         return None
     reasons = check_document(pair.doc.text, spec.value(condition))
@@ -177,6 +176,23 @@ def _unshown(pair: Pair, spec: Dimension, condition: str) -> str | None:
     return (f"{pair.dimension}: the document was to stand as {condition!r} (rewrite.from) but "
             f"its text does not show it: {'; '.join(reasons)}; give its condition in the pairs "
             "file, or drop rewrite.from so it is only rewritten")
+
+
+def _refusal(pair: Pair, spec: Dimension, condition: str | None, group: Group) -> str | None:
+    """Why ``pair`` cannot join ``group`` under ``condition``, or None when it can."""
+    if condition is None:
+        return f"no condition given for {pair.dimension} (which has no rewrite rule)"
+    unshown = _unshown(pair, spec, condition)
+    if unshown is not None:
+        return unshown
+    taken = group.member(condition) if condition else None
+    if taken is None:
+        return None
+    if condition == SEED:
+        return (f"query {pair.query_id} already has its seed document {taken.doc.doc_id} for "
+                f"{pair.dimension}; one given document per query is rewritten into every value")
+    return (f"condition {condition!r} already taken by {taken.doc.doc_id} for query "
+            f"{pair.query_id}; keep one document per condition value")
 
 
 def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
@@ -190,20 +206,11 @@ def group_pairs(pairs: Iterable[Pair], dimensions: Mapping[str, Dimension]
         key = (pair.query_id, pair.dimension)
         group = groups.get(key) or Group(pair.query_id, pair.query, pair.dimension, (),
                                          core_form=pair.core_form)
-        taken = group.member(condition) if condition else None
-        unshown = _unshown(pair, spec, condition) if condition is not None else None
-        if condition is None or taken is not None or unshown is not None:
-            reason = (f"no condition given for {pair.dimension} (which has no rewrite rule)"
-                      if condition is None else unshown if unshown is not None else
-                      f"query {pair.query_id} already has its seed document "
-                      f"{taken.doc.doc_id} for {pair.dimension}; one given document per query "
-                      "is rewritten into every value"
-                      if condition == SEED else
-                      f"condition {condition!r} already taken by {taken.doc.doc_id} for query "
-                      f"{pair.query_id}; keep one document per condition value")
+        reason = _refusal(pair, spec, condition, group)
+        if reason is not None or condition is None:
             failures.append(Failure(step=PAIRS_STEP,
-                                    item_id=f"{pair.query_id}/{pair.doc.doc_id}", reason=reason,
-                                    metadata={"dimension": pair.dimension}))
+                                    item_id=f"{pair.query_id}/{pair.doc.doc_id}",
+                                    reason=str(reason), metadata={"dimension": pair.dimension}))
             continue
         groups[key] = group.with_members((*group.members, Member(pair.doc, condition)))
     return list(groups.values()), failures
