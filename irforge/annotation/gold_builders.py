@@ -105,8 +105,11 @@ def _hard_negative(ctx: GoldContext) -> list[GoldCase]:
     unrelated document, else the source sentence of another condition (no)."""
     by_pair: dict[tuple[str, str], Judgment] = {}
     for judgment in ctx.judgments:
-        if judgment.source == "llm" and judgment.task in ctx.job.generator_tasks:
-            by_pair[locate(judgment, ctx.folder)] = judgment
+        if judgment.source != "llm" or judgment.task not in ctx.job.generator_tasks:
+            continue
+        placed = locate(judgment, ctx.folder)
+        if placed is not None:
+            by_pair[placed] = judgment
     originals = {pair: str(j.metadata.get("original") or "") for pair, j in by_pair.items()}
     out = []
     for item in ctx.items:

@@ -212,7 +212,10 @@ def collect_items(judgments: Iterable[Judgment], queries: Mapping[str, Query],
     for judgment in judgments:
         if judgment.source != "llm" or judgment.task not in job.tasks:
             continue
-        query_id, doc_id = locate(judgment, folder)
+        placed = locate(judgment, folder)
+        if placed is None:  # it judged an item the build did not keep
+            continue
+        query_id, doc_id = placed
         query = queries.get(query_id)
         intent = (query.metadata.get("intent") if query else None) \
             or judgment.metadata.get("intent")

@@ -6,8 +6,11 @@ query (``q1``) and its source document, a MultiConIR hard negative under the con
 source document (``salt:c1``, ``salt``). Neither is a pair of the folder. One locator per
 generator step (a registry keyed by the judgment's task) maps such a judgment to the folder's
 query and corpus passage, so people's labels, ``judgments.jsonl`` and ``audit agreement`` name
-real queries and documents. A judgment already on a folder pair, or one no locator places,
-keeps its ids.
+real queries and documents. A judgment already on a folder pair, or of a task no locator
+covers, keeps its ids. A working judgment its locator cannot place judged something that left
+the folder (the rewrite of a unit whose instructed query was rejected, a hard-negative sentence
+no written passage holds): it has no folder pair, so no item, no gold case and no agreement pair
+is made of it (``locate`` returns None).
 """
 
 from __future__ import annotations
@@ -93,10 +96,12 @@ LOCATORS: dict[str, Callable[[Judgment, Folder], Pair | None]] = {
 }
 
 
-def locate(judgment: Judgment, folder: Folder) -> Pair:
-    """The folder's (query id, corpus id) a judgment is about (see the module docstring)."""
+def locate(judgment: Judgment, folder: Folder) -> Pair | None:
+    """The folder's (query id, corpus id) a judgment is about; None for a working judgment of
+    something that left the folder (see the module docstring)."""
     if judgment.query_id in folder.queries and (not folder.docs or judgment.doc_id in folder.docs):
         return judgment.query_id, judgment.doc_id
     locator = LOCATORS.get(judgment.task or "")
-    placed = locator(judgment, folder) if locator else None
-    return placed or (judgment.query_id, judgment.doc_id)
+    if locator is None:
+        return judgment.query_id, judgment.doc_id
+    return locator(judgment, folder)

@@ -58,8 +58,10 @@ def job_judgments(judgments, task: str, queries=(), docs=()):
                     {doc.doc_id: doc for doc in docs})
     for judgment in judgments:
         if judgment.source == "llm" and judgment.task in job.generator_tasks:
-            query_id, doc_id = locate(judgment, folder)
-            yield replace(judgment, task=job.task, query_id=query_id, doc_id=doc_id,
+            placed = locate(judgment, folder)
+            if placed is None:  # it judged an item the build did not keep: nobody labels it
+                continue
+            yield replace(judgment, task=job.task, query_id=placed[0], doc_id=placed[1],
                           label=job.llm_label(judgment.task, float(judgment.label)))
         else:
             yield judgment

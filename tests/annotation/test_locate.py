@@ -10,9 +10,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from irforge.annotation.files import export_tasks, import_tasks
-from irforge.annotation.items import bench_items
+from irforge.annotation.items import bench_items, collect_items
 from irforge.annotation.labeling import get_job
 from irforge.annotation.locate import Folder, locate
+from irforge.audits.cli import job_judgments
 from irforge.cli.app import build_app
 
 from .built import build_for
@@ -65,3 +66,27 @@ def test_pulled_hard_negative_labels_name_real_documents(tmp_path: Path) -> None
     assert done.exit_code == 0, done.output
     report = json.loads((bench.root / "audits" / "agreement_hard_negative.json").read_text())
     assert report["pairs"] == len(items) == 3  # people's labels meet the generator's claims
+
+
+def test_a_rewrite_of_a_rejected_unit_becomes_no_item_and_no_agreement_pair(tmp_path: Path
+                                                                             ) -> None:
+    bench = build_for("instruction_compliance", tmp_path)
+    queries = {query.query_id: query for query in bench.queries()}
+    corpus = {doc.doc_id: doc for doc in bench.corpus()}
+    rewrites = [j for j in bench.judgments() if j.task == "instructions.rewrite"]
+    cores = sorted({str(q.metadata["core_query_id"]) for q in queries.values()})
+    assert len(cores) >= 2 and {j.query_id for j in rewrites} >= set(cores)
+    # the build rejects every instructed query of one core query: its rewrites stay logged
+    rejected = cores[0]
+    kept = {qid: q for qid, q in queries.items() if q.metadata["core_query_id"] != rejected}
+    folder = Folder(kept, corpus)
+    assert all(locate(j, folder) is None for j in rewrites if j.query_id == rejected)
+    job = get_job("instruction_compliance")
+    items = collect_items(bench.judgments(), kept, corpus, job)
+    assert items and {item.query_id for item in items} <= set(kept)
+    assert {item.query_id for item in collect_items(bench.judgments(), queries, corpus, job)} \
+        > {item.query_id for item in items}
+    paired = list(job_judgments(bench.judgments(), "instruction_compliance", kept.values(),
+                                corpus.values()))
+    assert not [j for j in paired if j.task == "instruction_compliance"
+                and j.query_id not in kept]
