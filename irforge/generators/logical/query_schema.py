@@ -7,7 +7,6 @@ of the answers are in steps.py.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from irforge.core.digest import short_digest
 from irforge.corpus.entities import entity_choices
+from irforge.corpus.sentences import sentence_spans
 from irforge.generators.logical.structure import GROUP_MARKS, MAX_GROUP, Triple, TripleGroups
 from irforge.generators.logical.types import QueryType, get_type
 
@@ -48,13 +48,13 @@ class Demonstration:
     output: LogicalQueryOutput
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 MAX_ANSWER_CHOICES = 60
 
 
 def passage_sentences(text: str) -> tuple[str, ...]:
-    """The sentences of a passage, as an evidence quote may copy them."""
-    return tuple(part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip())
+    """The sentences of a passage, as an evidence quote may copy them (the corpus's sentence
+    boundaries: an abbreviation such as "St." or "e.g." ends none)."""
+    return tuple(text[start:end] for start, end in sentence_spans(text))
 
 
 def answer_choices(passages: Sequence[str]) -> tuple[str, ...]:

@@ -8,12 +8,12 @@ sampled passage, so they cannot be relevant to a generated query.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from irforge.core.errors import IrforgeError
 from irforge.core.records import Doc
+from irforge.corpus.sentences import sentence_spans
 from irforge.generators.logical.types import QueryType
 
 
@@ -35,8 +35,10 @@ def split_passages(docs: Sequence[Doc], sentences: int) -> list[Doc]:
     """Cut each document into passages of ``sentences`` sentences that keep its title.
 
     ComLQ segments titled articles into passages and draws multi-passage queries from one
-    article; this gives whole-document corpora the same shape. Ids are ``<doc_id>-p<k>``;
-    ``sentences`` 0 returns the documents unchanged.
+    article; this gives whole-document corpora the same shape. Sentences are the corpus's
+    (:func:`irforge.corpus.sentences.sentence_spans`), so no passage ends inside "St. Brigid's";
+    a passage is its document's text from its first sentence to its last. Ids are
+    ``<doc_id>-p<k>``; ``sentences`` 0 returns the documents unchanged.
     """
     if sentences < 0:
         raise SelectionError(f"sentences per passage must be >= 0, got {sentences}")
@@ -44,9 +46,10 @@ def split_passages(docs: Sequence[Doc], sentences: int) -> list[Doc]:
         return list(docs)
     out = []
     for doc in docs:
-        parts = [p for p in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])", doc.text.strip()) if p]
-        for number, start in enumerate(range(0, len(parts), sentences)):
-            out.append(Doc(f"{doc.doc_id}-p{number}", " ".join(parts[start:start + sentences]),
+        spans = sentence_spans(doc.text)  # abbreviations ("St.", "e.g.") end no sentence
+        for number, start in enumerate(range(0, len(spans), sentences)):
+            window = spans[start:start + sentences]
+            out.append(Doc(f"{doc.doc_id}-p{number}", doc.text[window[0][0]:window[-1][1]],
                            doc.title, {**dict(doc.metadata), "parent": doc.doc_id}))
     return out
 

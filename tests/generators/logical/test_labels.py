@@ -233,3 +233,20 @@ def test_vacuous_and_given_away_answers_are_rejected_for_every_model(own_wording
     assert answer_problems(leaked, [P1], own_wording) == [
         "the query gives away its answer (Quiet Harbor)"]
     assert answer_problems(output([], answer="Tom Hanks"), [P1, P2], own_wording)
+
+
+def test_no_passage_or_evidence_quote_ends_inside_an_abbreviation():
+    """Passages and evidence quotes cut at the corpus's sentence ends: "St." and "Dr." end no
+    sentence, so no passage stops at "moved from St." (a relay model was shown one)."""
+    from irforge.generators.logical.query_schema import evidence_pieces
+
+    doc = Doc("h", "The library opened in March 2019. In 2022 the library moved from St. "
+              "Brigid's Hall to the fire station. Dr. Okafor chairs it.\n\nIt lends 300 tools.",
+              "History")
+    parts = split_passages([doc], 2)
+    assert [p.text for p in parts] == [
+        "The library opened in March 2019. In 2022 the library moved from St. Brigid's Hall "
+        "to the fire station.", "Dr. Okafor chairs it.\n\nIt lends 300 tools."]
+    assert "In 2022 the library moved from St. Brigid's Hall to the fire station." in \
+        evidence_pieces(doc.text)
+    assert not any(piece.endswith(("St.", "Dr.")) for piece in evidence_pieces(doc.text))
