@@ -177,7 +177,7 @@ def judge_queries(runner: BuildRunner, accepted: list[AcceptedQuery], min_score:
     ``controls`` list, control items are mixed in (``judge_controls.py``), kept out of the
     ledger, and their report (figures and log rows) appended to it."""
     by_key = {item.plan.query_id: item for item in accepted}
-    step, start = judge_step(is_capable(runner.engine)), len(runner.ledger.judgments)
+    step, start = judge_step(), len(runner.ledger.judgments)
     if controls is None:
         values = runner.judge(step, accepted)
     else:

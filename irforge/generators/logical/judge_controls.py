@@ -35,7 +35,6 @@ from irforge.generators.control_hook import judge_entry as shared_entry
 from irforge.generators.controls import POSITIVE, control_id
 from irforge.generators.logical.steps import JUDGE_STEP, AcceptedQuery, judge_step
 from irforge.generators.logical.types import TYPE_NAMES, get_type
-from irforge.llm.profile import is_capable
 from irforge.steps import StepOutcome, StepYield, reason_key
 from irforge.steps.runner import BuildRunner
 from irforge.validators.control_stats import StepFigures
@@ -112,7 +111,7 @@ def run_judge_with_controls(runner: BuildRunner, accepted: Sequence[AcceptedQuer
     hook): the real items' outcome (controls removed from judgments, failures and the yield)
     and the controls' report."""
     controls = judge_controls(accepted, seed)
-    step, ran = judge_step(is_capable(runner.engine)), []  # as the real queries see it
+    step, ran = judge_step(), []
 
     def judge(mixed: list[AcceptedQuery]) -> ByStep:
         outcome = runner.ask(step, mixed)

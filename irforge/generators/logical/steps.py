@@ -165,8 +165,6 @@ class AcceptedQuery:
     demo_grade: bool = False
     # what the validators recorded when the gates passed the query ({"target": {...}})
     notes: Mapping[str, Any] = field(default_factory=dict)
-    # the passages it was written from, as the query prompt showed them (the judge reads them)
-    passages: tuple[str, ...] = ()
 
     @property
     def fol(self) -> str:
@@ -227,8 +225,7 @@ def accept_query(item: QueryItem, output: LogicalQueryOutput,
                                      own_wording)
     if problems:
         raise Rejected("; ".join(problems))
-    return AcceptedQuery(item.plan, output, check, passages=tuple(
-        "\n".join(part for part in (doc_context(doc), doc.text) if part) for doc in item.passages))
+    return AcceptedQuery(item.plan, output, check)
 
 
 def query_step(open_fields: bool = False) -> Step[QueryItem, AcceptedQuery]:
@@ -281,15 +278,13 @@ class StructureJudgment(BaseModel):
     reason: str = Field(max_length=300, description="one sentence explaining the score")
 
 
-def judge_variables(accepted: AcceptedQuery, with_passages: bool = False) -> dict[str, Any]:
-    """Template variables of ``logical.judge``; ``with_passages`` (a capable judge) shows the
-    query's passages, so a part that does no work on them counts as missing."""
+def judge_variables(accepted: AcceptedQuery) -> dict[str, Any]:
+    """Template variables of ``logical.judge``."""
     qtype = get_type(accepted.plan.qtype)
     triples = {k: v for k, v in accepted.output.triples.model_dump().items() if v}
     return {"type_name": qtype.name, "definition": qtype.definition,
             "indicator": qtype.indicator(), "query": accepted.output.query,
-            "answer": accepted.output.answer, "triples": json.dumps(triples, ensure_ascii=False),
-            "passages": list(accepted.passages) if with_passages else []}
+            "answer": accepted.output.answer, "triples": json.dumps(triples, ensure_ascii=False)}
 
 
 def below_bar(judgment: StructureJudgment, min_score: int) -> str | None:
@@ -299,15 +294,12 @@ def below_bar(judgment: StructureJudgment, min_score: int) -> str | None:
     return f"judge scored structure {judgment.score} < {min_score}: {judgment.reason}"
 
 
-def judge_step(with_passages: bool = False) -> Step[AcceptedQuery, StructureJudgment]:
+def judge_step() -> Step[AcceptedQuery, StructureJudgment]:
     """The judge's 1-4 score of an accepted query. Every score is kept (one judgment per
-    query-passage pair); the build rejects scores under the bar with :func:`below_bar`.
-    ``with_passages`` (a capable model, llm/profile.py): the judge also reads the passages
-    and scores a constraint that does no work on them as a missing part."""
+    query-passage pair); the build rejects scores under the bar with :func:`below_bar`."""
     return Step(
         name=JUDGE_STEP, template="logical.judge", output_model=StructureJudgment,
-        variables=partial(judge_variables, with_passages=with_passages),
-        item_id=lambda accepted: accepted.plan.query_id,
+        variables=judge_variables, item_id=lambda accepted: accepted.plan.query_id,
         metadata=lambda accepted: {"type": accepted.plan.qtype,
                                    "doc_ids": list(accepted.plan.doc_ids)})
 

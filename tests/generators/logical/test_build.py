@@ -25,7 +25,6 @@ from irforge.generators.logical.query_schema import Evidence
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.steps import HypotheticalPassage, QueryItem, StructureJudgment
 from irforge.llm import LLMResult
-from irforge.llm.profile import CAPABLE, SMALL
 from irforge.prompts import get_template
 from irforge.steps import Rejected, run_step
 from irforge.steps.runner import BuildRunner
@@ -143,36 +142,6 @@ def test_review_records_engine_failures_and_rejections_with_reasons():
     assert isinstance(spread, Failure) and spread.reason.startswith("rejected: evidence:")
     with pytest.raises(Rejected, match=r"^evidence: evidence is not distributed"):
         review.accept_query(item_for(PIN), lopsided)
-
-
-class Seen(Replay):
-    """A Replay that keeps the template variables it was asked with."""
-
-    def __init__(self, *results: LLMResult, profile: str = SMALL) -> None:
-        super().__init__(*results)
-        self.profile, self.seen = profile, []
-
-    def run(self, items, template_name, output_model, step=None, *, sample=0, max_tokens=None):
-        self.seen += list(items)
-        return super().run(items, template_name, output_model, step, sample=sample,
-                           max_tokens=max_tokens)
-
-
-@pytest.mark.parametrize("profile", [SMALL, CAPABLE])
-def test_a_capable_judge_reads_the_passages_so_a_part_doing_no_work_counts_as_missing(
-        profile: str) -> None:
-    """Run 11: the structure judge, blind to the passages, kept negations that exclude
-    nothing the passages offer; a capable judge is shown them, the small model's prompt is
-    unchanged (shorter, and its old cache still answers)."""
-    engine = Seen(ok(StructureJudgment(score=4, reason="exact")), profile=profile)
-    judge_queries(BuildRunner(engine, Benchmark(Path()), "logical"), [accepted_pin()], 3)
-    [variables] = engine.seen
-    prompt = get_template("logical.judge").render(**variables)[1]["content"]
-    capable = profile == CAPABLE
-    assert ("Tomas Reyes was born in Port Elam." in prompt) is capable  # passage 2, whole
-    assert ("Passage 1:\nTitle: Lena Ortiz\n" in prompt) is capable  # as the query saw it
-    assert ("does no work" in prompt) is capable
-    assert "Which actor of a Lena Ortiz film was not born in Port Elam?" in prompt
 
 
 def test_judge_below_the_bar_rejects_and_keeps_per_pair_judgments():

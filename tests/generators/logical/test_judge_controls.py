@@ -23,7 +23,6 @@ from irforge.generators.logical.judge_controls import (
     near_type,
 )
 from irforge.generators.logical.types import TYPE_NAMES, get_type
-from irforge.llm.profile import CAPABLE
 from irforge.steps.runner import BuildRunner
 from tests.generators.fake_engine import FakeEngine
 from tests.generators.logical.test_build import accepted_pin
@@ -121,15 +120,3 @@ def test_an_untrusted_logical_judge_exits_8_with_its_figures() -> None:
     with pytest.raises(UntrustedLabels, match="the logical judge failed its control items") as info:
         raise_if_untrusted(entry, "bench", "logical", "judge_controls.json")
     assert info.value.exit_code == 8 and "logical.judge: accuracy 0.33" in str(info.value)
-
-
-def test_a_capable_judge_sees_the_passages_on_controls_as_on_real_queries() -> None:
-    """Controls are asked exactly as the real queries are: a capable judge reads the
-    passages on every item, so a control cannot be told apart by a missing passage block."""
-    queries = _queries(2)
-    engine = FakeEngine({"logical.judge": lambda item: {"score": 4, "reason": "r"}})
-    engine.profile = CAPABLE
-    judge_queries(BuildRunner(engine, Benchmark(Path()), "logical"), queries, 3, [])
-    assert len(engine.calls) == 8
-    assert all(call[1]["passages"] == list(queries[0].passages) and call[1]["passages"]
-               for call in engine.calls)
