@@ -21,6 +21,7 @@ from irforge.generators.logical.structure import GROUP_MARKS, MAX_GROUP, Triple,
 from irforge.generators.logical.types import QueryType, get_type
 
 EVIDENCE_CHARS = 300  # the longest evidence quote
+MAX_EVIDENCE = 4  # the most evidence quotes of any query
 
 
 class Evidence(BaseModel):
@@ -37,7 +38,7 @@ class LogicalQueryOutput(BaseModel):
     query: str = Field(max_length=300, description="the natural-language question")
     answer: str = Field(max_length=150, description="the answer entity or entities")
     triples: TripleGroups
-    evidence: list[Evidence] = Field(default_factory=list, max_length=4)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE)
 
 
 @dataclass(frozen=True)
@@ -202,9 +203,7 @@ def query_model(type_name: str, passages: tuple[str, ...],
         answer=(str, Field(max_length=150, description="the answer entity or entities",
                            json_schema_extra=answer_extra)),
         triples=(groups_model(type_name, names), ...),
-        evidence=(list[Evidence], Field(default_factory=list, max_length=4, json_schema_extra={
-            "items": _evidence_schema(passages), "minItems": len(passages),
-            "maxItems": max(len(passages), min(4, qtype.edge_count))})))
+        evidence=_evidence_field(type_name, len(passages), _evidence_schema(passages)))
 
 
 @lru_cache(maxsize=64)
@@ -213,10 +212,22 @@ def open_query_model(type_name: str, passage_count: int) -> type[LogicalQueryOut
     subject, object, answer and evidence are free strings that the checks below hold to
     the passages afterwards (an enum of extracted names can hold one name, and then only
     degenerate triples fit)."""
-    qtype = get_type(type_name)
     return create_model(  # type: ignore[call-overload, no-any-return]
         f"OpenLogicalQuery_{type_name}_{passage_count}", __base__=_QuerySchema,
         triples=(groups_model(type_name, ()), ...),
-        evidence=(list[Evidence], Field(default_factory=list, max_length=4, json_schema_extra={
-            "items": _open_evidence_schema(passage_count), "minItems": passage_count,
-            "maxItems": max(passage_count, min(4, qtype.edge_count))})))
+        evidence=_evidence_field(type_name, passage_count, _open_evidence_schema(passage_count)))
+
+
+def evidence_bounds(type_name: str, passage_count: int) -> tuple[int, int]:
+    """How many evidence quotes a query gives: at least one per passage, at most one per
+    triple of its type (up to MAX_EVIDENCE), never fewer than the passages. The one
+    declaration the output schema enforces and the query prompt states."""
+    edges = get_type(type_name).edge_count
+    return passage_count, max(passage_count, min(MAX_EVIDENCE, edges))
+
+
+def _evidence_field(type_name: str, passage_count: int, items: dict[str, Any]) -> Any:
+    low, high = evidence_bounds(type_name, passage_count)
+    return (list[Evidence], Field(default_factory=list, max_length=MAX_EVIDENCE,
+                                  json_schema_extra={"items": items, "minItems": low,
+                                                     "maxItems": high}))

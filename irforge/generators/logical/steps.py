@@ -30,6 +30,7 @@ from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.query_schema import (
     Demonstration,
     LogicalQueryOutput,
+    evidence_bounds,
     open_query_model,
     query_model,
 )
@@ -208,8 +209,9 @@ def query_variables(item: QueryItem) -> dict[str, Any]:
     """Template variables of ``logical.query`` for one item."""
     passages = [{"number": number, "context": doc_context(doc), "text": doc.text}
                 for number, doc in enumerate(item.passages, start=1)]
+    low, high = evidence_bounds(item.plan.qtype, len(passages))
     return {**demo_variables(item.plan.qtype, item.demo), "passages": passages,
-            "passage_count": len(passages)}
+            "passage_count": len(passages), "evidence_min": low, "evidence_max": high}
 
 
 def query_reasons(item: QueryItem, output: LogicalQueryOutput,

@@ -96,3 +96,34 @@ def test_evidence_choices_fit_the_quote_limit() -> None:
     schema = _schema(_item(LONG), False)
     enum = schema["properties"]["evidence"]["items"]["anyOf"][0]["properties"]["text"]["enum"]
     assert enum == list(pieces)
+
+
+def test_the_prompt_states_the_evidence_count_its_schema_enforces() -> None:
+    """A relay model met a schema capping evidence at 2 that the prompt never mentioned:
+    the count now comes from one declaration (evidence_bounds) for both."""
+    from irforge.generators.logical.query_schema import (
+        evidence_bounds,
+        open_query_model,
+        query_model,
+    )
+    from irforge.generators.logical.steps import query_variables
+    from irforge.generators.logical.types import TYPE_NAMES
+    from irforge.prompts import get_template
+
+    texts = ("Ada Kim was born in Dunmore.", "June Park directed Iron Meadow.",
+             "Iron Meadow won the Golden Reed.")
+    docs = tuple(Doc(f"d{i}", text, "Films") for i, text in enumerate(texts))
+    for name in TYPE_NAMES:
+        for count in (1, 2, 3):
+            low, high = evidence_bounds(name, count)
+            assert 1 <= count == low <= high <= max(count, 4)
+            for schema in (open_query_model(name, count).model_json_schema(),
+                           query_model(name, texts[:count]).model_json_schema()):
+                evidence = schema["properties"]["evidence"]
+                assert (evidence["minItems"], evidence["maxItems"]) == (low, high)
+            item = QueryItem(QueryPlan(f"lq-{name}-0000", name, "Films",
+                                       tuple(d.doc_id for d in docs[:count])),
+                             docs[:count], DEMONSTRATIONS[name])
+            prompt = get_template("logical.query").render(**query_variables(item))[1]["content"]
+            stated = f"exactly {low} sentence" if low == high else f"{low} to {high} sentences"
+            assert f'"evidence": {stated}' in prompt, (name, count)
