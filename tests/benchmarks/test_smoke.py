@@ -25,6 +25,7 @@ PRINTS = {
     "gpu_eval.py": "HNSW build",
     "labeling.py": "labeling, cached re-run",
     "llama_batched.py": "tokens/s ratio batched",
+    "llama_prefix_reuse.py": "answers byte-identical",
     "llm_engine.py": "engine's own CPU per request",
     "metrics.py": "speed-up irforge vs ranx",
     "recipe_throughput.py": "longest LLM stage",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,45 @@ def test_query_without_intent_needs_a_default(tmp_path: Path) -> None:
     report = label_benchmark(BuildRunner.open(FakeEngine(ANSWERS), bench.root, "relevance"),
                              [pairs], load_intents(), settings)
     assert report.counts["pairs"] == 1 and bench.qrels_dict() == {"q4": {"d1": 0}}
+
+
+def _common_prefix(a: str, b: str) -> str:
+    size = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))
+    return a[:size]
+
+
+def test_criterion_calls_of_a_pair_come_together_and_share_its_text_as_prefix(
+        tmp_path: Path) -> None:
+    """A local model reuses the previous call's common token prefix: the criterion calls of one
+    pair are sent one after another and their prompts differ only after the query and passage."""
+    from irforge.prompts import get_template
+
+    bench = _bench(tmp_path)
+    engine = FakeEngine(ANSWERS)
+    batches: list[list[dict[str, Any]]] = []  # the items of each criterion request batch
+    run = engine.run
+
+    def recording(items: Any, template_name: str, *args: Any, **kwargs: Any) -> Any:
+        if template_name == "relevance.criterion":
+            batches.append([dict(item) for item in items])
+        return run(items, template_name, *args, **kwargs)
+
+    engine.run = recording  # type: ignore[method-assign]
+    label_benchmark(BuildRunner.open(engine, bench.root, "relevance"), [], load_intents(),
+                    LabelSettings())
+    criteria = [item for batch in batches for item in batch]
+    assert len(criteria) >= 4
+    for batch in batches:
+        pairs = [(item["query"], item["passage"]) for item in batch]
+        assert len(set(pairs)) < len(pairs)
+        runs = [pairs[0], *(after for before, after in pairwise(pairs) if before != after)]
+        assert len(runs) == len(set(pairs))  # each pair's criteria are consecutive
+    template = get_template("relevance.criterion")
+    for before, after in pairwise(criteria):  # consecutive requests
+        if (before["query"], before["passage"]) != (after["query"], after["passage"]):
+            continue
+        first, second = (template.render(**item) for item in (before, after))
+        assert first[0] == second[0]  # the same system message
+        shared = _common_prefix(first[-1]["content"], second[-1]["content"])
+        assert before["query"] in shared and before["passage"] in shared
