@@ -248,17 +248,29 @@ def _logical() -> dict[str, PromptContract]:
     from irforge.generators.logical.types import get_type
 
     def problems(inputs: Inputs, value: LogicalQueryOutput) -> list[str]:
-        return query_problems(get_type(str(inputs["type_name"])), value,
-                              [str(inputs["demo_passage"])])[1]
+        # the small profile's checks (answers found whole) and the capable one's (what a
+        # negation rules out), both on the example's own passage
+        qtype, passages = get_type(str(inputs["type_name"])), [str(inputs["demo_passage"])]
+        found = query_problems(qtype, value, passages)[1]
+        if inputs.get("ask_excluded"):
+            found += query_problems(qtype, value, passages, own_wording=True)[1]
+        return list(dict.fromkeys(found))
+
+    def model(inputs: Inputs) -> type[LogicalQueryOutput]:
+        # a negation type's example shows what it rules out only where the prompt asks
+        name = str(inputs["type_name"])
+        if get_type(name).has_negation and not inputs.get("ask_excluded"):
+            return LogicalQueryOutput
+        return open_query_model(name, 1)
 
     return {
         # the worked example must fit the open schema (every key, the type's group sizes)
         # and the checks every answer passes, on its own demonstration passage
         "logical.query": PromptContract(
-            model=lambda inputs: open_query_model(str(inputs["type_name"]), 1),
-            validators=(problems,),
-            variants=lambda base: [demo_variables(name, demo)
-                                   for name, demo in DEMONSTRATIONS.items()]),
+            model=model, validators=(problems,),
+            variants=lambda base: [demo_variables(name, demo, open_fields)
+                                   for name, demo in DEMONSTRATIONS.items()
+                                   for open_fields in (False, True)]),
         "logical.judge": PromptContract(model=lambda inputs: StructureJudgment),
     }
 

@@ -66,6 +66,20 @@ LOGICAL_PLAYS = LOGICAL_2IN.model_copy(update={
         "text": "Ivo Lenz directed the plays Red Quay (2015) and Low Tide (2017)."}),
                  LOGICAL_2IN.evidence[1].model_copy(update={
                      "text": "Low Tide did not win the Copper Mask prize."})]})
+
+
+def _ruled_out(entity: str, meets: str, ruled_out: str) -> dict:
+    """What a negation query's answer names as ruled out (a capable model is asked for it)."""
+    return {"excluded": [{"entity": entity, "meets": {"passage": 1, "text": meets},
+                          "ruled_out": {"passage": 1, "text": ruled_out}}]}
+
+
+LOGICAL_2IN_ANSWER = {**LOGICAL_2IN.model_dump(), **_ruled_out(
+    "Copper Lake", "Nadia Okafor directed the film Copper Lake (2009)",
+    "Copper Lake starred Ivo Lenz and won the Silver Gull award")}
+LOGICAL_PLAYS_ANSWER = {**LOGICAL_PLAYS.model_dump(), **_ruled_out(
+    "Red Quay", "Ivo Lenz directed the plays Red Quay (2015)",
+    "Red Quay starred Mei Lund and won the Copper Mask prize")}
 # (file, title, text, the question intents writes, the need it serves)
 DOCS = [*BREAD,
         ("salt", "The Salt Orchard", NOVEL,
@@ -129,8 +143,8 @@ def good_script() -> Script:
     rules = [*_intents_rules(),
              Rule('Answer as {"final_score"', (Action.answer({"final_score": 3}),)),
              *_instructions_rules(),
-             Rule("Red Quay (2015)", (Action.answer(LOGICAL_PLAYS.model_dump()),)),
-             Rule("Query type: 2in", (Action.answer(LOGICAL_2IN.model_dump()),)),
+             Rule("Red Quay (2015)", (Action.answer(LOGICAL_PLAYS_ANSWER),)),
+             Rule("Query type: 2in", (Action.answer(LOGICAL_2IN_ANSWER),)),
              *_multicon_rules()]
     return Script(default=Action.answer({}), rules=tuple(rules))
 

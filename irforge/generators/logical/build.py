@@ -94,13 +94,15 @@ def _items(passages: Sequence[Doc], config: Config) -> list[QueryItem]:
             for plan in plans]
 
 
-def query_items(docs: Sequence[Doc],
-                config: Config) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
-    """The seeded passage plans and the ``logical.query`` prompt inputs for them."""
+def query_items(docs: Sequence[Doc], config: Config,
+                open_fields: bool = False) -> tuple[list[QueryPlan], list[dict[str, Any]]]:
+    """The seeded passage plans and the ``logical.query`` prompt inputs for them
+    (``open_fields``: as a capable model is asked)."""
     passages, _ = chosen_passages(split_passages(docs, config.passage_sentences), "logical",
                                   config.seed)
     items = _items(passages, config)
-    return [item.plan for item in items], [query_variables(item) for item in items]
+    return [item.plan for item in items], [query_variables(item, open_fields)
+                                              for item in items]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from irforge.generators.logical.query_schema import Demonstration, Evidence, LogicalQueryOutput
+from irforge.generators.logical.query_schema import (
+    Demonstration,
+    Evidence,
+    Excluded,
+    LogicalQueryOutput,
+)
 from irforge.generators.logical.structure import Triple, TripleGroups
 
 
@@ -20,12 +25,18 @@ def _t(subject: str, relation: str, obj: str) -> Triple:
     return Triple(subject=subject, relation=relation, object=obj)
 
 
-def _demo(passage: str, query: str, answer: str, evidence: list[str], **groups) -> Demonstration:
+def _demo(passage: str, query: str, answer: str, evidence: list[str],
+          excluded: tuple[str, str, str] | None = None, **groups) -> Demonstration:
+    """One worked example; ``excluded`` (negation types): the entity its negation rules
+    out, a sentence showing it meets the rest of the query and one stating the negated fact."""
     triples = TripleGroups(**{name: [_t(*spec) for spec in specs]
                               for name, specs in groups.items()})
+    ruled_out = () if excluded is None else (Excluded(
+        entity=excluded[0], meets=Evidence(passage=1, text=excluded[1]),
+        ruled_out=Evidence(passage=1, text=excluded[2])),)
     return Demonstration(passage, LogicalQueryOutput(
         query=query, answer=answer, triples=triples,
-        evidence=[Evidence(passage=1, text=text) for text in evidence]))
+        evidence=[Evidence(passage=1, text=text) for text in evidence]), ruled_out)
 
 
 _BRIDGE = ("The Arden Bridge, opened in 1902, was designed by the engineer Clara Voss. Voss "
@@ -36,6 +47,9 @@ _FILMS = ("Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014). Quiet 
           "Kim and June Park were both born in Dunmore, while Tomas Reyes was born in Port Elam. "
           "Marco Bell directed Iron Meadow, starring June Park and Tomas Reyes. June Park later "
           "founded the Lantern Theatre.")
+_ORCHARD = ("The Vell Orchard grows three apple varieties: Redmere, Ashcot and Linnet. Redmere "
+            "and Ashcot are sold at the Dunmore market. Redmere is exported to Port Elam, while "
+            "Ashcot is too soft to ship.")
 
 _DEMOS = {
     "1p": _demo(_BRIDGE, "Who designed the Arden Bridge?", "Clara Voss",
@@ -96,21 +110,31 @@ _DEMOS = {
                  ["Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014).",
                   "Quiet Harbor starred Tomas Reyes and Ada Kim and won the Golden Reed award; "
                   "Salt Roads won no award."],
+                 excluded=("Quiet Harbor",
+                           "Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014).",
+                           "Quiet Harbor starred Tomas Reyes and Ada Kim and won the Golden "
+                           "Reed award"),
                  intersection=[("Lena Ortiz", "directed", "?t")],
                  negation=[("Golden Reed", "awarded to", "?t")]),
-    "3in": _demo(_FILMS, "Which actor born in Dunmore and starring in Quiet Harbor did not "
-                 "appear in Iron Meadow?", "Ada Kim",
-                 ["Quiet Harbor starred Tomas Reyes and Ada Kim",
-                  "Ada Kim and June Park were both born in Dunmore",
-                  "Marco Bell directed Iron Meadow, starring June Park and Tomas Reyes."],
-                 intersection=[("Dunmore", "birthplace of", "?t"),
-                               ("Quiet Harbor", "starred", "?t")],
-                 negation=[("Iron Meadow", "starred", "?t")]),
+    "3in": _demo(_ORCHARD, "Which apple variety grown at the Vell Orchard and sold at the "
+                 "Dunmore market is not exported to Port Elam?", "Ashcot",
+                 ["The Vell Orchard grows three apple varieties: Redmere, Ashcot and Linnet.",
+                  "Redmere and Ashcot are sold at the Dunmore market.",
+                  "Redmere is exported to Port Elam, while Ashcot is too soft to ship."],
+                 excluded=("Redmere", "Redmere and Ashcot are sold at the Dunmore market.",
+                           "Redmere is exported to Port Elam, while Ashcot is too soft to "
+                           "ship."),
+                 intersection=[("Vell Orchard", "grows", "?t"),
+                               ("Dunmore market", "sells", "?t")],
+                 negation=[("Port Elam", "imports", "?t")]),
     "inp": _demo(_FILMS, "Where was the actor born who starred in Quiet Harbor but not in Iron "
                  "Meadow?", "Dunmore",
                  ["Quiet Harbor starred Tomas Reyes and Ada Kim",
                   "Marco Bell directed Iron Meadow, starring June Park and Tomas Reyes.",
                   "Ada Kim and June Park were both born in Dunmore"],
+                 excluded=("Tomas Reyes", "Quiet Harbor starred Tomas Reyes and Ada Kim",
+                           "Marco Bell directed Iron Meadow, starring June Park and Tomas "
+                           "Reyes."),
                  intersection=[("Quiet Harbor", "starred", "?v1")],
                  negation=[("Iron Meadow", "starred", "?v1")],
                  projection=[("?v1", "born in", "?t")]),
@@ -120,6 +144,9 @@ _DEMOS = {
                   "Quiet Harbor starred Tomas Reyes and Ada Kim",
                   "Ada Kim and June Park were both born in Dunmore, while Tomas Reyes was born "
                   "in Port Elam."],
+                 excluded=("Tomas Reyes", "Quiet Harbor starred Tomas Reyes and Ada Kim",
+                           "Ada Kim and June Park were both born in Dunmore, while Tomas Reyes "
+                           "was born in Port Elam."),
                  projection=[("Lena Ortiz", "directed", "?v1"), ("?v1", "starred", "?t")],
                  negation=[("Port Elam", "birthplace of", "?t")]),
     "pni": _demo(_FILMS, "Which actor born in Dunmore never starred in a film directed by Lena "
@@ -127,6 +154,8 @@ _DEMOS = {
                  ["Ada Kim and June Park were both born in Dunmore",
                   "Lena Ortiz directed Quiet Harbor (2011) and Salt Roads (2014).",
                   "Quiet Harbor starred Tomas Reyes and Ada Kim"],
+                 excluded=("Ada Kim", "Ada Kim and June Park were both born in Dunmore",
+                           "Quiet Harbor starred Tomas Reyes and Ada Kim"),
                  intersection=[("Dunmore", "birthplace of", "?t")],
                  projection=[("Lena Ortiz", "directed", "?v1")],
                  negation=[("?v1", "starred", "?t")]),

@@ -26,8 +26,9 @@ def estimate(runner: BuildRunner, config: Config, inputs: Inputs) -> Any:
     """What the query step would send for the seeded plans (``--dry-run``)."""
     from irforge.generators.logical.build import query_items
     from irforge.generators.logical.query_schema import LogicalQueryOutput
+    from irforge.llm.profile import is_capable
 
-    _, items = query_items(inputs.documents(), config)
+    _, items = query_items(inputs.documents(), config, is_capable(runner.engine))
     return runner.engine.estimate(items, "logical.query", LogicalQueryOutput)
 
 

@@ -22,6 +22,7 @@ from irforge.generators.logical.types import QueryType, get_type
 
 EVIDENCE_CHARS = 300  # the longest evidence quote
 MAX_EVIDENCE = 4  # the most evidence quotes of any query
+MAX_EXCLUDED = 2  # the most entities a negation query names as ruled out
 
 
 class Evidence(BaseModel):
@@ -41,12 +42,31 @@ class LogicalQueryOutput(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list, max_length=MAX_EVIDENCE)
 
 
+class Excluded(BaseModel):
+    """An entity of the passages that the query's other constraints admit and its negated
+    triple rules out, with a sentence showing each half (a negation must exclude something)."""
+
+    entity: str = Field(max_length=150, description="the entity the negation rules out")
+    meets: Evidence = Field(description="a sentence showing the entity meets the query's "
+                                        "must-hold constraints")
+    ruled_out: Evidence = Field(description="a sentence stating the negated fact of the entity")
+
+
+class NegationQueryOutput(LogicalQueryOutput):
+    """A capable model's negation query: also what its negation rules out (checked against
+    the passages afterwards, steps.py ``exclusion_problems``)."""
+
+    excluded: list[Excluded] = Field(default_factory=list, max_length=MAX_EXCLUDED)
+
+
 @dataclass(frozen=True)
 class Demonstration:
-    """A passage and the query the generator should produce from it (demos.py holds them)."""
+    """A passage and the query the generator should produce from it (demos.py holds them);
+    a negation type's also names what its negation rules out (shown to a capable model)."""
 
     passage: str
     output: LogicalQueryOutput
+    excluded: tuple[Excluded, ...] = ()
 
 
 MAX_ANSWER_CHOICES = 60
@@ -133,6 +153,10 @@ class _QuerySchema(LogicalQueryOutput):
     model_config = ConfigDict(json_schema_extra=_all_required)
 
 
+class _NegationQuerySchema(NegationQueryOutput):
+    model_config = ConfigDict(json_schema_extra=_all_required)
+
+
 class _GroupsSchema(TripleGroups):
     model_config = ConfigDict(json_schema_extra=_all_required)
 
@@ -211,11 +235,23 @@ def open_query_model(type_name: str, passage_count: int) -> type[LogicalQueryOut
     """The capable profile's LogicalQueryOutput: the type's group sizes and variables, but
     subject, object, answer and evidence are free strings that the checks below hold to
     the passages afterwards (an enum of extracted names can hold one name, and then only
-    degenerate triples fit)."""
+    degenerate triples fit). A negation type also asks for 1 to MAX_EXCLUDED entities its
+    negation rules out (:class:`NegationQueryOutput`)."""
+    extra: dict[str, Any] = {}
+    if get_type(type_name).has_negation:
+        quote = _open_evidence_schema(passage_count)
+        item = {"type": "object", "required": ["entity", "meets", "ruled_out"],
+                "properties": {"entity": {"type": "string", "maxLength": 150},
+                               "meets": quote, "ruled_out": quote}}
+        extra["excluded"] = (list[Excluded], Field(
+            default_factory=list, max_length=MAX_EXCLUDED,
+            json_schema_extra={"items": item, "minItems": 1, "maxItems": MAX_EXCLUDED}))
     return create_model(  # type: ignore[call-overload, no-any-return]
-        f"OpenLogicalQuery_{type_name}_{passage_count}", __base__=_QuerySchema,
+        f"OpenLogicalQuery_{type_name}_{passage_count}",
+        __base__=_NegationQuerySchema if extra else _QuerySchema,
         triples=(groups_model(type_name, ()), ...),
-        evidence=_evidence_field(type_name, passage_count, _open_evidence_schema(passage_count)))
+        evidence=_evidence_field(type_name, passage_count, _open_evidence_schema(passage_count)),
+        **extra)
 
 
 def evidence_bounds(type_name: str, passage_count: int) -> tuple[int, int]:

@@ -25,10 +25,13 @@ from pydantic import BaseModel, Field
 
 from irforge.check.aliases import Aliases
 from irforge.check.answer_grounding import answer_problem, vacuous
+from irforge.check.text import content_words, stem
 from irforge.core.records import Doc, Query
 from irforge.generators.logical.fol import negated_block, render_fol
 from irforge.generators.logical.query_schema import (
     Demonstration,
+    Evidence,
+    Excluded,
     LogicalQueryOutput,
     evidence_bounds,
     open_query_model,
@@ -36,6 +39,7 @@ from irforge.generators.logical.query_schema import (
 )
 from irforge.generators.logical.selection import QueryPlan
 from irforge.generators.logical.structure import (
+    QueryEdge,
     StructureCheck,
     check_structure,
     is_variable,
@@ -130,15 +134,89 @@ def answer_problems(output: LogicalQueryOutput, passages: Sequence[str],
     return problems
 
 
+def _quote_problem(role: str, quote: Evidence, passages: Sequence[str]) -> str | None:
+    """Why a quoted sentence is not in the passage it cites; None when it is."""
+    if not 1 <= quote.passage <= len(passages):
+        return f"its {role} sentence cites passage {quote.passage} of {len(passages)}"
+    if not quote_found(quote.text, passages[quote.passage - 1]):
+        return f"its {role} sentence {quote.text[:80]!r} is not found in passage {quote.passage}"
+    return None
+
+
+def _same_thing(left: str, right: str) -> bool:
+    """Whether two names are one (the words of one hold all the words of the other)."""
+    a, b = set(tokens(left)), set(tokens(right))
+    return bool(a and b) and (a <= b or b <= a)
+
+
+def _stems(texts: Sequence[str]) -> set[str]:
+    return {stem(word) for text in texts for word in content_words(text)}
+
+
+def _terms(edges: Sequence[QueryEdge]) -> list[str]:
+    """The constants and relations of some query triples (variables left out)."""
+    return [term for edge in edges for term in
+            (edge.triple.subject, edge.triple.relation, edge.triple.object)
+            if not is_variable(term)]
+
+
+def excluded_problems(item: Excluded, output: LogicalQueryOutput, passages: Sequence[str],
+                      check: StructureCheck) -> list[str]:
+    """Why one named ruled-out entity does not show the negation at work: it must be in
+    both quoted sentences, which are in the passages; it is not the answer nor a constant of
+    the negated triples; one sentence shares a word with the must-hold triples and the
+    other with the negated ones."""
+    name = item.entity.strip()
+    if not name or vacuous(name):
+        return [f"ruled-out entity {item.entity!r} names nothing"]
+    problems = [problem for role, quote in (("meets", item.meets), ("ruled_out", item.ruled_out))
+                if (problem := _quote_problem(role, quote, passages))]
+    problems += [f"{name!r} is not in its {role} sentence"
+                 for role, quote in (("meets", item.meets), ("ruled_out", item.ruled_out))
+                 if not quote_found(name, quote.text, min_coverage=1.0)]
+    if any(_same_thing(name, part) for part in answer_parts(output.answer)):
+        problems.append(f"{name!r} is the answer, which the negation must leave in")
+    negated = negated_block(check.edges, check.target or "") if check.edges else []
+    if any(_same_thing(name, term) for term in _terms(negated)):
+        problems.append(f"{name!r} is a term of the negated triple, not an entity it rules out")
+    for role, quote, edges in (("meets", item.meets, [e for e in check.edges if e not in negated]),
+                               ("ruled_out", item.ruled_out, negated)):
+        terms = _terms(edges)
+        if terms and not _stems([quote.text]) & _stems(terms):
+            problems.append(f"its {role} sentence shares no word with the "
+                            f"{'negated' if role == 'ruled_out' else 'must-hold'} triples "
+                            f"({'; '.join(terms)})")
+    return [f"ruled-out {name!r}: {problem}" if not problem.startswith(repr(name)) else problem
+            for problem in problems]
+
+
+def exclusion_problems(output: LogicalQueryOutput, passages: Sequence[str],
+                       check: StructureCheck) -> list[str]:
+    """Why a capable model's negation query shows no entity its negation rules out: a
+    negation that excludes nothing in the passages does no work (ComLQ scores retrievers
+    on passages that violate it, LSNC@K)."""
+    excluded = getattr(output, "excluded", None) or []
+    if not excluded:
+        return ["names no entity of the passages that the negation rules out (a negation "
+                "that excludes nothing does no work: negate a fact the passages state of "
+                "another candidate)"]
+    return [problem for item in excluded
+            for problem in excluded_problems(item, output, passages, check)]
+
+
 def query_problems(qtype: QueryType, output: LogicalQueryOutput, passages: Sequence[str],
                    own_wording: bool = False) -> tuple[StructureCheck, list[str]]:
     """The structure verdict and every reason to reject (``structure:``, ``evidence:``,
-    ``answer:``), in that order; ``own_wording`` as :func:`answer_problems` reads it."""
+    ``answer:``, and for a capable model's negation type ``negation:``), in that order;
+    ``own_wording`` (a capable model) as :func:`answer_problems` reads it."""
     check = check_structure(output.triples, qtype)
     problems = [f"structure: {reason}" for reason in check.reasons]
     problems += [f"evidence: {reason}" for reason in evidence_problems(output, passages)]
     problems += [f"answer: {reason}"
                  for reason in answer_problems(output, passages, own_wording)]
+    if own_wording and qtype.has_negation:
+        problems += [f"negation: {reason}"
+                     for reason in exclusion_problems(output, passages, check)]
     return check, problems
 
 
@@ -189,28 +267,43 @@ class AcceptedQuery:
             "source_doc_ids": list(self.plan.doc_ids), "group": self.plan.group,
             "passages": len(self.plan.doc_ids), "model": self.model,
             "demo_grade": self.demo_grade, **self.notes}
+        excluded = getattr(self.output, "excluded", None)
+        if excluded:  # what the negation rules out, each quote with its passage's id
+            metadata["excluded"] = [
+                {"entity": item.entity, **{role: {**quote.model_dump(),
+                                                  "doc_id": self.plan.doc_ids[quote.passage - 1]}
+                                           for role, quote in (("meets", item.meets),
+                                                               ("ruled_out", item.ruled_out))}}
+                for item in excluded]
         if judge_score is not None:
             metadata["judge_score"] = judge_score
         return Query(self.plan.query_id, self.output.query, metadata)
 
 
-def demo_variables(type_name: str, demo: Demonstration) -> dict[str, Any]:
+def demo_variables(type_name: str, demo: Demonstration,
+                   open_fields: bool = False) -> dict[str, Any]:
     """The type's part of ``logical.query``'s variables: definition, indicator and the worked
     example, written with every key the output schema requires (empty groups included: an
-    example without them teaches the model an answer the schema refuses)."""
+    example without them teaches the model an answer the schema refuses); ``open_fields``
+    (a capable model): a negation type's example also names what its negation rules out."""
     qtype = get_type(type_name)
+    ask_excluded = open_fields and qtype.has_negation
+    example = demo.output.model_dump(mode="json")
+    if ask_excluded:
+        example["excluded"] = [item.model_dump(mode="json") for item in demo.excluded]
     return {"type_name": qtype.name, "definition": qtype.definition, "idea": qtype.idea,
             "indicator": qtype.indicator(), "demo_passage": demo.passage,
-            "demo_output": json.dumps(demo.output.model_dump(mode="json"),
-                                      ensure_ascii=False)}
+            "demo_output": json.dumps(example, ensure_ascii=False),
+            "ask_excluded": ask_excluded}
 
 
-def query_variables(item: QueryItem) -> dict[str, Any]:
-    """Template variables of ``logical.query`` for one item."""
+def query_variables(item: QueryItem, open_fields: bool = False) -> dict[str, Any]:
+    """Template variables of ``logical.query`` for one item (``open_fields``: a capable
+    model's, as :func:`demo_variables` reads it)."""
     passages = [{"number": number, "context": doc_context(doc), "text": doc.text}
                 for number, doc in enumerate(item.passages, start=1)]
     low, high = evidence_bounds(item.plan.qtype, len(passages))
-    return {**demo_variables(item.plan.qtype, item.demo), "passages": passages,
+    return {**demo_variables(item.plan.qtype, item.demo, open_fields), "passages": passages,
             "passage_count": len(passages), "evidence_min": low, "evidence_max": high}
 
 
@@ -244,7 +337,8 @@ def query_step(open_fields: bool = False) -> Step[QueryItem, AcceptedQuery]:
     return Step(
         name=QUERY_STEP, template="logical.query",
         output_model=model,
-        variables=query_variables, item_id=lambda item: item.plan.query_id,
+        variables=partial(query_variables, open_fields=open_fields),
+        item_id=lambda item: item.plan.query_id,
         validators=(partial(query_reasons, own_wording=open_fields),),
         accept=partial(accept_query, own_wording=open_fields),
         metadata=lambda item: {"type": item.plan.qtype, "doc_ids": list(item.plan.doc_ids),

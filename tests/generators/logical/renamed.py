@@ -16,7 +16,8 @@ RENAMES = {"Which actor starred in a film": "Who acted in a film",
            "Marco Bell": "Otto Crane", "Iron Meadow": "Glass Fen",
            "Lantern Theatre": "Beacon Hall", "Arden Bridge": "Keel Bridge",
            "Clara Voss": "Ines Maro", "Voss": "Maro",
-           "Hollis Institute": "Garrow Institute"}
+           "Hollis Institute": "Garrow Institute", "Vell Orchard": "Brack Orchard",
+           "Redmere": "Corwen", "Ashcot": "Delby", "Linnet": "Farrow"}
 
 
 def _renamed(text: str) -> str:
@@ -26,10 +27,15 @@ def _renamed(text: str) -> str:
 
 
 def _renamed_answers() -> dict:
-    return {"logical.query": lambda item: json.loads(_renamed(
-        DEMONSTRATIONS[item["type_name"]].output.model_dump_json()))}
+    return {"logical.query": lambda item: renamed_output(item["type_name"])}
 
 
 def renamed_output(type_name: str) -> dict:
-    """The ``type_name`` demonstration's answer with every name changed."""
-    return json.loads(_renamed(DEMONSTRATIONS[type_name].output.model_dump_json()))
+    """The ``type_name`` demonstration's answer with every name changed; a negation type's
+    also names what its negation rules out (a capable model is asked for it; the small
+    profile's output model ignores the key)."""
+    demo = DEMONSTRATIONS[type_name]
+    answer = demo.output.model_dump(mode="json")
+    if demo.excluded:
+        answer["excluded"] = [item.model_dump(mode="json") for item in demo.excluded]
+    return json.loads(_renamed(json.dumps(answer, ensure_ascii=False)))
