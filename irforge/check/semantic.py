@@ -89,16 +89,21 @@ def _encode(texts: Sequence[str]) -> Any:
 
 
 _VECTORS: dict[str, Any] = {}
+#: one encoding at a time: parallel methods validate outside the run's gate lock
+#: (irforge/steps/gates.py), and a fast tokenizer refuses a second thread mid-call
+_ENCODING = threading.Lock()
 
 
 def vectors(texts: Sequence[str]) -> Any:
     """Unit-length vectors of ``texts`` (each text encoded once per process)."""
     import numpy as np
 
-    todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
-    if todo:
-        for text, vector in zip(todo, _encode(todo), strict=True):
-            _VECTORS[text] = vector
+    if any(t not in _VECTORS for t in texts):
+        with _ENCODING:
+            todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+            if todo:
+                for text, vector in zip(todo, _encode(todo), strict=True):
+                    _VECTORS[text] = vector
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
     return np.stack([_VECTORS[t] for t in texts])

@@ -34,8 +34,9 @@ def gate_assembled(step: str, queries: Sequence[AssembledQuery], gates: QueryGat
     outcome: StepOutcome[str] = StepOutcome({}, [], [], StepYield(step))
     for query in queries:
         outcome.yield_.attempted += 1
+        screened = gates.screen([query.text], query.source, query.metadata)
         with gates.lock:  # one check-and-admit (parallel methods share the index)
-            reasons = gates.check([query.text], query.source, query.metadata)
+            reasons = gates.decide([query.text], screened)
             if not reasons:
                 gates.admit([query.text], f"{step} item {query.key}")
         if reasons:

@@ -310,8 +310,11 @@ def _judge(step: Step, item: Any, result: Any, gates: QueryGates | None
         queries = list(step.queries_of(item, value))
         source = step.source_of(item) if step.source_of is not None else None
         meta_of = step.query_metadata
+        # what no other query affects is checked outside the run's lock (parallel methods
+        # screen at once); the duplicate rule and the admit are one step under it
+        screened = gates.screen(queries, source, meta_of(item, value) if meta_of else None)
         with gates.lock:  # one check-and-admit, so parallel methods cannot both keep a query
-            reasons = gates.check(queries, source, meta_of(item, value) if meta_of else None)
+            reasons = gates.decide(queries, screened)
             if not reasons:
                 gates.admit(queries, f"{step.name} item {key}")
         if reasons:
