@@ -42,6 +42,10 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 #: padded tokens per forward pass (the retrievers' CPU default, 8,192, would still put a
 #: passage and thirty short windows in one batch: 31 x 256 tokens)
 _TOKEN_BUDGET = 2048
+#: torch threads per encoding: a check encodes a few short texts at a time, where splitting
+#: each product across cores costs more CPU than it saves (4x the CPU on a loaded 2-core
+#: machine, docs/recipe.md "Concurrency") and leaves less for the run's other work
+_THREADS = 1
 _LOAD = threading.Lock()
 _LOADED: list[Any] = []  # the encoder, once loaded
 _WARMING: list[threading.Thread] = []
@@ -59,7 +63,7 @@ def _encoder() -> Any:
             from irforge.retrievers.encode import TextEncoder
 
             _LOADED.append(TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
-                                       batch_tokens=_TOKEN_BUDGET))
+                                       batch_tokens=_TOKEN_BUDGET, threads=_THREADS))
         return _LOADED[0]
 
 
