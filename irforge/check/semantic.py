@@ -62,8 +62,10 @@ def _encoder() -> Any:
             from irforge.retrievers.device import Placement
             from irforge.retrievers.encode import TextEncoder
 
-            _LOADED.append(TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
-                                       batch_tokens=_TOKEN_BUDGET, threads=_THREADS))
+            encoder = TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
+                                  batch_tokens=_TOKEN_BUDGET, threads=_THREADS)
+            encoder.load()  # the model itself, so warm() loads it off the checks' path
+            _LOADED.append(encoder)
         return _LOADED[0]
 
 

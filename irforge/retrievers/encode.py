@@ -217,11 +217,16 @@ class TextEncoder:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_cached": {}}
 
-    def __call__(self, texts: Sequence[str]) -> np.ndarray:
-        texts = list(texts)
+    def load(self) -> Any:
+        """Load the model (once per process) and make its token plan (once per encoder)."""
         model = load_sentence_model(self.model_path, self.where)
         if "plan" not in self._cached:
             self._cached["plan"] = token_plan(model)
+        return model
+
+    def __call__(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        model = self.load()
         plan = self._cached["plan"]
         if plan is None:
             self.path = "sentence-transformers"
