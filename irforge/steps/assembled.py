@@ -35,10 +35,8 @@ def gate_assembled(step: str, queries: Sequence[AssembledQuery], gates: QueryGat
     for query in queries:
         outcome.yield_.attempted += 1
         screened = gates.screen([query.text], query.source, query.metadata)
-        with gates.lock:  # one check-and-admit (parallel methods share the index)
-            reasons = gates.decide([query.text], screened)
-            if not reasons:
-                gates.admit([query.text], f"{step} item {query.key}")
+        # one check-and-admit (parallel methods share the index, in their order)
+        reasons = gates.settle([query.text], screened, f"{step} item {query.key}")
         if reasons:
             failure = rejection(step, query.key, reasons, query.text, query.metadata)
             outcome.failures.append(failure)

@@ -72,6 +72,10 @@ class QueryGates:
     # check-then-admit is one step under this lock: methods a recipe runs in parallel share
     # the index, and two of them must not both keep the same query
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    # set when each method that decides before this one has decided its last query (a recipe
+    # run's earlier methods building beside this one): :meth:`settle` waits for them, so of
+    # two equal queries the earlier method's is kept whatever the timing
+    after: tuple[threading.Event, ...] = field(default=(), repr=False, compare=False)
     # normalized query -> what the validators recorded when it was checked / admitted
     _checked: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
     _notes: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
@@ -90,7 +94,7 @@ class QueryGates:
         target depth) without replacing another method's, while duplicates still count
         across all of them."""
         view = QueryGates(language=self.language, checks=self.checks, validate=self.validate,
-                          lock=self.lock)
+                          lock=self.lock, after=self.after)
         view.existing = self.existing
         view._checked, view._notes, view._hooks = self._checked, self._notes, self._hooks
         view._index = self._index
@@ -142,6 +146,18 @@ class QueryGates:
                             *screened.validated[position]])
             if screened.recorded[position] is not None:
                 self._checked[normalized(query)] = dict(screened.recorded[position] or {})
+        return reasons
+
+    def settle(self, queries: Sequence[str], screened: Screening, origin: str) -> list[str]:
+        """Decide one item's screened ``queries`` and admit them when nothing is wrong, one
+        step under :attr:`lock`, once every method in :attr:`after` has decided its last
+        query; the reasons to reject them (empty: admitted as ``origin``)."""
+        for earlier in self.after:
+            earlier.wait()
+        with self.lock:
+            reasons = self.decide(queries, screened)
+            if not reasons:
+                self.admit(queries, origin)
         return reasons
 
     def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,

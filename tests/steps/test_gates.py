@@ -249,3 +249,24 @@ def test_duplicates_across_methods_are_decided_under_the_lock_whatever_the_scree
         first.admit([KNOWN_GOOD[2]], "first item a")
         reasons = second.decide([KNOWN_GOOD[2]], screened[1])
     assert reasons == ["gate duplicate: the same query as first item a"]
+
+
+def test_a_later_method_decides_after_the_earlier_one_whatever_the_timing():
+    # the later method screens the query first, yet the earlier method keeps it: the later
+    # one's gates decide only once the earlier method has decided its last query
+    gates = QueryGates()
+    earlier_done = threading.Event()
+    earlier, later = gates.view(), gates.view()
+    later.after = (earlier_done,)
+    query = KNOWN_GOOD[2]
+    reasons: list[list[str]] = []
+    thread = threading.Thread(target=lambda: reasons.append(
+        later.settle([query], later.screen([query]), "logical item b")))
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive(), "the later method decided before the earlier one ended"
+    assert earlier.settle([query], earlier.screen([query]), "intents item a") == []
+    earlier_done.set()
+    thread.join(5)
+    assert reasons == [["gate duplicate: the same query as intents item a"]]
+    assert gates.view().after == () and later.view().after == (earlier_done,)
