@@ -42,6 +42,10 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+")
 #: padded tokens per forward pass (the retrievers' CPU default, 8,192, would still put a
 #: passage and thirty short windows in one batch: 31 x 256 tokens)
 _TOKEN_BUDGET = 2048
+#: torch threads per encoding: a check encodes a few short texts at a time, where splitting
+#: each product across cores costs more CPU than it saves (4x the CPU on a loaded 2-core
+#: machine, docs/recipe.md "Concurrency") and leaves less for the run's other work
+_THREADS = 1
 _LOAD = threading.Lock()
 _LOADED: list[Any] = []  # the encoder, once loaded
 _WARMING: list[threading.Thread] = []
@@ -58,8 +62,10 @@ def _encoder() -> Any:
             from irforge.retrievers.device import Placement
             from irforge.retrievers.encode import TextEncoder
 
-            _LOADED.append(TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
-                                       batch_tokens=_TOKEN_BUDGET))
+            encoder = TextEncoder(str(minilm_path()), Placement("cpu", "float32"),
+                                  batch_tokens=_TOKEN_BUDGET, threads=_THREADS)
+            encoder.load()  # the model itself, so warm() loads it off the checks' path
+            _LOADED.append(encoder)
         return _LOADED[0]
 
 
@@ -89,16 +95,21 @@ def _encode(texts: Sequence[str]) -> Any:
 
 
 _VECTORS: dict[str, Any] = {}
+#: one encoding at a time: parallel methods validate outside the run's gate lock
+#: (irforge/steps/gates.py), and a fast tokenizer refuses a second thread mid-call
+_ENCODING = threading.Lock()
 
 
 def vectors(texts: Sequence[str]) -> Any:
     """Unit-length vectors of ``texts`` (each text encoded once per process)."""
     import numpy as np
 
-    todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
-    if todo:
-        for text, vector in zip(todo, _encode(todo), strict=True):
-            _VECTORS[text] = vector
+    if any(t not in _VECTORS for t in texts):
+        with _ENCODING:
+            todo = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+            if todo:
+                for text, vector in zip(todo, _encode(todo), strict=True):
+                    _VECTORS[text] = vector
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
     return np.stack([_VECTORS[t] for t in texts])

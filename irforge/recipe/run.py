@@ -138,6 +138,8 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
             report.results.append(result)
             echo(f"[{stage.name}] {result.status}"
                  + (f": {result.detail}" if result.detail else ""))
+            if stage.kind == "build" and stage.method is not None:
+                ctx.decided(stage.method)  # a skipped build decides nothing either
             if earlier is None:
                 done[stage.name] = {"status": result.status.replace("done-earlier", "done"),
                                     "digest": stage.digest, "detail": result.detail,
@@ -153,6 +155,9 @@ def _run_stages(recipe: Recipe, out: Path, redo_from: str | None,
             echo(f"[{stage.name}] started")
 
     workers = 1 if (recipe.budget_usd is not None or not recipe.parallel) else len(stages)
+    if workers > 1:  # one at a time, stages end in the order they start: no waiting needed
+        ctx.order_gates([s.method for s in stages if s.kind == "build" and s.name in todo
+                         and s.method is not None])
     if workers > 1 and len(ctx.rebuilt) > 1:
         from irforge.check.semantic import warm
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,6 +64,8 @@ class RunContext:
     _gates: QueryGates | None = None
     _share: RunShare | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # method -> set once its build stage ended, in the order the methods decide queries
+    _deciding: dict[str, threading.Event] = field(default_factory=dict)
 
     def gates(self) -> QueryGates:
         """The run's one gate index: the corpus language, the queries of method folders
@@ -82,6 +84,26 @@ class RunContext:
                                                  folders=others)
                 self._gates = gates
             return self._gates
+
+    def order_gates(self, methods: Sequence[str]) -> None:
+        """Methods that build beside each other decide their queries in this order: each
+        one's gates wait for the ones before it to end, so which of them keeps a query two
+        wrote depends on the order, never on timing (docs/recipe.md "Gates across methods")."""
+        self._deciding = {method: threading.Event() for method in methods}
+
+    def gates_for(self, method: str) -> QueryGates:
+        """The run's gates as ``method`` sees them: after the methods ordered before it."""
+        view = self.gates().view()
+        order = list(self._deciding)
+        if method in order:
+            view.after = tuple(self._deciding[name] for name in order[:order.index(method)])
+        return view
+
+    def decided(self, method: str) -> None:
+        """``method``'s build ended (done, failed or skipped): the methods after it decide."""
+        event = self._deciding.get(method)
+        if event is not None:
+            event.set()
 
     def share(self) -> RunShare:
         """What every engine of this run draws on: one cache connection, ``concurrency``
@@ -167,10 +189,13 @@ def run_build(ctx: RunContext, stage: Stage) -> str:
     config = getattr(ctx.recipe.methods, stage.method)
     source = ctx.out / config.from_ if getattr(config, "from_", None) else None
     inputs = Inputs(ctx.out / "corpus.jsonl", source)
-    gates = ctx.gates()
-    with ctx.engine(stage, config) as engine:
-        runner = BuildRunner.open(engine, ctx.out / stage.method, stage.method, gates)
-        built = method.run(runner, config, inputs)
+    try:
+        gates = ctx.gates_for(stage.method)
+        with ctx.engine(stage, config) as engine:
+            runner = BuildRunner.open(engine, ctx.out / stage.method, stage.method, gates)
+            built = method.run(runner, config, inputs)
+    finally:
+        ctx.decided(stage.method)
     target = target_line(runner.validation())
     return f"{built.kept} {method.kept} kept" + (f"; {target}" if target else "")
 

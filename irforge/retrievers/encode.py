@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -200,18 +201,33 @@ class TextEncoder:
 
     def __init__(self, model_path: str, where: Placement, normalize: bool = True,
                  batch_size: int | None = None, batch_tokens: int | None = None,
-                 workers: int | None = None) -> None:
+                 workers: int | None = None, threads: int | None = None) -> None:
         default_size, default_tokens = batch_defaults(where.device)
         self.model_path, self.where, self.normalize = model_path, where, normalize
         self.batch_size = batch_size or default_size
         self.batch_tokens = batch_tokens or default_tokens
         self.workers = workers or default_workers(where.device_class)
+        # torch's intra-op threads during a call (None: torch's setting); a caller that
+        # encodes a handful of short texts at a time asks for 1 (docs/recipe.md "Concurrency")
+        self.threads = threads
         self.path = "pipeline"
+        # the model's token plan and tokenizing, made on the first call (not pickled)
+        self._cached: dict[str, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_cached": {}}
+
+    def load(self) -> Any:
+        """Load the model (once per process) and make its token plan (once per encoder)."""
+        model = load_sentence_model(self.model_path, self.where)
+        if "plan" not in self._cached:
+            self._cached["plan"] = token_plan(model)
+        return model
 
     def __call__(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        model = load_sentence_model(self.model_path, self.where)
-        plan = token_plan(model)
+        model = self.load()
+        plan = self._cached["plan"]
         if plan is None:
             self.path = "sentence-transformers"
             log.info("%s has no fast tokenizer plan; encoding with sentence-transformers",
@@ -227,22 +243,34 @@ class TextEncoder:
             return np.zeros((0, dimension() or 0), dtype=np.float32)
         return self._run(model, plan, texts)
 
+    def _chunk_size(self) -> int:
+        return max(4 * self.batch_size, 512)
+
     def _chunks(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[str]]]:
         order = np.argsort(-np.fromiter((len(t) for t in texts), dtype=np.int64,
                                         count=len(texts)), kind="stable")
-        size = max(4 * self.batch_size, 512)
+        size = self._chunk_size()
         for start in range(0, len(texts), size):
             positions = order[start:start + size]
             yield positions, [texts[i] for i in positions.tolist()]
 
     def _batches(self, plan: TokenPlan, texts: list[str]) -> Iterator[Batch]:
-        """Batches in chunk order, tokenized ahead by the worker threads."""
-        pin = self.where.device_class == "cuda"
-        tokenizing = Tokenizing(plan, self.batch_size, self.batch_tokens, pin)
+        """Batches in chunk order, tokenized ahead by the worker threads (a single chunk in
+        the calling thread: no pool to start for a few texts)."""
+        tokenizing = self._cached.get("tokenizing")
+        if tokenizing is None or tokenizing.plan != plan:
+            pin = self.where.device_class == "cuda"
+            tokenizing = Tokenizing(plan, self.batch_size, self.batch_tokens, pin)
+            self._cached["tokenizing"] = tokenizing
+        chunks = self._chunks(texts)
+        if len(texts) <= self._chunk_size():
+            for positions, chunk in chunks:
+                yield from tokenizing(positions, chunk)
+            return
         ahead = self.workers + 1
         with ThreadPoolExecutor(self.workers, thread_name_prefix="irforge-tokenize") as pool:
             pending: list[Future] = []
-            for positions, chunk in self._chunks(texts):
+            for positions, chunk in chunks:
                 pending.append(pool.submit(tokenizing, positions, chunk))
                 if len(pending) >= ahead:
                     yield from pending.pop(0).result()
@@ -251,28 +279,39 @@ class TextEncoder:
 
     def _run(self, model, plan: TokenPlan, texts: list[str]) -> np.ndarray:
         torch = require("torch", "eval")
+        threads = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            with torch.inference_mode():
+                return self._forward(torch, model, plan, texts)
+        finally:
+            if self.threads:
+                torch.set_num_threads(threads)
+
+    def _forward(self, torch, model, plan: TokenPlan, texts: list[str]) -> np.ndarray:
+        """Each batch through the model; the vectors in input order."""
         truncate = getattr(model, "truncate_dim", None)  # what ST's encode would apply
         out: list[np.ndarray] = []  # filled by the first flush, once the width is known
         device = torch.device(self.where.device)
         blocking = device.type == "cpu"
         kept: list[tuple[np.ndarray, object]] = []
         rows = 0
-        with torch.inference_mode():
-            for batch in self._batches(plan, texts):
-                features = {name: tensor.to(device, non_blocking=not blocking)
-                            for name, tensor in batch.arrays.items()}
-                features.update(plan.extras)
-                vectors = model.forward(features)["sentence_embedding"].float()
-                if truncate:
-                    vectors = vectors[:, :truncate]
-                if self.normalize:
-                    vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
-                kept.append((batch.positions, vectors))
-                rows += len(batch.positions)
-                if rows >= FLUSH_ROWS:
-                    _flush(torch, kept, out, len(texts))
-                    rows = 0
-            _flush(torch, kept, out, len(texts))
+        for batch in self._batches(plan, texts):
+            features = {name: tensor.to(device, non_blocking=not blocking)
+                        for name, tensor in batch.arrays.items()}
+            features.update(plan.extras)
+            vectors = model.forward(features)["sentence_embedding"].float()
+            if truncate:
+                vectors = vectors[:, :truncate]
+            if self.normalize:
+                vectors = torch.nn.functional.normalize(vectors, p=2, dim=1)
+            kept.append((batch.positions, vectors))
+            rows += len(batch.positions)
+            if rows >= FLUSH_ROWS:
+                _flush(torch, kept, out, len(texts))
+                rows = 0
+        _flush(torch, kept, out, len(texts))
         return out[0]
 
 

@@ -34,10 +34,9 @@ def gate_assembled(step: str, queries: Sequence[AssembledQuery], gates: QueryGat
     outcome: StepOutcome[str] = StepOutcome({}, [], [], StepYield(step))
     for query in queries:
         outcome.yield_.attempted += 1
-        with gates.lock:  # one check-and-admit (parallel methods share the index)
-            reasons = gates.check([query.text], query.source, query.metadata)
-            if not reasons:
-                gates.admit([query.text], f"{step} item {query.key}")
+        screened = gates.screen([query.text], query.source, query.metadata)
+        # one check-and-admit (parallel methods share the index, in their order)
+        reasons = gates.settle([query.text], screened, f"{step} item {query.key}")
         if reasons:
             failure = rejection(step, query.key, reasons, query.text, query.metadata)
             outcome.failures.append(failure)

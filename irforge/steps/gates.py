@@ -42,6 +42,16 @@ class QueryValidator(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Screening:
+    """One item's queries after :meth:`QueryGates.screen`, per query: the single-query rules'
+    and extra checks' reasons, the validators' reasons and what they recorded (None: none)."""
+
+    own: tuple[tuple[str, ...], ...]
+    validated: tuple[tuple[str, ...], ...]
+    recorded: tuple[dict[str, Any] | None, ...]
+
+
 @dataclass
 class QueryGates:
     """The gates of one run: the expected language and the queries admitted so far.
@@ -62,10 +72,17 @@ class QueryGates:
     # check-then-admit is one step under this lock: methods a recipe runs in parallel share
     # the index, and two of them must not both keep the same query
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    # set when each method that decides before this one has decided its last query (a recipe
+    # run's earlier methods building beside this one): :meth:`settle` waits for them, so of
+    # two equal queries the earlier method's is kept whatever the timing
+    after: tuple[threading.Event, ...] = field(default=(), repr=False, compare=False)
     # normalized query -> what the validators recorded when it was checked / admitted
     _checked: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
     _notes: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
     _index: DuplicateIndex = field(default_factory=DuplicateIndex, init=False, repr=False)
+    # id(validator hook) -> (the hook, its lock): one call of a hook at a time, whatever view
+    _hooks: dict[int, tuple[Any, threading.Lock]] = field(default_factory=dict, init=False,
+                                                          repr=False)
 
     def __post_init__(self) -> None:
         for query_id, text in self.existing.items():
@@ -77,9 +94,9 @@ class QueryGates:
         target depth) without replacing another method's, while duplicates still count
         across all of them."""
         view = QueryGates(language=self.language, checks=self.checks, validate=self.validate,
-                          lock=self.lock)
+                          lock=self.lock, after=self.after)
         view.existing = self.existing
-        view._checked, view._notes = self._checked, self._notes
+        view._checked, view._notes, view._hooks = self._checked, self._notes, self._hooks
         view._index = self._index
         return view
 
@@ -87,28 +104,75 @@ class QueryGates:
         """Why ``query`` duplicates an admitted or existing one; None when it is new."""
         return self._index.reason(query)
 
-    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,
-              metadata: Mapping[str, Any] | None = None) -> list[str]:
-        """Reasons to reject ``queries`` (one item's queries), without admitting them;
+    def screen(self, queries: Sequence[str], source: tuple[str, str] | None = None,
+               metadata: Mapping[str, Any] | None = None) -> Screening:
+        """The checks of one item's queries that no other query affects (single-query rules,
+        extra checks, validators), without the run's lock: parallel methods screen at once,
+        and a validator that encodes with the model holds up no other method. The validator
+        hook keeps its last call's record, so each hook is called under a lock of its own;
         ``metadata`` (the query's intent, answer, conditions...) feeds the validators."""
         title, text = source or ("", "")
+        own: list[tuple[str, ...]] = []
+        validated: list[tuple[str, ...]] = []
+        recorded: list[dict[str, Any] | None] = []
+        validate = self.validate
+        hook_lock = self._hook_lock(validate) if validate is not None else None
+        for query in queries:
+            reasons = single_query_reasons(query, title, text, self.language)
+            reasons += [reason for check in self.checks
+                        if (reason := check(query, (title, text))) is not None]
+            own.append(tuple(reasons))
+            if validate is None or hook_lock is None:
+                validated.append(())
+                recorded.append(None)
+                continue
+            with hook_lock:
+                validated.append(tuple(validate(query, source, metadata or {})))
+                recorded.append(dict(validate.recorded()))
+        return Screening(tuple(own), tuple(validated), tuple(recorded))
+
+    def decide(self, queries: Sequence[str], screened: Screening) -> list[str]:
+        """Reasons to reject ``queries`` (one item's, screened by :meth:`screen`): their
+        screening's and the duplicate rule's against the queries admitted so far. Call it and
+        :meth:`admit` under :attr:`lock`, in the run's fixed order: it depends on that order."""
         reasons: list[str] = []
         for position, query in enumerate(queries):
-            own = single_query_reasons(query, title, text, self.language)
-            own += [reason for check in self.checks
-                    if (reason := check(query, (title, text))) is not None]
             duplicate = self.duplicate_reason(query) or next(
                 (f"gate duplicate: repeats query {earlier + 1} of the same item"
                  for earlier, other in enumerate(queries[:position])
                  if same_query(query, other)),
                 None)
-            reasons.extend([*own, *([duplicate] if duplicate else [])])
-            validate = self.validate
-            if validate is not None:
-                with self.lock:
-                    reasons.extend(validate(query, source, metadata or {}))
-                    self._checked[normalized(query)] = dict(validate.recorded())
+            reasons.extend([*screened.own[position], *([duplicate] if duplicate else []),
+                            *screened.validated[position]])
+            if screened.recorded[position] is not None:
+                self._checked[normalized(query)] = dict(screened.recorded[position] or {})
         return reasons
+
+    def settle(self, queries: Sequence[str], screened: Screening, origin: str) -> list[str]:
+        """Decide one item's screened ``queries`` and admit them when nothing is wrong, one
+        step under :attr:`lock`, once every method in :attr:`after` has decided its last
+        query; the reasons to reject them (empty: admitted as ``origin``)."""
+        for earlier in self.after:
+            earlier.wait()
+        with self.lock:
+            reasons = self.decide(queries, screened)
+            if not reasons:
+                self.admit(queries, origin)
+        return reasons
+
+    def check(self, queries: Sequence[str], source: tuple[str, str] | None = None,
+              metadata: Mapping[str, Any] | None = None) -> list[str]:
+        """Reasons to reject ``queries`` (one item's queries), without admitting them:
+        :meth:`screen` then :meth:`decide` (hold :attr:`lock` around this and the admit)."""
+        return self.decide(queries, self.screen(queries, source, metadata))
+
+    def _hook_lock(self, validate: QueryValidator) -> threading.Lock:
+        """The lock of one validator hook (shared by every view that calls that hook)."""
+        with self.lock:
+            held = self._hooks.get(id(validate))
+            if held is None or held[0] is not validate:
+                held = self._hooks[id(validate)] = (validate, threading.Lock())
+            return held[1]
 
     def admit(self, queries: Sequence[str], origin: str) -> None:
         """Add accepted queries to the index (``origin`` names them in later reasons); what

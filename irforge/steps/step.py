@@ -310,10 +310,11 @@ def _judge(step: Step, item: Any, result: Any, gates: QueryGates | None
         queries = list(step.queries_of(item, value))
         source = step.source_of(item) if step.source_of is not None else None
         meta_of = step.query_metadata
-        with gates.lock:  # one check-and-admit, so parallel methods cannot both keep a query
-            reasons = gates.check(queries, source, meta_of(item, value) if meta_of else None)
-            if not reasons:
-                gates.admit(queries, f"{step.name} item {key}")
+        # what no other query affects is checked outside the run's lock (parallel methods
+        # screen at once); the duplicate rule and the admit are one step under it, in the
+        # methods' order, so parallel methods cannot both keep a query
+        screened = gates.screen(queries, source, meta_of(item, value) if meta_of else None)
+        reasons = gates.settle(queries, screened, f"{step.name} item {key}")
         if reasons:
             return None, rejection(step.name, key, reasons, result.raw, meta)
     return value, None

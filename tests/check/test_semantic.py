@@ -45,3 +45,29 @@ def test_warm_loads_the_model_once_and_every_thread_gets_that_model() -> None:
     assert [models[0]] == semantic._LOADED
     cosine = float(semantic.vectors(["a laptop"])[0] @ semantic.vectors(["a computer"])[0])
     assert cosine > semantic.WORD_SIMILARITY  # the loaded model is the one the checks use
+
+
+def test_warm_loads_the_model_itself_in_the_background(monkeypatch) -> None:
+    from irforge.retrievers import encode
+
+    # a fresh process: nothing loaded, nothing warming
+    monkeypatch.setattr(semantic, "_LOADED", [])
+    monkeypatch.setattr(semantic, "_WARMING", [])
+    monkeypatch.setattr(encode, "_MODELS", {})
+    semantic.warm()
+    semantic._WARMING[0].join(120)
+    # the first check finds the model and its token plan ready: it loads nothing
+    assert len(encode._MODELS) == 1
+    assert semantic._LOADED[0]._cached["plan"] is not None
+    monkeypatch.setattr(encode, "load_sentence_model", lambda *args: (_ for _ in ()).throw(
+        AssertionError("the model was loaded again")))
+    monkeypatch.setattr(semantic._LOADED[0], "load", lambda: next(iter(encode._MODELS.values())))
+    assert semantic._encode(["a levee"]).shape == (1, 384)
+
+
+def test_threads_asking_at_once_get_the_vectors_one_thread_gets() -> None:
+    texts = [[f"window {n} of passage {p} about rivers" for n in range(6)] for p in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(semantic.vectors, texts))
+    for asked, got in zip(texts, together, strict=True):
+        assert np.abs(got - semantic._encode(asked)).max() < 1e-5

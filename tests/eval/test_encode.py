@@ -98,3 +98,41 @@ def test_models_without_a_fast_tokenizer_plan_use_sentence_transformers(monkeypa
     pipeline = TextEncoder(str(default_model_path()), where)
     np.testing.assert_allclose(pipeline(TEXTS[:5]), got, atol=tolerance(where.dtype))
     assert pipeline.path == "pipeline"
+
+
+def test_an_encoder_on_its_own_threads_gives_the_same_vectors_and_restores_torchs(where):
+    import pickle
+
+    import torch
+
+    path = str(default_model_path())
+    before = torch.get_num_threads()
+    single = TextEncoder(path, where, threads=1)
+    seen: list[int] = []
+    forward = single._forward
+
+    def spying(*args):
+        seen.append(torch.get_num_threads())
+        return forward(*args)
+
+    single._forward = spying  # type: ignore[method-assign]
+    got = single(TEXTS)
+    assert seen == [1] and torch.get_num_threads() == before
+    np.testing.assert_allclose(got, TextEncoder(path, where)(TEXTS), atol=tolerance(where.dtype))
+    # a second call reuses the token plan; a pickled copy (Ray actors) carries no cache
+    used = TextEncoder(path, where, threads=1)
+    used(TEXTS[:3])
+    assert used._cached["plan"] is not None
+    copy = pickle.loads(pickle.dumps(used))
+    assert copy._cached == {} and copy.threads == 1
+    np.testing.assert_allclose(copy(TEXTS[:3]), got[:3], atol=tolerance(where.dtype))
+
+
+def test_texts_past_one_chunk_are_tokenized_by_the_workers_to_the_same_vectors(where):
+    path = str(default_model_path())
+    many = [f"{text} {copy}" for copy in range(12) for text in TEXTS[:48]]  # 576 > 512
+    encoder = TextEncoder(path, where, batch_size=32, workers=2)
+    assert len(many) > encoder._chunk_size()
+    whole = encoder(many)
+    np.testing.assert_allclose(whole[::37], TextEncoder(path, where)(many[::37]),
+                               atol=tolerance(where.dtype))

@@ -10,7 +10,10 @@ same way: exit 4 when the budget stopped it, exit 3 when it kept nothing.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +23,7 @@ from irforge.core.errors import IrforgeError
 from irforge.generators.logical.demos import DEMONSTRATIONS
 from irforge.llm import Engine
 from irforge.methods import Inputs, get_method
+from irforge.steps.gates import QueryGates
 from irforge.steps.runner import MANIFEST_KEYS, BuildRunner
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
 from tests.generators.intents.test_scenario import BREAD
@@ -50,8 +54,8 @@ LOGICAL_2IN = DEMONSTRATIONS["2in"].output.model_copy(update={
                 "(2013)."}),
                  DEMONSTRATIONS["2in"].output.evidence[1].model_copy(update={
                      "text": "Winter Docks did not win the Silver Gull award."})]})
-# a second 2in document only logical asks about, so logical keeps a query whichever method
-# wins the race for SHARED (the stages run in parallel; the loser's copy is the duplicate)
+# a second 2in document only logical asks about, so logical keeps a query though intents keeps
+# SHARED (the stages run in parallel; intents comes first in the methods' order)
 PLAYS = ("Ivo Lenz directed the plays Red Quay (2015) and Low Tide (2017). Red Quay starred "
          "Mei Lund and won the Copper Mask prize; Low Tide did not win the Copper Mask prize.")
 LOGICAL_PLAYS = LOGICAL_2IN.model_copy(update={
@@ -172,10 +176,22 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     docs.mkdir()
     for key, title, text, _, _ in DOCS:
         (docs / f"{key}.txt").write_text(f"{title}\n\n{text}\n", encoding="utf-8")
-    with ScriptedServer(good_script()) as server:
+    with ScriptedServer(good_script()) as server, pytest.MonkeyPatch.context() as patch:
         (root / "recipe.yaml").write_text(RECIPE.format(url=server.url), encoding="utf-8")
+        patch.setattr(QueryGates, "screen", _intents_screens_shared_late(QueryGates.screen))
         report = irforge.run(root / "recipe.yaml", root / "bench", echo=lambda line: None)
     return root / "bench", report
+
+
+def _intents_screens_shared_late(screen: Callable[..., Any]) -> Callable[..., Any]:
+    """``screen``, 3 s slower for intents' copy of SHARED: logical, which builds beside it,
+    reaches SHARED first, and which method keeps it must not depend on that."""
+    def late(gates: QueryGates, queries: Sequence[str], source: Any = None,
+             metadata: Any = None) -> Any:
+        if SHARED in queries and "intent" in (metadata or {}):
+            time.sleep(3)
+        return screen(gates, queries, source, metadata)
+    return late
 
 
 def test_every_method_and_labeling_build_into_one_folder(built) -> None:
@@ -200,15 +216,22 @@ def test_every_method_writes_one_manifest_layout(built) -> None:
 
 
 def test_one_gate_index_rejects_a_query_two_methods_wrote_once(built) -> None:
+    # the methods build in parallel and logical reaches SHARED first (the fixture slows
+    # intents' copy), yet intents, first in the methods' order, keeps it and logical's copy
+    # is the duplicate; instructions builds its units on the intents query (its core query)
     out, _ = built
-    texts = [q.text for method in METHODS for q in Benchmark(out / method).queries()]
-    assert texts.count(SHARED) == 1
+    kept = {method: [q for q in Benchmark(out / method).queries() if q.text == SHARED]
+            for method in METHODS}
+    assert [method for method, queries in kept.items() if queries and method != "instructions"
+            ] == ["intents"] and len(kept["intents"]) == 1
+    assert {q.metadata["core_query_id"] for q in kept["instructions"]} \
+        == {kept["intents"][0].query_id}
     across = [(method, f.reason) for method in METHODS
               for f in Benchmark(out / method).failures()
               if f.reason.startswith("rejected: gate duplicate")
               and (("logical" in f.reason) != (method == "logical"))]
-    assert len(across) == 1, across
-    assert {method for method, _ in across} <= {"intents", "logical"}
+    assert across == [("logical", "rejected: gate duplicate: the same query as intents.query "
+                                  f"item {kept['intents'][0].query_id}")], across
 
 
 def test_every_kept_query_of_every_method_carries_the_rank_its_positive_reached(built) -> None:

@@ -5,6 +5,8 @@ the one-step-after-another round loop a batch engine runs."""
 from __future__ import annotations
 
 import json
+import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,13 +93,33 @@ class _RoundsOnly:
         return self.engine.run(*args, **kwargs)
 
 
-def _run(tmp_path: Path, name: str, jitter: float, seed: int, rounds_only: bool = False
-         ) -> dict[str, Any]:
+class _SlowValidator:
+    """A validator hook that takes a seeded random while per query (as the grounding check's
+    model does) and records the query it saw; it rejects nothing."""
+
+    def __init__(self, seed: int) -> None:
+        self.random, self.last = random.Random(seed), ""
+
+    def __call__(self, query: str, source: Any, metadata: Any) -> list[str]:
+        time.sleep(self.random.uniform(0.0, 0.03))
+        self.last = query
+        return []
+
+    def recorded(self) -> dict[str, Any]:
+        return {"target": {"seen": self.last}}
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+
+def _run(tmp_path: Path, name: str, jitter: float, seed: int, rounds_only: bool = False,
+         slow: int | None = None) -> dict[str, Any]:
+    gates = QueryGates(validate=_SlowValidator(slow) if slow is not None else None)
     with ScriptedServer(_script(jitter, seed)) as server, \
             Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / f"{name}.db",
                    concurrency=4, max_tokens=64, progress=False) as engine:
         outcomes = run_chain(_RoundsOnly(engine) if rounds_only else engine, _links(), ITEMS,
-                             QueryGates(), samples=2)
+                             gates, samples=2)
         sent = sorted(json.dumps({"messages": e.messages, "params": e.params}, sort_keys=True)
                       for e in server.log)
     return {"accepted": [list(o.accepted.items()) for o in outcomes],
@@ -125,6 +147,14 @@ def test_an_accepted_item_goes_on_in_judging_order(tmp_path: Path) -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_answers_in_a_shuffled_order_keep_and_send_the_same(tmp_path: Path, seed: int) -> None:
     assert _run(tmp_path, f"jitter{seed}", 0.3, seed) == _run(tmp_path, "plain", 0.0, 0)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_validators_that_take_a_while_outside_the_gates_lock_keep_and_send_the_same(
+        tmp_path: Path, seed: int) -> None:
+    # the gates screen each query outside their lock (irforge/steps/gates.py); what depends
+    # on the queries admitted before (duplicates) is still decided in the fixed order
+    assert _run(tmp_path, f"slow{seed}", 0.3, seed, slow=seed) == _run(tmp_path, "plain", 0.0, 0)
 
 
 def test_a_batch_engine_runs_round_by_round_to_the_same_result(tmp_path: Path) -> None:

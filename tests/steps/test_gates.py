@@ -5,6 +5,10 @@ The known-bad set is the contract: a change that lets one of these through loose
 
 from __future__ import annotations
 
+import threading
+import time
+from typing import Any
+
 import pytest
 from pydantic import BaseModel
 
@@ -186,3 +190,83 @@ def test_the_runner_applies_the_gates_and_counts_them_by_gate():
     assert reasons[TITLE] == "rejected: gate title: the query is the passage title"
     assert outcome.yield_.rejected == {"rejected: gate copy": 1, "rejected: gate duplicate": 1,
                                        "rejected: gate title": 1}
+
+
+class _Hook:
+    """A validator hook that rejects nothing, records its query, and may wait for an event
+    (a validator that encodes with the model for a while)."""
+
+    def __init__(self, wait: threading.Event | None = None) -> None:
+        self.wait, self.last, self.waited = wait, "", True
+
+    def __call__(self, query: str, source: Any, metadata: Any) -> list[str]:
+        if self.wait is not None:
+            self.waited = self.wait.wait(5)
+        self.last = query
+        return []
+
+    def recorded(self) -> dict[str, Any]:
+        return {"target": {"query": self.last}}
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+
+def test_a_slow_validator_of_one_method_does_not_hold_up_another_methods_gates():
+    # two methods of one run share the gates; while the first one's validator works (it
+    # waits until the second method has admitted its query), the second checks and admits
+    admitted = threading.Event()
+    gates = QueryGates()
+    slow, fast = gates.view(), gates.view()
+    slow.validate, fast.validate = _Hook(wait=admitted), _Hook()
+    items = [{"id": "a", "title": "a", "text": PASSAGE}]
+    slow_engine = FakeEngine({"demo.keywords": lambda item: {"keywords": [KNOWN_GOOD[0]]}})
+    fast_engine = FakeEngine({"demo.keywords": lambda item: {"keywords": [KNOWN_GOOD[1]]}})
+    outcomes: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: outcomes.setdefault(
+        "slow", run_step(slow_engine, _query_step(), items, slow, samples=1)))
+    thread.start()
+    while not gates._hooks:  # the slow method is in its validator
+        time.sleep(0.01)
+    outcomes["fast"] = run_step(fast_engine, _query_step(), items, fast, samples=1)
+    admitted.set()
+    thread.join(10)
+    assert slow.validate.waited, "the fast method waited for the slow one's validator"
+    assert list(outcomes["slow"].accepted) == list(outcomes["fast"].accepted) == ["a"]
+    # what each validator recorded stays with its own query
+    assert gates.notes(KNOWN_GOOD[0]) == {"target": {"query": KNOWN_GOOD[0]}}
+    assert gates.notes(KNOWN_GOOD[1]) == {"target": {"query": KNOWN_GOOD[1]}}
+
+
+def test_duplicates_across_methods_are_decided_under_the_lock_whatever_the_screening():
+    # both methods screen the same query at once; only the first to decide keeps it
+    gates = QueryGates()
+    first, second = gates.view(), gates.view()
+    first.validate, second.validate = _Hook(), _Hook()
+    screened = [view.screen([KNOWN_GOOD[2]]) for view in (first, second)]
+    with gates.lock:
+        assert first.decide([KNOWN_GOOD[2]], screened[0]) == []
+        first.admit([KNOWN_GOOD[2]], "first item a")
+        reasons = second.decide([KNOWN_GOOD[2]], screened[1])
+    assert reasons == ["gate duplicate: the same query as first item a"]
+
+
+def test_a_later_method_decides_after_the_earlier_one_whatever_the_timing():
+    # the later method screens the query first, yet the earlier method keeps it: the later
+    # one's gates decide only once the earlier method has decided its last query
+    gates = QueryGates()
+    earlier_done = threading.Event()
+    earlier, later = gates.view(), gates.view()
+    later.after = (earlier_done,)
+    query = KNOWN_GOOD[2]
+    reasons: list[list[str]] = []
+    thread = threading.Thread(target=lambda: reasons.append(
+        later.settle([query], later.screen([query]), "logical item b")))
+    thread.start()
+    thread.join(0.3)
+    assert thread.is_alive(), "the later method decided before the earlier one ended"
+    assert earlier.settle([query], earlier.screen([query]), "intents item a") == []
+    earlier_done.set()
+    thread.join(5)
+    assert reasons == [["gate duplicate: the same query as intents item a"]]
+    assert gates.view().after == () and later.view().after == (earlier_done,)
