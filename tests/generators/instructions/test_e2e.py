@@ -1,8 +1,10 @@
-"""End to end with the embedded local model (SmolLM2-135M, demo grade) on three pairs.
+"""End to end with the embedded local model (SmolLM2-135M, demo grade) on an Audience pair.
 
 The model is tiny, so most items are expected to fail validation. What must hold: the build
 completes, everything it produced passes the validators, and every item the engine was asked
-for is either accepted (a judgment) or recorded in failures.jsonl with a reason.
+for is either accepted (a judgment) or recorded in failures.jsonl with a reason. The pair's
+document is rewritten for other audiences by the model; the Keyword dimension's steps with
+this model are ``make demo``'s instructions stage (tests/demo/test_instructions.py).
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ EXPERT = ("Flood early-warning systems couple quantitative precipitation forecas
           "hydrological rainfall-runoff models. When the modelled river stage exceeds "
           "predefined thresholds at telemetered gauges, tiered alerts are disseminated to "
           "emergency managers and the public.")
-W1 = ("During a wildfire evacuation, residents should leave early, close windows and doors, "
-      "and take a go-bag with medicines and documents.")
-W2 = "Evacuation shelters accept pets in carriers; register at the shelter desk on arrival."
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +41,7 @@ def built(tmp_path_factory):
     from irforge.llm import Engine
 
     root = tmp_path_factory.mktemp("e2e")
-    pairs = [Pair("q1", "How do flood warnings work?", Doc("d1", EXPERT), "audience", None),
-             Pair("q2", "What should I do in a wildfire evacuation?", Doc("w1", W1), "keyword"),
-             Pair("q2", "What should I do in a wildfire evacuation?", Doc("w2", W2), "keyword")]
+    pairs = [Pair("q1", "How do flood warnings work?", Doc("d1", EXPERT), "audience", None)]
     with Engine(None, cache_path=root / "cache.sqlite", max_tokens=160, progress=False) as engine:
         assert engine.demo_grade
         report = build_instructions(BuildRunner.open(engine, root / "bench", "instructions"), pairs,
@@ -63,6 +60,7 @@ def test_build_completes_and_accounts_for_every_item(built):
     failed = Counter(f.step for f in bench.failures())
     assert all(f.reason for f in bench.failures())
     yields = {row["step"]: row for row in manifest["steps"]["instructions"]["yield"]}
+    assert yields["instructions.rewrite"]["attempted"] >= 1  # the model rewrote the document
     for step, stats in llm["steps"].items():
         # every item is accepted or failed once; best-of-n may ask the engine more often
         assert accepted[step] + failed[step] == yields[step]["attempted"], step
