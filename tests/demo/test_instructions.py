@@ -7,7 +7,6 @@ whole document): every accepted output passes its check again and every item is 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
@@ -19,11 +18,10 @@ from irforge.demo import STAGES
 from irforge.demo.instructions import DEMO_QUERIES, demo_pairs
 from irforge.generators.instructions.dimensions import load_dimensions
 from irforge.generators.instructions.steps import (
-    check_hard_negative,
     check_instruction,
-    check_keyword,
     check_reversal,
 )
+from tests.generators.instructions.recheck import recheck
 
 
 def test_demo_stage_is_registered_and_every_core_query_has_two_documents():
@@ -69,28 +67,11 @@ def assert_every_item_is_accepted_or_failed_once(bench: Benchmark) -> None:
 def assert_every_accepted_output_passes_its_check(bench: Benchmark) -> None:
     """Every accepted output of judgments.jsonl passes its step's check on the demo's pairs."""
     pairs = demo_pairs(sample_docs())
-    texts = {p.doc.doc_id: p.doc.text for p in pairs}
-    queries = {p.query_id: p.query for p in pairs}
     dims = load_dimensions()
     tasks = Counter()
     for judgment in bench.judgments():
-        meta, raw = judgment.metadata, json.loads(judgment.raw_output)
         tasks[judgment.task] += 1
-        if judgment.task == "instructions.keyword":
-            others = [p.doc.text for p in pairs if p.query_id == judgment.query_id
-                      and p.doc.doc_id != judgment.doc_id]
-            assert check_keyword(raw["keyword"], queries[judgment.query_id],
-                                 texts[judgment.doc_id], others) == []
-        elif judgment.task in ("instructions.instruction", "instructions.reverse"):
-            core = judgment.query_id.split("-")[0]
-            condition = dims[meta["dimension"]].value(meta["condition"])
-            if judgment.task == "instructions.instruction":
-                assert check_instruction(raw["instructed_query"], queries[core], condition) == []
-            else:
-                assert check_reversal(raw["reversed_query"], "", queries[core], condition) == []
-        elif judgment.task == "instructions.hard_negative":
-            positives = [p.doc.text for p in pairs if p.query_id == judgment.query_id]
-            assert check_hard_negative(raw["document"], queries[judgment.query_id],
-                                       positives) == []
+        recheck(judgment, pairs, dims, lambda query_id: [
+            p.doc.text for p in pairs if p.query_id == query_id])
     # the Keyword dimension's conditions come from the model, then its instructions
     assert tasks["instructions.keyword"] >= 1 and tasks["instructions.instruction"] >= 1, tasks

@@ -20,13 +20,11 @@ from irforge.core.records import Doc
 from irforge.generators.instructions import BuildSettings, build_instructions, load_dimensions
 from irforge.generators.instructions.pairs import Pair
 from irforge.generators.instructions.steps import (
-    check_hard_negative,
     check_instruction,
-    check_keyword,
     check_reversal,
-    check_rewrite,
 )
 from irforge.steps.runner import BuildRunner
+from tests.generators.instructions.recheck import recheck
 
 pytest.importorskip("llama_cpp")
 
@@ -77,27 +75,8 @@ def test_everything_produced_passes_validation(built):
     bench = Benchmark(root)
     dims = load_dimensions()
     texts = {p.doc.doc_id: p.doc.text for p in pairs}
-    queries = {p.query_id: p.query for p in pairs}
     for judgment in bench.judgments():
-        meta, raw = judgment.metadata, json.loads(judgment.raw_output)
-        if judgment.task == "instructions.keyword":
-            others = [p.doc.text for p in pairs if p.query_id == judgment.query_id
-                      and p.doc.doc_id != judgment.doc_id]
-            assert check_keyword(raw["keyword"], queries[judgment.query_id],
-                                 texts[judgment.doc_id], others) == []
-        elif judgment.task == "instructions.rewrite":
-            condition = dims[meta["dimension"]].value(meta["condition"])
-            assert check_rewrite(raw["document"], texts[meta["source_doc_id"]], condition) == []
-        elif judgment.task in ("instructions.instruction", "instructions.reverse"):
-            core = judgment.query_id.split("-")[0]
-            condition = dims[meta["dimension"]].value(meta["condition"])
-            if judgment.task == "instructions.instruction":
-                assert check_instruction(raw["instructed_query"], queries[core], condition) == []
-            else:
-                assert check_reversal(raw["reversed_query"], "", queries[core], condition) == []
-        elif judgment.task == "instructions.hard_negative":
-            core = judgment.query_id
-            assert check_hard_negative(raw["document"], queries[core], list(texts.values())) == []
+        recheck(judgment, pairs, dims, lambda _: list(texts.values()))
     for query in bench.queries() if (root / "queries.jsonl").exists() else ():
         meta = query.metadata
         condition = dims[meta["dimension"]].value(meta["condition"])
