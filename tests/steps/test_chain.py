@@ -18,6 +18,7 @@ from irforge.steps import Step
 from irforge.steps.chain import Link, run_chain
 from irforge.steps.gates import QueryGates
 from irforge.testing.scripted import Action, Rule, Script, ScriptedServer
+from tests.steps.hooks import RecordingHook
 
 TOPICS = ("tide pools on rocky coasts", "sourdough starter feeding", "glacier melt in spring",
           "beekeeping in cold winters", "lighthouse lenses and their range",
@@ -93,28 +94,15 @@ class _RoundsOnly:
         return self.engine.run(*args, **kwargs)
 
 
-class _SlowValidator:
-    """A validator hook that takes a seeded random while per query (as the grounding check's
-    model does) and records the query it saw; it rejects nothing."""
-
-    def __init__(self, seed: int) -> None:
-        self.random, self.last = random.Random(seed), ""
-
-    def __call__(self, query: str, source: Any, metadata: Any) -> list[str]:
-        time.sleep(self.random.uniform(0.0, 0.03))
-        self.last = query
-        return []
-
-    def recorded(self) -> dict[str, Any]:
-        return {"target": {"seen": self.last}}
-
-    def settings(self) -> dict[str, Any]:
-        return {}
+def _slow_validator(seed: int) -> RecordingHook:
+    """A hook that takes a seeded random while per query."""
+    pace = random.Random(seed)
+    return RecordingHook(lambda: time.sleep(pace.uniform(0.0, 0.03)))
 
 
 def _run(tmp_path: Path, name: str, jitter: float, seed: int, rounds_only: bool = False,
          slow: int | None = None) -> dict[str, Any]:
-    gates = QueryGates(validate=_SlowValidator(slow) if slow is not None else None)
+    gates = QueryGates(validate=_slow_validator(slow) if slow is not None else None)
     with ScriptedServer(_script(jitter, seed)) as server, \
             Engine("openai/scripted", api_base=server.url, cache_path=tmp_path / f"{name}.db",
                    concurrency=4, max_tokens=64, progress=False) as engine:

@@ -19,6 +19,7 @@ from irforge.core.records import Query
 from irforge.steps import Step, run_step
 from irforge.steps.gates import QueryGates
 from tests.generators.fake_engine import FakeEngine
+from tests.steps.hooks import RecordingHook
 
 TITLE = "Sourdough Starter Care"
 PASSAGE = ("A sourdough starter is a living culture of flour, water, wild yeast and lactic acid "
@@ -192,24 +193,16 @@ def test_the_runner_applies_the_gates_and_counts_them_by_gate():
                                        "rejected: gate title": 1}
 
 
-class _Hook:
-    """A validator hook that rejects nothing, records its query, and may wait for an event
-    (a validator that encodes with the model for a while)."""
+class _Hook(RecordingHook):
+    """A recording hook that may wait for an event (a validator that encodes with the model
+    for a while); ``waited`` says whether the event came."""
 
     def __init__(self, wait: threading.Event | None = None) -> None:
-        self.wait, self.last, self.waited = wait, "", True
+        super().__init__(self._wait if wait is not None else None)
+        self.wait, self.waited = wait, True
 
-    def __call__(self, query: str, source: Any, metadata: Any) -> list[str]:
-        if self.wait is not None:
-            self.waited = self.wait.wait(5)
-        self.last = query
-        return []
-
-    def recorded(self) -> dict[str, Any]:
-        return {"target": {"query": self.last}}
-
-    def settings(self) -> dict[str, Any]:
-        return {}
+    def _wait(self) -> None:
+        self.waited = bool(self.wait and self.wait.wait(5))
 
 
 def test_a_slow_validator_of_one_method_does_not_hold_up_another_methods_gates():

@@ -82,6 +82,16 @@ def answer_parts(answer: str) -> list[str]:
     return [part.strip() for part in parts if part.strip()]
 
 
+def quote_problem(label: str, quote: Evidence, passages: Sequence[str]) -> str | None:
+    """Why a quote (``label`` names it) is not in the passage it cites; None when it is."""
+    if not 1 <= quote.passage <= len(passages):
+        return (f"{label} cites passage {quote.passage} but only {len(passages)} "
+                "passage(s) were given")
+    if not quote_found(quote.text, passages[quote.passage - 1]):
+        return f"{label} {quote.text[:80]!r} is not found in passage {quote.passage}"
+    return None
+
+
 def evidence_problems(output: LogicalQueryOutput, passages: Sequence[str]) -> list[str]:
     """Reasons the evidence is missing, invented, or not spread over every passage."""
     problems: list[str] = []
@@ -89,11 +99,8 @@ def evidence_problems(output: LogicalQueryOutput, passages: Sequence[str]) -> li
         return ["no supporting evidence given"]
     supported: set[int] = set()
     for item in output.evidence:
-        if item.passage > len(passages):
-            problems.append(f"evidence cites passage {item.passage} but only {len(passages)} "
-                            "passage(s) were given")
-        elif not quote_found(item.text, passages[item.passage - 1]):
-            problems.append(f"evidence {item.text[:80]!r} is not found in passage {item.passage}")
+        if problem := quote_problem("evidence", item, passages):
+            problems.append(problem)
         else:
             supported.add(item.passage)
     missing = [number for number in range(1, len(passages) + 1) if number not in supported]
@@ -134,15 +141,6 @@ def answer_problems(output: LogicalQueryOutput, passages: Sequence[str],
     return problems
 
 
-def _quote_problem(role: str, quote: Evidence, passages: Sequence[str]) -> str | None:
-    """Why a quoted sentence is not in the passage it cites; None when it is."""
-    if not 1 <= quote.passage <= len(passages):
-        return f"its {role} sentence cites passage {quote.passage} of {len(passages)}"
-    if not quote_found(quote.text, passages[quote.passage - 1]):
-        return f"its {role} sentence {quote.text[:80]!r} is not found in passage {quote.passage}"
-    return None
-
-
 def _same_thing(left: str, right: str) -> bool:
     """Whether two names are one (the words of one hold all the words of the other)."""
     a, b = set(tokens(left)), set(tokens(right))
@@ -169,25 +167,24 @@ def excluded_problems(item: Excluded, output: LogicalQueryOutput, passages: Sequ
     name = item.entity.strip()
     if not name or vacuous(name):
         return [f"ruled-out entity {item.entity!r} names nothing"]
-    problems = [problem for role, quote in (("meets", item.meets), ("ruled_out", item.ruled_out))
-                if (problem := _quote_problem(role, quote, passages))]
-    problems += [f"{name!r} is not in its {role} sentence"
-                 for role, quote in (("meets", item.meets), ("ruled_out", item.ruled_out))
-                 if not quote_found(name, quote.text, min_coverage=1.0)]
-    if any(_same_thing(name, part) for part in answer_parts(output.answer)):
-        problems.append(f"{name!r} is the answer, which the negation must leave in")
     negated = negated_block(check.edges, check.target or "") if check.edges else []
-    if any(_same_thing(name, term) for term in _terms(negated)):
-        problems.append(f"{name!r} is a term of the negated triple, not an entity it rules out")
-    for role, quote, edges in (("meets", item.meets, [e for e in check.edges if e not in negated]),
-                               ("ruled_out", item.ruled_out, negated)):
+    problems = []
+    for role, quote, edges, kind in (
+            ("meets", item.meets, [e for e in check.edges if e not in negated], "must-hold"),
+            ("ruled_out", item.ruled_out, negated, "negated")):
+        if problem := quote_problem(f"its {role} sentence", quote, passages):
+            problems.append(f": {problem}")
+        if not quote_found(name, quote.text, min_coverage=1.0):
+            problems.append(f" is not in its {role} sentence")
         terms = _terms(edges)
         if terms and not _stems([quote.text]) & _stems(terms):
-            problems.append(f"its {role} sentence shares no word with the "
-                            f"{'negated' if role == 'ruled_out' else 'must-hold'} triples "
+            problems.append(f": its {role} sentence shares no word with the {kind} triples "
                             f"({'; '.join(terms)})")
-    return [f"ruled-out {name!r}: {problem}" if not problem.startswith(repr(name)) else problem
-            for problem in problems]
+    if any(_same_thing(name, part) for part in answer_parts(output.answer)):
+        problems.append(" is the answer, which the negation must leave in")
+    if any(_same_thing(name, term) for term in _terms(negated)):
+        problems.append(" is a term of the negated triple, not an entity it rules out")
+    return [f"ruled-out {name!r}{problem}" for problem in problems]
 
 
 def exclusion_problems(output: LogicalQueryOutput, passages: Sequence[str],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from irforge.generators.logical.demos import DEMONSTRATIONS
+from irforge.generators.logical.steps import demo_variables
 
 # the demonstrations with every name changed: a model answer that repeats a prompt's
 # demonstration word for word is rejected by the echo validator (tests/check/test_echo.py)
@@ -31,11 +32,8 @@ def _renamed_answers() -> dict:
 
 
 def renamed_output(type_name: str) -> dict:
-    """The ``type_name`` demonstration's answer with every name changed; a negation type's
-    also names what its negation rules out (a capable model is asked for it; the small
-    profile's output model ignores the key)."""
-    demo = DEMONSTRATIONS[type_name]
-    answer = demo.output.model_dump(mode="json")
-    if demo.excluded:
-        answer["excluded"] = [item.model_dump(mode="json") for item in demo.excluded]
-    return json.loads(_renamed(json.dumps(answer, ensure_ascii=False)))
+    """The ``type_name`` demonstration's answer with every name changed, as a capable model
+    is shown it (a negation type's names what its negation rules out; the small profile's
+    output model ignores that key)."""
+    example = demo_variables(type_name, DEMONSTRATIONS[type_name], open_fields=True)
+    return json.loads(_renamed(example["demo_output"]))

@@ -64,7 +64,7 @@ BAD = [
      "its ruled_out sentence 'Quiet Harbor lost"),
     ([{"entity": "Quiet Harbor", "meets": MEETS, "ruled_out": {
         "passage": 2, "text": "Quiet Harbor won the Golden Reed award."}}],
-     "cites passage 2 of 1"),
+     "cites passage 2 but only 1 passage(s) were given"),
     # the sentence names the entity but says nothing of the negated fact
     ([{"entity": "Tomas Reyes", "meets": {"passage": 1, "text": "Quiet Harbor starred Tomas "
                                                              "Reyes and Ada Kim"},
